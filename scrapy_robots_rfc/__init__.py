@@ -1,0 +1,45 @@
+"""scrapy_robots_rfc: robots.txt for Scrapy as RFC 9309 and Google's
+specification define it.
+
+``RobotsTxt`` is a pure parser and matcher: importing this package or it
+never imports Scrapy. The Scrapy-facing names (``RobotParser``, and the
+middleware and add-on once they exist) are imported on first use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .matcher import AgentRules, Rule, product_token
+from .parser import Explanation, RobotsTxt
+
+if TYPE_CHECKING:
+    from .robotparser import RobotParser
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "RobotParser": "robotparser",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "AgentRules",
+    "Explanation",
+    "RobotParser",
+    "RobotsTxt",
+    "Rule",
+    "__version__",
+    "product_token",
+]
