@@ -117,14 +117,19 @@ def escape_pattern(value: bytes, mode: Mode) -> str:
 
     ``google``: bytes >= 0x80 become ``%XX`` and existing escapes are
     upper-cased, nothing else (robots.cc ``MaybeEscapePattern``).
-    ``rfc``: canonicalised like the URL (D-2), except that ``*`` and ``$`` keep
-    their special meaning (RFC 9309 §2.2.3).
+    ``rfc``: canonicalised like the URL (D-2), except that ``*`` and a final
+    ``$`` keep their special meaning (RFC 9309 §2.2.3).
     """
     if mode == "google":
         if not _GOOGLE_ESCAPE.search(value):
             return value.decode("ascii")
         return _GOOGLE_ESCAPE.sub(_google_escape_one, value).decode("ascii")
-    return _canonical(value, _RFC_PATTERN)
+    pattern = _canonical(value, _RFC_PATTERN)
+    if "$" in pattern[:-1]:
+        # A '$' is special only at the end (PATH-3); elsewhere it is the
+        # literal that the URL carries as %24 (D-3).
+        pattern = pattern[:-1].replace("$", "%24") + pattern[-1]
+    return pattern
 
 
 def canonical_match_string(url: str | bytes, mode: Mode) -> str:

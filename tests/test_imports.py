@@ -1,0 +1,47 @@
+"""The parser is a pure library: importing it never imports Scrapy."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+def _run(code: str) -> str:
+    return subprocess.run(
+        [sys.executable, "-W", "error", "-c", code],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+
+
+def test_parser_does_not_import_scrapy() -> None:
+    code = (
+        "import sys\n"
+        "from scrapy_robots_rfc import RobotsTxt\n"
+        "import scrapy_robots_rfc.parser, scrapy_robots_rfc.matcher\n"
+        "assert not RobotsTxt.parse(b'user-agent: *\\ndisallow: /').allowed('http://e/', 'a')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('scrapy', 'twisted')))\n"
+    )
+    assert _run(code) == "[]"
+
+
+def test_scrapy_names_are_imported_lazily() -> None:
+    code = (
+        "import sys, scrapy_robots_rfc\n"
+        "assert 'scrapy' not in sys.modules\n"
+        "parser = scrapy_robots_rfc.RobotParser\n"
+        "print('scrapy' in sys.modules, parser.__module__)\n"
+    )
+    assert _run(code) == "True scrapy_robots_rfc.robotparser"
+
+
+def test_unknown_attribute() -> None:
+    code = (
+        "import scrapy_robots_rfc\n"
+        "try:\n"
+        "    scrapy_robots_rfc.Nope\n"
+        "except AttributeError as e:\n"
+        "    print(e)\n"
+    )
+    assert _run(code) == "module 'scrapy_robots_rfc' has no attribute 'Nope'"

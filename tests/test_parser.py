@@ -1,0 +1,471 @@
+"""The lexical and grouping rules, one table per section of robots-spec.md.
+
+Each row states the expected verdict; Google's parser (the spec's
+reference) is asked too, so every row is checked against it as well as
+against this package in both modes, unless the row says the modes differ.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from jwm.robotstxt.googlebot import RobotsMatcher
+
+from scrapy_robots_rfc import RobotsTxt
+from scrapy_robots_rfc.parser import MAX_BYTES, MAX_LINE_BYTES, cut_at_limit
+
+
+def verdicts(body: bytes, agent: str, url: str) -> tuple[bool, bool, bool]:
+    """(rfc mode, google mode, Google's parser)."""
+    return (
+        RobotsTxt.parse(body, "rfc").allowed(url, agent),
+        RobotsTxt.parse(body, "google").allowed(url, agent),
+        bool(RobotsMatcher().OneAgentAllowedByRobots(body, agent, url)),
+    )
+
+
+def check(body: bytes, agent: str, path: str, allowed: bool) -> None:
+    url = "http://example.com" + path
+    assert verdicts(body, agent, url) == (allowed, allowed, allowed)
+
+
+# FMT-3, FMT-4, FMT-6, FMT-7, FMT-14: lines, BOM, comments, whitespace.
+LEXICAL = [
+    ("LF", b"user-agent: FooBot\ndisallow: /x\n", "/x", False),
+    ("CRLF", b"user-agent: FooBot\r\ndisallow: /x\r\n", "/x", False),
+    ("CR only", b"user-agent: FooBot\rdisallow: /x\r", "/x", False),
+    ("mixed endings", b"user-agent: FooBot\r\n\rdisallow: /a\ndisallow: /x", "/x", False),
+    ("no final newline", b"user-agent: FooBot\ndisallow: /x", "/x", False),
+    ("full BOM", b"\xef\xbb\xbfuser-agent: FooBot\ndisallow: /x\n", "/x", False),
+    ("BOM prefix EF BB", b"\xef\xbbuser-agent: FooBot\ndisallow: /x\n", "/x", False),
+    ("BOM prefix EF", b"\xefuser-agent: FooBot\ndisallow: /x\n", "/x", False),
+    ("broken BOM spoils line 1", b"\xef\x11\xbfuser-agent: FooBot\ndisallow: /x\n", "/x", True),
+    ("BOM mid-file is a key byte", b"user-agent: FooBot\n\xef\xbb\xbfdisallow: /x\n", "/x", True),
+    ("comment after value", b"user-agent: FooBot\ndisallow: /x#/y\n", "/x", False),
+    ("comment cuts pattern", b"user-agent: FooBot\ndisallow: /a#b\n", "/a", False),
+    ("comment line between", b"user-agent: FooBot\n# hi\ndisallow: /x\n", "/x", False),
+    ("hash in agent", b"user-agent: FooBot#x\ndisallow: /x\n", "/x", False),
+    ("leading and trailing ws", b"  user-agent :\tFooBot \t\n\tdisallow  :  /x  \n", "/x", False),
+    ("vertical tab is ws", b"user-agent: FooBot\n\x0bdisallow:\x0b/x\x0b\n", "/x", False),
+    ("space kept in pattern", b"user-agent: FooBot\ndisallow: /a b\n", "/a b", False),
+    ("NUL ends the line", b"user-agent: FooBot\ndisallow: /x\x00yz\n", "/xq", False),
+    ("NUL before key", b"user-agent: FooBot\n\x00disallow: /x\n", "/x", True),
+]
+
+
+@pytest.mark.parametrize(("name", "body", "path", "allowed"), LEXICAL, ids=[r[0] for r in LEXICAL])
+def test_lexical(name: str, body: bytes, path: str, allowed: bool) -> None:
+    check(body, "FooBot", path, allowed)
+
+
+# FMT-8..FMT-11, D-4, D-5: separators, missing colon, key typos and prefixes.
+KEYS = [
+    ("value with colons", b"user-agent: FooBot\ndisallow: /a:b:c\n", "/a:b:c", False),
+    ("missing colon", b"user-agent FooBot\ndisallow /x\n", "/x", False),
+    ("missing colon, tab", b"user-agent\tFooBot\ndisallow\t/x\n", "/x", False),
+    ("three tokens ignored", b"user-agent: FooBot\ndisallow /x y\n", "/x", True),
+    ("empty key ignored", b"user-agent: FooBot\n: /x\n", "/x", True),
+    ("upper-case keys", b"USER-AGENT: FooBot\nDISALLOW: /x\n", "/x", False),
+    ("typo useragent", b"useragent: FooBot\ndisallow: /x\n", "/x", False),
+    ("typo user agent", b"user agent: FooBot\ndisallow: /x\n", "/x", False),
+    ("typo dissallow", b"user-agent: FooBot\ndissallow: /x\n", "/x", False),
+    ("typo dissalow", b"user-agent: FooBot\ndissalow: /x\n", "/x", False),
+    ("typo disalow", b"user-agent: FooBot\ndisalow: /x\n", "/x", False),
+    ("typo diasllow", b"user-agent: FooBot\ndiasllow: /x\n", "/x", False),
+    ("typo disallaw", b"user-agent: FooBot\ndisallaw: /x\n", "/x", False),
+    ("prefix Disallowed", b"user-agent: FooBot\nDisallowed: /x\n", "/x", False),
+    ("prefix User-agents", b"User-agents: FooBot\ndisallow: /x\n", "/x", False),
+    ("prefix Allowance", b"user-agent: FooBot\ndisallow: /\nAllowance: /x\n", "/x", True),
+    ("no typo for allow", b"user-agent: FooBot\ndisallow: /\nalow: /x\n", "/x", False),
+    ("unknown key", b"user-agent: FooBot\ndisalloww-not: /x\ndisallow: /y\n", "/y", False),
+]
+
+
+@pytest.mark.parametrize(("name", "body", "path", "allowed"), KEYS, ids=[r[0] for r in KEYS])
+def test_keys(name: str, body: bytes, path: str, allowed: bool) -> None:
+    check(body, "FooBot", path, allowed)
+
+
+# GRP-1..GRP-8, UA-1..UA-7, D-7, D-8, D-18..D-20: groups and user agents.
+GROUPS = [
+    (
+        "consecutive agents",
+        b"user-agent: BazBot\n\nuser-agent: FooBot\ndisallow: /x\n",
+        "/x",
+        False,
+    ),
+    (
+        "blank lines keep the group",
+        b"user-agent: FooBot\ndisallow: /a\n\n\ndisallow: /x\n",
+        "/x",
+        False,
+    ),
+    (
+        "unknown line between agents",
+        b"user-agent: BazBot\ncrawl-delay: 5\nuser-agent: FooBot\ndisallow: /x\n",
+        "/x",
+        False,
+    ),
+    (
+        "sitemap between agents",
+        b"user-agent: BazBot\nsitemap: https://e.com/s.xml\nuser-agent: FooBot\ndisallow: /x\n",
+        "/x",
+        False,
+    ),
+    (
+        "rule ends the agent block",
+        b"user-agent: FooBot\ndisallow: /a\nuser-agent: BazBot\ndisallow: /x\n",
+        "/x",
+        True,
+    ),
+    (
+        "empty disallow ends the block",
+        b"user-agent: FooBot\ndisallow:\nuser-agent: BazBot\ndisallow: /x\n",
+        "/x",
+        True,
+    ),
+    (
+        "groups merge",
+        b"user-agent: FooBot\ndisallow: /a\nuser-agent: BazBot\ndisallow: /b\n"
+        b"user-agent: foobot\ndisallow: /x\n",
+        "/x",
+        False,
+    ),
+    (
+        "specific beats global",
+        b"user-agent: *\ndisallow: /x\nuser-agent: FooBot\nallow: /y\n",
+        "/x",
+        True,
+    ),
+    ("global applies", b"user-agent: *\ndisallow: /x\nuser-agent: BazBot\nallow: /\n", "/x", False),
+    (
+        "empty specific group suppresses global",
+        b"user-agent: *\ndisallow: /\nuser-agent: FooBot\n",
+        "/x",
+        True,
+    ),
+    ("rules before any agent", b"disallow: /x\nuser-agent: FooBot\nallow: /y\n", "/x", True),
+    ("no agent at all", b"disallow: /x\n", "/x", True),
+    ("case-insensitive agent", b"user-agent: FOOBOT\ndisallow: /x\n", "/x", False),
+    ("agent with version", b"user-agent: FooBot/2.1\ndisallow: /x\n", "/x", False),
+    ("agent with star suffix", b"user-agent: FooBot*\ndisallow: /x\n", "/x", False),
+    ("agent is not a prefix", b"user-agent: Foo\ndisallow: /x\n", "/x", True),
+    ("agent is not longer", b"user-agent: FooBot-Image\ndisallow: /x\n", "/x", True),
+    ("first word only", b"user-agent: FooBot Bar\ndisallow: /x\n", "/x", False),
+    ("star with words is global", b"user-agent: * FooBar\ndisallow: /x\n", "/x", False),
+    ("star with suffix is no agent", b"user-agent: *bot\ndisallow: /x\n", "/x", True),
+    (
+        "group with star and token is specific",
+        b"user-agent: *\nuser-agent: FooBot\ndisallow: /x\nuser-agent: *\nallow: /x\n",
+        "/x",
+        False,
+    ),
+    ("empty disallow allows", b"user-agent: FooBot\ndisallow:\n", "/x", True),
+    (
+        "empty disallow still selects the group",
+        b"user-agent: *\ndisallow: /\nuser-agent: FooBot\ndisallow:\n",
+        "/x",
+        True,
+    ),
+    (
+        "crawl-delay keeps the group",
+        b"user-agent: FooBot\ncrawl-delay: 1\ndisallow: /x\n",
+        "/x",
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "body", "path", "allowed"), GROUPS, ids=[r[0] for r in GROUPS])
+def test_groups(name: str, body: bytes, path: str, allowed: bool) -> None:
+    check(body, "FooBot", path, allowed)
+
+
+def test_agent_digits_cut_the_token() -> None:
+    # UA-3: "AB42bot" in the file is the token "AB".
+    body = b"user-agent: AB42bot\ndisallow: /x\n"
+    check(body, "AB", "/x", False)
+    assert RobotsTxt.parse(body).allowed("http://e.com/x", "AB42bot") is False  # token "AB"
+
+
+@pytest.mark.parametrize(
+    ("user_agent", "token"),
+    [
+        ("FooBot", "FooBot"),
+        ("FooBot/1.2 (+http://example.com/bot)", "FooBot"),
+        ("Mozilla/5.0 (compatible; ExampleBot/1.0)", "Mozilla"),
+        (b"FooBot/1.0", "FooBot"),
+        ("  FooBot", "FooBot"),
+        ("Foo_Bot-x9", "Foo_Bot-x"),
+        ("9lives", ""),
+    ],
+)
+def test_product_token_of_a_user_agent_string(user_agent: str | bytes, token: str) -> None:
+    robots = RobotsTxt.parse(b"user-agent: *\ndisallow: /\n")
+    assert robots.explain("http://e.com/", user_agent).user_agent == token
+
+
+def test_full_user_agent_header_uses_its_product() -> None:
+    body = b"user-agent: ExampleBot\ndisallow: /\nuser-agent: Mozilla\ndisallow: /m\n"
+    robots = RobotsTxt.parse(body)
+    header = "Mozilla/5.0 (compatible; ExampleBot/1.0)"
+    assert robots.allowed("http://e.com/x", header) is True
+    assert robots.allowed("http://e.com/m", header) is False
+    assert robots.allowed("http://e.com/x", "ExampleBot") is False
+
+
+def test_line_length_cut() -> None:
+    # FMT-5, D-9: 16,663 bytes are kept; the cut pattern is shorter and broader.
+    head = b"disallow: "
+    pattern = b"/" + b"a" * (MAX_LINE_BYTES - len(head) - 1) + b"bbbb"
+    body = b"user-agent: FooBot\n" + head + pattern + b"\n"
+    cut = "/" + "a" * (MAX_LINE_BYTES - len(head) - 1)
+    check(body, "FooBot", cut, False)
+    check(body, "FooBot", cut[:-1], True)
+    robots = RobotsTxt.parse(body)
+    assert (2, f"line longer than {MAX_LINE_BYTES} bytes was cut") in robots.notes
+
+
+def test_line_at_the_limit_is_whole() -> None:
+    head = b"disallow: "
+    pattern = b"/" + b"a" * (MAX_LINE_BYTES - len(head) - 2) + b"b"
+    assert len(head + pattern) == MAX_LINE_BYTES
+    body = b"user-agent: FooBot\n" + head + pattern + b"\n"
+    check(body, "FooBot", pattern.decode(), False)
+    check(body, "FooBot", pattern[:-1].decode() + "c", True)
+
+
+def test_cut_at_limit_drops_the_cut_line() -> None:
+    rule = b"disallow: /private-area\n"
+    filler = b"user-agent: *\n" + b"# " + b"x" * (MAX_BYTES - 40) + b"\n"
+    body = filler + rule
+    assert len(body) > MAX_BYTES
+    cut, truncated = cut_at_limit(body)
+    assert truncated
+    assert cut == filler
+    robots = RobotsTxt.parse(cut)
+    assert robots.allowed("http://e.com/private-area", "FooBot") is True
+    # Without dropping it, "disallow: /pri" would have been a broader rule.
+    assert cut_at_limit(b"a\nb") == (b"a\nb", False)
+    assert cut_at_limit(b"abc\ndef", 5) == (b"abc\n", True)
+    assert cut_at_limit(b"abcdef", 3) == (b"", True)
+
+
+def test_sitemaps() -> None:
+    body = (
+        b"sitemap: https://e.com/a.xml\n"
+        b"user-agent: FooBot\n"
+        b"Site-map: https://other.example/b.xml # comment\n"
+        b"disallow: /\n"
+        b"sitemap: /relative.xml\n"
+        b"sitemap: https://e.com/a.xml\n"
+        b"SITEMAP: http://e.com/caf\xc3\xa9.xml\n"
+        b"sitemap: http://e.com/\xe9.xml\n"
+    )
+    robots = RobotsTxt.parse(body)
+    assert robots.sitemaps == (
+        "https://e.com/a.xml",
+        "https://other.example/b.xml",
+        "http://e.com/café.xml",
+        "http://e.com/%E9.xml",
+    )
+    assert (5, "sitemap URL is not absolute") in robots.notes
+    # Sitemap lines do not end the group: the disallow still applies.
+    assert robots.allowed("http://e.com/x", "FooBot") is False
+
+
+@pytest.mark.parametrize(
+    ("body", "agent", "delay"),
+    [
+        (b"user-agent: FooBot\ncrawl-delay: 5\n", "FooBot", 5.0),
+        (b"user-agent: FooBot\nCrawl-Delay: 0.5\ndisallow: /\n", "FooBot", 0.5),
+        (b"user-agent: FooBot\ncrawl-delay: 2\ncrawl-delay: 9\n", "FooBot", 2.0),
+        (b"user-agent: FooBot\ncrawl-delay: soon\n", "FooBot", None),
+        (b"user-agent: FooBot\ncrawl-delay: -1\n", "FooBot", None),
+        (b"user-agent: FooBot\ncrawl-delay: inf\n", "FooBot", None),
+        (b"crawl-delay: 3\nuser-agent: FooBot\n", "FooBot", None),
+        (b"user-agent: *\ncrawl-delay: 4\ndisallow: /a\nuser-agent: FooBot\n", "FooBot", None),
+        (b"user-agent: *\ncrawl-delay: 4\ndisallow: /a\nuser-agent: FooBot\n", "BarBot", 4.0),
+        # crawl-delay does not end the agent block: "*" and FooBot share it.
+        (b"user-agent: *\ncrawl-delay: 4\nuser-agent: FooBot\ndisallow: /\n", "FooBot", 4.0),
+        (b"user-agent: BarBot\ncrawl-delay: 4\nuser-agent: FooBot\ndisallow: /\n", "FooBot", 4.0),
+    ],
+)
+def test_crawl_delay(body: bytes, agent: str, delay: float | None) -> None:
+    assert RobotsTxt.parse(body).crawl_delay(agent) == delay
+
+
+def test_crawl_delay_never_changes_verdicts() -> None:
+    # GRP-7, D-17: Protego ends the group at crawl-delay; we must not.
+    body = b"user-agent: FooBot\ncrawl-delay: 1\nuser-agent: BarBot\ndisallow: /x\n"
+    check(body, "FooBot", "/x", False)
+    check(body, "BarBot", "/x", False)
+
+
+EXPLAIN_BODY = (
+    b"\xef\xbb\xbf# robots\r\n"  # line 1
+    b"user-agent: *\r\n"  # 2
+    b"disallow: /private\r\n"  # 3
+    b"\r\n"  # 4
+    b"user-agent: FooBot\r"  # 5
+    b"user-agent: BarBot\n"  # 6
+    b"disallow: /a\n"  # 7
+    b"allow: /a/b\n"  # 8
+    b"disallow: /a/b\n"  # 9
+    b"allow: /d/index.html\n"  # 10
+    b"disallow: /d/\n"  # 11
+    b"disallow: /*.gif$\n"  # 12
+)
+
+
+@pytest.mark.parametrize(
+    ("agent", "path", "allowed", "line", "agents"),
+    [
+        ("FooBot", "/a/x", False, 7, ("FooBot", "BarBot")),
+        ("FooBot", "/a/b", True, 8, ("FooBot", "BarBot")),
+        ("FooBot", "/d/", True, 10, ("FooBot", "BarBot")),
+        ("FooBot", "/d/x", False, 11, ("FooBot", "BarBot")),
+        ("FooBot", "/x.gif", False, 12, ("FooBot", "BarBot")),
+        ("FooBot", "/private", True, None, ("FooBot", "BarBot")),
+        ("Other", "/private/x", False, 3, ("*",)),
+        ("Other", "/public", True, None, ("*",)),
+    ],
+)
+def test_explain(
+    agent: str, path: str, allowed: bool, line: int | None, agents: tuple[str, ...]
+) -> None:
+    url = "http://example.com" + path
+    for mode in ("rfc", "google"):
+        explanation = RobotsTxt.parse(EXPLAIN_BODY, mode).explain(url, agent)  # type: ignore[arg-type]
+        assert explanation.allowed is allowed
+        assert explanation.agents == agents
+        assert (explanation.rule and explanation.rule.line) == line
+        if line is None:
+            assert "no rule" in explanation.reason
+        else:
+            assert f"line {line}" in explanation.reason
+    matcher = RobotsMatcher()
+    assert matcher.OneAgentAllowedByRobots(EXPLAIN_BODY, agent, url) is allowed
+    assert matcher.matching_line() == (line or 0)
+
+
+def test_explain_derived_index_rule() -> None:
+    explanation = RobotsTxt.parse(EXPLAIN_BODY).explain("http://example.com/d/", "FooBot")
+    assert explanation.rule is not None
+    assert explanation.rule.pattern == "/d/$"
+    assert explanation.rule.index_of == "/d/index.html"
+    assert "derived from allow: /d/index.html" in explanation.reason
+
+
+def test_explain_without_any_group() -> None:
+    explanation = RobotsTxt.parse(b"user-agent: BarBot\ndisallow: /\n").explain(
+        "http://example.com/x", "FooBot"
+    )
+    assert explanation.allowed is True
+    assert explanation.rule is None
+    assert explanation.agents == ()
+    assert "no group names 'FooBot'" in explanation.reason
+    assert str(explanation).startswith("allowed: http://example.com/x for 'FooBot'")
+
+
+def test_explain_robots_txt_exemption() -> None:
+    body = b"user-agent: *\ndisallow: /\n"
+    explanation = RobotsTxt.parse(body).explain("http://example.com/robots.txt", "FooBot")
+    assert explanation.allowed is True
+    assert "RFC 9309" in explanation.reason
+    assert RobotsTxt.parse(body, "google").explain("http://e.com/robots.txt", "x").allowed is False
+
+
+def test_notes_list_skipped_lines() -> None:
+    body = b"allow: /x\nfoo bar baz\nuser-agent: a\nhost: e.com\ncrawl-delay: x\n"
+    assert RobotsTxt.parse(body).notes == (
+        (1, "rule before any user-agent line"),
+        (2, "no key and value"),
+        (4, "unsupported key 'host'"),
+        (5, "crawl-delay is not a number of seconds"),
+    )
+
+
+@pytest.mark.parametrize("body", [None, 1, ["user-agent: *"], object()])
+def test_wrong_type_is_a_type_error(body: object) -> None:
+    with pytest.raises(TypeError, match="must be bytes or str"):
+        RobotsTxt.parse(body)  # type: ignore[arg-type]
+
+
+def test_unknown_mode_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="mode must be one of"):
+        RobotsTxt.parse(b"", "strict")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"user-agent: *\ndisallow: /\n",
+        bytearray(b"user-agent: *\ndisallow: /\n"),
+        memoryview(b"user-agent: *\ndisallow: /\n"),
+        "user-agent: *\ndisallow: /\n",
+    ],
+)
+def test_body_types(body: bytes | bytearray | memoryview | str) -> None:
+    assert RobotsTxt.parse(body).allowed("http://e.com/x", "a") is False
+
+
+def test_str_body_with_surrogates() -> None:
+    # A str decoded with surrogateescape keeps its raw bytes.
+    body = b"user-agent: *\ndisallow: /\xe9\n".decode("utf-8", "surrogateescape")
+    assert RobotsTxt.parse(body).allowed("http://e.com/%E9", "a") is False
+    assert RobotsTxt.parse("user-agent: *\ndisallow: /\ud800\n").allowed("http://e.com/", "a")
+
+
+def test_empty_and_groupless_files_allow_all() -> None:
+    # HTTP-11
+    for body in (b"", b"\n\n", b"# only a comment\n", b"<html><body>Not found</body></html>"):
+        check(body, "FooBot", "/anything", True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=600), st.text(max_size=40), st.text(max_size=12))
+def test_never_raises(body: bytes, url: str, agent: str) -> None:
+    for mode in ("rfc", "google"):
+        robots = RobotsTxt.parse(body, mode)  # type: ignore[arg-type]
+        assert robots.allowed(url, agent) in (True, False)
+        assert robots.explain(url, agent).allowed is robots.allowed(url, agent)
+        robots.crawl_delay(agent)
+        assert all(isinstance(s, str) for s in robots.sitemaps)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                b"user-agent:",
+                b"allow:",
+                b"disallow:",
+                b" *",
+                b"$",
+                b"/",
+                b"a",
+                b"\n",
+                b"\r",
+                b"#",
+                b"\x00",
+                b"\xef\xbb\xbf",
+                b"\xff",
+                b"%",
+                b"%e9",
+                b":",
+                b" ",
+                b"\t",
+                b"FooBot",
+            ]
+        ),
+        max_size=60,
+    ).map(b"".join),
+    st.sampled_from(["/", "/a", "/a/", "/aa$", "/%e9", "/*", "/robots.txt"]),
+)
+def test_structured_noise_matches_google(body: bytes, path: str) -> None:
+    url = "http://example.com" + path
+    google = bool(RobotsMatcher().OneAgentAllowedByRobots(body, "FooBot", url))
+    assert RobotsTxt.parse(body, "google").allowed(url, "FooBot") is google
