@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal, Union
+from os.path import commonprefix
+from typing import Literal
 
 Mode = Literal["rfc", "google"]
 MODES: tuple[Mode, ...] = ("rfc", "google")
@@ -212,7 +213,7 @@ class Rule:
 
     def matches(self, path: str) -> bool:
         """Whether the pattern matches the match string ``path`` (PATH-1..3)."""
-        return _compile(self.pattern)(path)
+        return re.match(_regex(self.pattern), path, re.DOTALL) is not None
 
     def __str__(self) -> str:
         text = f"{self.kind}: {self.pattern} (line {self.line})"
@@ -221,75 +222,186 @@ class Rule:
         return text
 
 
-_Matcher = Union["_Prefix", "_Exact", "_Wildcard"]
+def _regex(pattern: str) -> str:
+    """The regular expression for a robots.txt pattern, matched from the
+    start of the match string (PATH-1).
 
-
-class _Prefix:
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def __call__(self, path: str) -> bool:
-        return path.startswith(self.text)
-
-
-class _Exact:
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def __call__(self, path: str) -> bool:
-        return path == self.text
-
-
-class _Wildcard:
-    """``*`` matches any run of octets, ``/`` included (PATH-2); a final ``$``
-    anchors the end (PATH-3). Literal segments are found leftmost-first, which
-    is exact for patterns whose only wildcard is ``*`` and never backtracks."""
-
-    __slots__ = ("anchored", "first", "last", "longest", "middle")
-
-    def __init__(self, pattern: str) -> None:
-        self.anchored = pattern.endswith("$")
-        if self.anchored:
-            pattern = pattern[:-1]
-        segments = pattern.split("*")
-        self.first = segments[0]
-        self.last = segments[-1]
-        self.middle = tuple(s for s in segments[1:-1] if s)
-        # Any match contains every segment; testing the longest one first
-        # rejects most URLs (and adversarial patterns) in one C-level search.
-        self.longest = max(segments, key=len)
-
-    def __call__(self, path: str) -> bool:
-        if not path.startswith(self.first) or self.longest not in path:
-            return False
-        pos = len(self.first)
-        for segment in self.middle:
-            pos = path.find(segment, pos)
-            if pos < 0:
-                return False
-            pos += len(segment)
-        last = self.last
-        if self.anchored:
-            return len(path) - len(last) >= pos and path.endswith(last)
-        return not last or path.find(last, pos) >= 0
-
-
-def _compile(pattern: str) -> _Matcher:
-    if "*" in pattern:
-        return _Wildcard(pattern)
-    if pattern.endswith("$"):
-        return _Exact(pattern[:-1])
-    return _Prefix(pattern)
+    ``*`` matches any run of octets, ``/`` included (PATH-2); a final ``$``
+    anchors the end (PATH-3); everything else is literal. Each ``*`` is an
+    atomic group that takes the leftmost occurrence of the next literal
+    segment and is never re-entered, which is exact for patterns whose only
+    wildcard is ``*`` and cannot backtrack: a pattern of k segments costs at
+    most O(len(path) * k) (PATH-11).
+    """
+    anchored = pattern.endswith("$")
+    if anchored:
+        pattern = pattern[:-1]
+    first, *rest = pattern.split("*")
+    source = re.escape(first)
+    if not rest:
+        return source + r"\Z" if anchored else source
+    *middle, last = rest
+    source += "".join(f"(?>.*?{re.escape(segment)})" for segment in middle if segment)
+    if anchored:
+        return source + f".*{re.escape(last)}\\Z"
+    return source + f"(?>.*?{re.escape(last)})" if last else source
 
 
 def _precedence(rule: Rule) -> tuple[int, bool, int]:
     """Sort key: longest pattern first (PATH-5), allow first on a tie
     (PATH-6), then the earliest line, which robots.cc reports."""
     return (-len(rule.pattern), not rule.allow, rule.line)
+
+
+def _literal_prefix(pattern: str) -> str:
+    """The literal text a pattern starts with: up to its first ``*``, or the
+    whole pattern but a final ``$``. Only a path that starts with it can
+    match."""
+    if pattern.endswith("$"):
+        pattern = pattern[:-1]
+    star = pattern.find("*")
+    return pattern if star < 0 else pattern[:star]
+
+
+def _is_prefix_rule(rule: Rule) -> bool:
+    """A rule with neither ``*`` nor a final ``$`` matches exactly the paths
+    that start with its pattern."""
+    return "*" not in rule.pattern and not rule.pattern.endswith("$")
+
+
+class _TooDeep(Exception):
+    pass
+
+
+#: Past this many nested prefixes the prefix tree is not worth its regex;
+#: every rule is then tried in one alternation (same answer, slower).
+_MAX_TREE_DEPTH = 64
+
+
+def _tree_regex(prefixes: list[str], depth: int = 0, level: int = 0) -> str:
+    """A regex that, from offset ``depth``, greedily matches the longest of
+    ``prefixes`` (sorted, sharing their first ``depth`` characters) that the
+    text starts with.
+
+    It is a radix tree: the alternatives of a node start with different
+    characters, so the regex engine enters at most one and never
+    backtracks further than to the last complete prefix.
+    """
+    if level > _MAX_TREE_DEPTH:
+        raise _TooDeep
+    terminal = prefixes[0] if len(prefixes[0]) == depth else None
+    children: dict[str, list[str]] = {}
+    for prefix in prefixes:
+        if len(prefix) > depth:
+            children.setdefault(prefix[depth], []).append(prefix)
+    branches = []
+    for group in children.values():
+        # Character by character is what a radix tree wants; sorted, the
+        # first and last strings bound the common prefix of the group.
+        edge = commonprefix([group[0], group[-1]])  # noqa: RUF071
+        branches.append(re.escape(edge[depth:]) + _tree_regex(group, len(edge), level + 1))
+    if not branches:
+        return ""
+    body = "|".join(branches)
+    return f"(?:{body})?" if terminal is not None else f"(?:{body})"
+
+
+#: A node with more wildcard rules than this finds their required literals
+#: in the path first, and tries only the rules whose literal is there.
+_FILTER_MIN = 12
+
+
+def _required_literal(pattern: str) -> str:
+    """The longest literal segment after the first ``*``: a path that the
+    pattern matches contains it. Empty when there is none."""
+    if pattern.endswith("$"):
+        pattern = pattern[:-1]
+    return max(pattern.split("*")[1:], key=len, default="")
+
+
+class _Node:
+    """The rules that can match a path whose longest literal prefix among
+    the rules' is a given one: a plain prefix rule that surely matches,
+    and the wildcard or anchored rules of higher precedence to try first.
+
+    Few of those are tried in one alternation, in precedence order. Many
+    (files list hundreds of ``/*.something.html`` rules) are filtered
+    first: one regex over the path finds which of their required literals
+    it contains (PATH-11 still holds: each regex is linear in the path).
+    """
+
+    __slots__ = ("_always", "_by_literal", "_closure", "_each", "best", "regex", "specials")
+
+    def __init__(self, prefix: str, candidates: list[Rule]) -> None:
+        candidates.sort(key=_precedence)
+        self.best = next(
+            (r for r in candidates if _is_prefix_rule(r) and prefix.startswith(r.pattern)), None
+        )
+        specials: dict[str, Rule] = {}
+        for rule in candidates:
+            if rule is self.best:
+                break
+            # Of two rules with one pattern, the first in precedence order
+            # decides whenever either matches.
+            specials.setdefault(rule.pattern, rule)
+        self.specials = tuple(specials.values())
+        self.regex: re.Pattern[str] | None = None
+        self._each: tuple[re.Pattern[str], ...] = ()
+        self._always: tuple[int, ...] = ()
+        self._by_literal: dict[str, list[int]] = {}
+        self._closure: dict[str, tuple[str, ...]] = {}
+        if len(specials) > _FILTER_MIN and self._build_filter():
+            self._each = tuple(re.compile(_regex(r.pattern), re.DOTALL) for r in self.specials)
+        elif specials:
+            source = "|".join(f"({_regex(pattern)})" for pattern in specials)
+            self.regex = re.compile(source, re.DOTALL)
+
+    def _build_filter(self) -> bool:
+        always = []
+        by_literal: dict[str, list[int]] = {}
+        for index, rule in enumerate(self.specials):
+            literal = _required_literal(rule.pattern)
+            if literal:
+                by_literal.setdefault(literal, []).append(index)
+            else:
+                always.append(index)
+        if not by_literal:
+            return False
+        literals = sorted(by_literal)
+        try:
+            tree = _tree_regex(literals)
+        except _TooDeep:
+            return False
+        # At each position the tree gives the longest literal that starts
+        # there; the shorter ones that start there too are its prefixes.
+        self._closure = {
+            lit: tuple(lit[:size] for size in range(1, len(lit) + 1) if lit[:size] in by_literal)
+            for lit in literals
+        }
+        self._by_literal = by_literal
+        self._always = tuple(always)
+        self.regex = re.compile(f"(?=({tree}))", re.DOTALL)
+        return True
+
+    def decide(self, path: str) -> Rule | None:
+        regex = self.regex
+        if regex is None:
+            return self.best
+        if not self._each:
+            found = regex.match(path)
+            if found is not None:
+                # Each alternative is one capturing group, and the atomic
+                # groups inside them capture nothing: lastindex names it.
+                return self.specials[found.lastindex - 1]  # type: ignore[operator]
+            return self.best
+        indexes = set(self._always)
+        for hit in regex.finditer(path):
+            for literal in self._closure[hit.group(1)]:
+                indexes.update(self._by_literal[literal])
+        for index in sorted(indexes):
+            if self._each[index].match(path):
+                return self.specials[index]
+        return self.best
 
 
 class AgentRules:
@@ -300,19 +412,13 @@ class AgentRules:
     that matches decides; a rule with an empty pattern matches everything at
     priority 0 and never decides (FMT-15). With no deciding rule the URL is
     allowed (PATH-7).
+
+    On first use the rules' literal prefixes are compiled into a prefix tree
+    (one regex), so that one C-level ``match`` finds the few rules that can
+    match a path; those are then tried in precedence order.
     """
 
-    __slots__ = (
-        "_plain",
-        "_plain_re",
-        "_ready",
-        "_special",
-        "agents",
-        "crawl_delay",
-        "mode",
-        "rules",
-        "token",
-    )
+    __slots__ = ("_by_prefix", "_nodes", "_tree", "agents", "crawl_delay", "mode", "rules", "token")
 
     def __init__(
         self,
@@ -332,43 +438,41 @@ class AgentRules:
         self.agents = agents
         self.crawl_delay = crawl_delay
         self.mode: Mode = mode
-        self._ready = False
-        self._plain: dict[str, Rule] = {}
-        self._plain_re: re.Pattern[str] | None = None
-        self._special: tuple[tuple[Rule, _Matcher], ...] = ()
+        self._tree: re.Pattern[str] | None = None
+        self._by_prefix: dict[str, list[Rule]] = {}
+        self._nodes: dict[str, _Node] = {}
 
-    def _prepare(self) -> None:
-        # Plain prefixes go into one alternation of literals, longest first,
-        # so one C-level match finds the longest plain rule that matches.
-        # Wildcard and anchored rules are tried one by one; there are few.
-        plain: dict[str, Rule] = {}
-        special = []
+    def _compile(self) -> re.Pattern[str]:
+        by_prefix: dict[str, list[Rule]] = {"": []}
         for rule in self.rules:
-            if "*" in rule.pattern or rule.pattern.endswith("$"):
-                special.append((rule, _compile(rule.pattern)))
-            elif rule.pattern not in plain:  # allow sorts first on a tie
-                plain[rule.pattern] = rule
-        self._plain = plain
-        if plain:
-            self._plain_re = re.compile("|".join(map(re.escape, plain)))
-        self._special = tuple(special)
-        self._ready = True
+            by_prefix.setdefault(_literal_prefix(rule.pattern), []).append(rule)
+        try:
+            tree = _tree_regex(sorted(by_prefix))
+        except _TooDeep:
+            # Pathological nesting: one node holds every rule.
+            by_prefix = {"": list(self.rules)}
+            tree = ""
+        self._by_prefix = by_prefix
+        self._tree = re.compile(tree, re.DOTALL)
+        return self._tree
+
+    def _node(self, prefix: str) -> _Node:
+        by_prefix = self._by_prefix
+        candidates = [
+            rule for size in range(len(prefix) + 1) for rule in by_prefix.get(prefix[:size], ())
+        ]
+        node = self._nodes[prefix] = _Node(prefix, candidates)
+        return node
 
     def decide(self, path: str) -> Rule | None:
         """The deciding rule for the match string ``path``, or ``None``."""
-        if not self._ready:
-            self._prepare()
-        best: Rule | None = None
-        if self._plain_re is not None:
-            found = self._plain_re.match(path)
-            if found is not None:
-                best = self._plain[found.group()]
-        for rule, matches in self._special:
-            if best is not None and _precedence(rule) > _precedence(best):
-                break
-            if matches(path):
-                return rule
-        return best
+        if not self.rules:
+            return None
+        tree = self._tree or self._compile()
+        found = tree.match(path)
+        prefix = path[: found.end()] if found is not None else ""
+        node = self._nodes.get(prefix) or self._node(prefix)
+        return node.decide(path)
 
     def allowed_path(self, path: str) -> bool:
         """The verdict for a match string already in this mode's form."""

@@ -17,10 +17,10 @@ from .parser import RobotsTxt, cut_at_limit
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from typing import Self
 
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
-    from typing_extensions import Self
 
 MODE_SETTING = "ROBOTSTXT_RFC_MODE"
 

@@ -36,7 +36,7 @@ def _urls(body: bytes, rng: random.Random) -> list[str]:
 
 def _agents(body: bytes) -> list[str]:
     named = {m.decode() for m in _AGENT.findall(body)}
-    return sorted(named)[:3] + ["Googlebot", "ExampleBot"]
+    return [*sorted(named)[:3], "Googlebot", "ExampleBot"]
 
 
 def test_corpus_is_read_in_place() -> None:

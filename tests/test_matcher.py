@@ -251,6 +251,19 @@ def test_adversarial_patterns_are_exact() -> None:
     assert robots.allowed("http://e.com/" + "a" * 499, "x") is True
 
 
+def test_deeply_nested_prefixes() -> None:
+    # Past _MAX_TREE_DEPTH nested prefixes every rule is tried in one
+    # alternation: the same answers, checked against Google's parser.
+    lines = [f"{'allow' if i % 2 else 'disallow'}: /{'a' * i}" for i in range(1, 90)]
+    lines += ["disallow: /a*b$", "allow: /aaaa*c"]
+    body = ("user-agent: *\n" + "\n".join(lines) + "\n").encode()
+    robots = RobotsTxt.parse(body, "google")
+    for path in ["/", "/a", "/aa", "/aaab", "/aaaac", "/" + "a" * 50, "/" + "a" * 95 + "b", "/b"]:
+        url = "http://e.com" + path
+        google = bool(RobotsMatcher().OneAgentAllowedByRobots(body, "x", url))
+        assert robots.allowed(url, "x") is google, path
+
+
 @settings(max_examples=500, deadline=None)
 @given(
     st.text(alphabet="ab*$/", max_size=10).map(lambda s: "/" + s),
@@ -263,3 +276,33 @@ def test_wildcard_matcher_equals_google(pattern: str, path: str) -> None:
     google = bool(RobotsMatcher().OneAgentAllowedByRobots(body, "x", url))
     assert RobotsTxt.parse(body, "google").allowed(url, "x") is google
     assert Rule(False, pattern, 1).matches(path) is (not google)
+
+
+_LITERALS = ["a", "ab", "abc", "b", "bc", ".html", ".htm", "x.html", "?q", "=", "/"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["allow", "disallow"]),
+            st.lists(st.sampled_from([*_LITERALS, "*"]), min_size=1, max_size=4).map("".join),
+            st.sampled_from(["", "$"]),
+        ),
+        min_size=14,
+        max_size=40,
+    ),
+    st.lists(st.sampled_from(_LITERALS), max_size=6).map(lambda parts: "/" + "".join(parts)),
+)
+def test_many_wildcard_rules_match_google(rules: list[tuple[str, str, str]], path: str) -> None:
+    # Past _FILTER_MIN wildcard rules in one node the matcher looks for
+    # each rule's required literal first; the verdict must not change.
+    lines = "".join(f"{kind}: /*{body}{end}\n" for kind, body, end in rules)
+    body = ("user-agent: *\n" + lines).encode()
+    url = "http://e.com" + path
+    matcher = RobotsMatcher()
+    google = bool(matcher.OneAgentAllowedByRobots(body, "x", url))
+    explanation = RobotsTxt.parse(body, "google").explain(url, "x")
+    assert explanation.allowed is google
+    if explanation.rule is not None:
+        assert explanation.rule.line == matcher.matching_line()
