@@ -16,6 +16,7 @@ $(STAMP): setup.cfg pyproject.toml
 
 test: $(STAMP)
 	$(BIN)/ruff check scrapy_robots_rfc tests benchmarks example_project
+	$(BIN)/ruff format --check scrapy_robots_rfc tests benchmarks example_project
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
 

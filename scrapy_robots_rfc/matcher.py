@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 from os.path import commonprefix
 from typing import Literal
+from urllib.parse import quote_from_bytes
 
 Mode = Literal["rfc", "google"]
 MODES: tuple[Mode, ...] = ("rfc", "google")
@@ -42,8 +43,11 @@ _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 _GOOGLE_ESCAPE = re.compile(rb"%[0-9A-Fa-f]{2}|[\x80-\xff]")
 # ENC-6: the rfc canonical form escapes controls, SP and bytes >= 0x80,
 # normalises every %XX, and (URL only, ENC-3) escapes literal '*' and '$'.
-_RFC_PATTERN = re.compile(rb"%([0-9A-Fa-f]{2})|[\x00-\x20\x7f-\xff]")
-_RFC_URL = re.compile(rb"%([0-9A-Fa-f]{2})|[\x00-\x20\x7f-\xff*$]")
+_ESCAPE = re.compile(rb"%([0-9A-Fa-f]{2})")
+_STARS = re.compile(r"\*{2,}")
+_PRINTABLE = "".join(map(chr, range(0x21, 0x7F)))
+_PATTERN_SAFE = _PRINTABLE
+_URL_SAFE = _PRINTABLE.replace("*", "").replace("$", "")
 
 # A URL whose match string needs no work: "scheme://authority" followed by a
 # path, params or query made only of printable ASCII other than '#' (and, for
@@ -125,7 +129,7 @@ def escape_pattern(value: bytes, mode: Mode) -> str:
         if not _GOOGLE_ESCAPE.search(value):
             return value.decode("ascii")
         return _GOOGLE_ESCAPE.sub(_google_escape_one, value).decode("ascii")
-    pattern = _canonical(value, _RFC_PATTERN)
+    pattern = _canonical(value, _PATTERN_SAFE)
     if "$" in pattern[:-1]:
         # A '$' is special only at the end (PATH-3); elsewhere it is the
         # literal that the URL carries as %24 (D-3).
@@ -152,7 +156,7 @@ def canonical_match_string(url: str | bytes, mode: Mode) -> str:
         return path
     if _RFC_CLEAN.fullmatch(path):
         return path
-    return _canonical(_utf8(path), _RFC_URL)
+    return _canonical(_utf8(path), _URL_SAFE)
 
 
 def _utf8(text: str) -> bytes:
@@ -163,8 +167,12 @@ def _utf8(text: str) -> bytes:
         return text.encode("utf-8", "surrogatepass")
 
 
-def _canonical(value: bytes, pattern: re.Pattern[bytes]) -> str:
-    return pattern.sub(_rfc_escape_one, value).decode("ascii")
+def _canonical(value: bytes, safe: str) -> str:
+    """ENC-6: existing escapes normalised first (unreserved ones decoded,
+    the rest upper-cased), then every byte outside ``safe`` %-encoded."""
+    if b"%" in value:
+        value = _ESCAPE.sub(_normalise_escape, value)
+    return quote_from_bytes(value, safe)
 
 
 def _google_escape_one(match: re.Match[bytes]) -> bytes:
@@ -175,18 +183,14 @@ def _google_escape_one(match: re.Match[bytes]) -> bytes:
     return b"%" + _HEX[byte >> 4].encode() + _HEX[byte & 15].encode()
 
 
-def _rfc_escape_one(match: re.Match[bytes]) -> bytes:
-    hexdigits = match.group(1)
-    if hexdigits is not None:
-        byte = int(hexdigits, 16)
-        if byte in _UNRESERVED:
-            return bytes((byte,))
-        return b"%" + hexdigits.upper()
-    byte = match.group()[0]
-    return b"%" + _HEX[byte >> 4].encode() + _HEX[byte & 15].encode()
+def _normalise_escape(match: re.Match[bytes]) -> bytes:
+    byte = int(match.group(1), 16)
+    if byte in _UNRESERVED:
+        return bytes((byte,))
+    return match.group().upper()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Rule:
     """An allow or disallow rule as it is matched.
 
@@ -213,7 +217,7 @@ class Rule:
 
     def matches(self, path: str) -> bool:
         """Whether the pattern matches the match string ``path`` (PATH-1..3)."""
-        return re.match(_regex(self.pattern), path, re.DOTALL) is not None
+        return _matches(self.pattern, path)
 
     def __str__(self) -> str:
         text = f"{self.kind}: {self.pattern} (line {self.line})"
@@ -222,13 +226,40 @@ class Rule:
         return text
 
 
-def _regex(pattern: str) -> str:
-    """The regular expression for a robots.txt pattern, matched from the
-    start of the match string (PATH-1).
+def _matches(pattern: str, path: str) -> bool:
+    """Whether ``pattern`` matches ``path``, without compiling anything.
 
     ``*`` matches any run of octets, ``/`` included (PATH-2); a final ``$``
-    anchors the end (PATH-3); everything else is literal. Each ``*`` is an
-    atomic group that takes the leftmost occurrence of the next literal
+    anchors the end (PATH-3). The literal segments between ``*`` are found
+    left to right, each at its leftmost place, which is exact for patterns
+    whose only wildcard is ``*``: no backtracking, one ``str.find`` per
+    segment (PATH-11).
+    """
+    anchored = pattern.endswith("$")
+    if anchored:
+        pattern = pattern[:-1]
+    if "*" not in pattern:
+        return path == pattern if anchored else path.startswith(pattern)
+    first, *middle, last = pattern.split("*")
+    if not path.startswith(first):
+        return False
+    pos = len(first)
+    for segment in middle:
+        pos = path.find(segment, pos)
+        if pos < 0:
+            return False
+        pos += len(segment)
+    if anchored:
+        return len(path) - len(last) >= pos and path.endswith(last)
+    return path.find(last, pos) >= 0
+
+
+def _regex(pattern: str) -> str:
+    """The regular expression for a robots.txt pattern, matched from the
+    start of the match string (PATH-1), with the semantics of
+    :func:`_matches`.
+
+    Each ``*`` is an atomic group that takes the leftmost occurrence of the next literal
     segment and is never re-entered, which is exact for patterns whose only
     wildcard is ``*`` and cannot backtrack: a pattern of k segments costs at
     most O(len(path) * k) (PATH-11).
@@ -305,6 +336,9 @@ def _tree_regex(prefixes: list[str], depth: int = 0, level: int = 0) -> str:
     body = "|".join(branches)
     return f"(?:{body})?" if terminal is not None else f"(?:{body})"
 
+
+#: Verdicts by plain scanning before a rule set is compiled.
+_SCANS_BEFORE_COMPILE = 64
 
 #: A node with more wildcard rules than this finds their required literals
 #: in the path first, and tries only the rules whose literal is there.
@@ -418,7 +452,18 @@ class AgentRules:
     match a path; those are then tried in precedence order.
     """
 
-    __slots__ = ("_by_prefix", "_nodes", "_tree", "agents", "crawl_delay", "mode", "rules", "token")
+    __slots__ = (
+        "_by_prefix",
+        "_entries",
+        "_nodes",
+        "_scans",
+        "_tree",
+        "agents",
+        "crawl_delay",
+        "mode",
+        "rules",
+        "token",
+    )
 
     def __init__(
         self,
@@ -439,6 +484,8 @@ class AgentRules:
         self.crawl_delay = crawl_delay
         self.mode: Mode = mode
         self._tree: re.Pattern[str] | None = None
+        self._scans = 0
+        self._entries: tuple[tuple[Rule, str, str | None], ...] | None = None
         self._by_prefix: dict[str, list[Rule]] = {}
         self._nodes: dict[str, _Node] = {}
 
@@ -456,6 +503,26 @@ class AgentRules:
         self._tree = re.compile(tree, re.DOTALL)
         return self._tree
 
+    def _scan(self, path: str) -> Rule | None:
+        entries = self._entries
+        if entries is None:
+            # A run of '*' matches what one '*' matches (PATH-2); the
+            # priority is still the whole pattern's length.
+            entries = self._entries = tuple(
+                (
+                    rule,
+                    _literal_prefix(rule.pattern),
+                    None if _is_prefix_rule(rule) else _STARS.sub("*", rule.pattern),
+                )
+                for rule in self.rules
+            )
+        for rule, prefix, wildcard in entries:
+            # The C-level startswith rejects most rules; only the ones whose
+            # literal prefix is there need the full check.
+            if path.startswith(prefix) and (wildcard is None or _matches(wildcard, path)):
+                return rule
+        return None
+
     def _node(self, prefix: str) -> _Node:
         by_prefix = self._by_prefix
         candidates = [
@@ -468,7 +535,14 @@ class AgentRules:
         """The deciding rule for the match string ``path``, or ``None``."""
         if not self.rules:
             return None
-        tree = self._tree or self._compile()
+        tree = self._tree
+        if tree is None:
+            # Compiling costs as much as a few dozen scans: a rule set used
+            # for a few verdicts is only scanned.
+            self._scans += 1
+            if self._scans <= _SCANS_BEFORE_COMPILE:
+                return self._scan(path)
+            tree = self._compile()
         found = tree.match(path)
         prefix = path[: found.end()] if found is not None else ""
         node = self._nodes.get(prefix) or self._node(prefix)

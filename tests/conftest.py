@@ -4,6 +4,16 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+from scrapy_robots_rfc import RobotsTxt
+from scrapy_robots_rfc.matcher import canonical_match_string
+
+# CI explores the same examples every run, so that a run is reproducible;
+# on a developer's machine hypothesis keeps exploring new ones.
+settings.register_profile("ci", derandomize=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 #: The team's shared folder (spec, corpus), beside the checkout. Tests that
 #: read from it skip when it is absent, e.g. for a user of the sdist.
@@ -23,3 +33,15 @@ requires_corpus = pytest.mark.skipif(
     reason=f"the real-world robots.txt corpus ({CORPUS}) is not here; it is read in place "
     "and never shipped with the project",
 )
+
+
+def verdict_both_ways(robots: RobotsTxt, url: str, agent: str) -> bool:
+    """``robots.allowed(url, agent)``, asserting that the two ways of
+    matching find the same deciding rule: scanning (a rule set's first
+    verdicts) and the compiled prefix tree (after that)."""
+    rules = robots.for_agent(agent)
+    if rules._tree is None:
+        rules._compile()
+    path = canonical_match_string(url, robots.mode)
+    assert rules._scan(path) == rules.decide(path), (url, agent)
+    return rules.allowed(url)

@@ -16,6 +16,7 @@ from jwm.robotstxt.googlebot import RobotsMatcher
 from scrapy_robots_rfc import RobotsTxt
 from scrapy_robots_rfc.matcher import canonical_match_string, escape_pattern
 
+from .conftest import verdict_both_ways
 from .robots_strategies import Line, RobotsFile, cases
 
 SETTINGS = settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -44,7 +45,7 @@ def test_google_mode_equals_google(case: tuple[RobotsFile, str, str]) -> None:
     robots, agent, url = case
     body = robots.render()
     parsed = RobotsTxt.parse(body, "google")
-    assert parsed.allowed(url, agent) == google(body, agent, url)
+    assert verdict_both_ways(parsed, url, agent) == google(body, agent, url)
 
 
 @SETTINGS
@@ -62,7 +63,9 @@ def test_google_mode_reports_google_line(case: tuple[RobotsFile, str, str]) -> N
 
 def _canonical_value(line: Line) -> str:
     if line.kind in ("allow", "disallow"):
-        return escape_pattern(line.value.encode("utf-8", "surrogateescape"), "rfc")
+        # The value as the parser sees it: without surrounding whitespace.
+        value = line.value.encode("utf-8", "surrogateescape").strip(b" \t\n\v\f\r")
+        return escape_pattern(value, "rfc")
     return line.value
 
 
@@ -77,4 +80,4 @@ def test_rfc_mode_differs_only_as_decided(case: tuple[RobotsFile, str, str]) -> 
     else:
         # D-2, D-3: Google's semantics on canonical patterns and URL.
         expected = google(robots.render(_canonical_value), agent, "http://example.com" + path)
-    assert RobotsTxt.parse(body, "rfc").allowed(url, agent) == expected
+    assert verdict_both_ways(RobotsTxt.parse(body, "rfc"), url, agent) == expected

@@ -17,6 +17,8 @@ from scrapy_robots_rfc.matcher import (
     match_string,
 )
 
+from .conftest import verdict_both_ways
+
 
 # URL-1..URL-4: robots_test TestGetPathParamsQuery.
 @pytest.mark.parametrize(
@@ -165,8 +167,8 @@ def test_wildcards(pattern: str, matching: list[str], not_matching: list[str]) -
         expected = path not in matching
         google = bool(RobotsMatcher().OneAgentAllowedByRobots(body, "FooBot", url))
         assert (
-            robots["rfc"].allowed(url, "FooBot"),
-            robots["google"].allowed(url, "FooBot"),
+            verdict_both_ways(robots["rfc"], url, "FooBot"),
+            verdict_both_ways(robots["google"], url, "FooBot"),
             google,
         ) == (expected, expected, expected), path
 
@@ -261,7 +263,7 @@ def test_deeply_nested_prefixes() -> None:
     for path in ["/", "/a", "/aa", "/aaab", "/aaaac", "/" + "a" * 50, "/" + "a" * 95 + "b", "/b"]:
         url = "http://e.com" + path
         google = bool(RobotsMatcher().OneAgentAllowedByRobots(body, "x", url))
-        assert robots.allowed(url, "x") is google, path
+        assert verdict_both_ways(robots, url, "x") is google, path
 
 
 @settings(max_examples=500, deadline=None)
@@ -274,7 +276,7 @@ def test_wildcard_matcher_equals_google(pattern: str, path: str) -> None:
     body = f"user-agent: *\ndisallow: {pattern}\n".encode()
     url = "http://e.com" + path
     google = bool(RobotsMatcher().OneAgentAllowedByRobots(body, "x", url))
-    assert RobotsTxt.parse(body, "google").allowed(url, "x") is google
+    assert verdict_both_ways(RobotsTxt.parse(body, "google"), url, "x") is google
     assert Rule(False, pattern, 1).matches(path) is (not google)
 
 
@@ -302,7 +304,9 @@ def test_many_wildcard_rules_match_google(rules: list[tuple[str, str, str]], pat
     url = "http://e.com" + path
     matcher = RobotsMatcher()
     google = bool(matcher.OneAgentAllowedByRobots(body, "x", url))
-    explanation = RobotsTxt.parse(body, "google").explain(url, "x")
+    robots = RobotsTxt.parse(body, "google")
+    explanation = robots.explain(url, "x")
     assert explanation.allowed is google
     if explanation.rule is not None:
         assert explanation.rule.line == matcher.matching_line()
+    assert verdict_both_ways(robots, url, "x") is google
