@@ -41,13 +41,14 @@ _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 
 # ENC-1: Google escapes bytes >= 0x80 and upper-cases existing escapes.
 _GOOGLE_ESCAPE = re.compile(rb"%[0-9A-Fa-f]{2}|[\x80-\xff]")
-# ENC-6: the rfc canonical form escapes controls, SP and bytes >= 0x80,
-# normalises every %XX, and (URL only, ENC-3) escapes literal '*' and '$'.
+# ENC-6: the rfc canonical form normalises every %XX (_ESCAPE), then escapes
+# what is not printable ASCII (controls, SP, bytes >= 0x80) and, in the URL
+# only, a literal '*' or '$' (ENC-3).
 _ESCAPE = re.compile(rb"%([0-9A-Fa-f]{2})")
-_STARS = re.compile(r"\*{2,}")
 _PRINTABLE = "".join(map(chr, range(0x21, 0x7F)))
 _PATTERN_SAFE = _PRINTABLE
 _URL_SAFE = _PRINTABLE.replace("*", "").replace("$", "")
+_STARS = re.compile(r"\*{2,}")  # a run of '*' matches what one does (PATH-2)
 
 # A URL whose match string needs no work: "scheme://authority" followed by a
 # path, params or query made only of printable ASCII other than '#' (and, for
