@@ -35,7 +35,6 @@ MODES: tuple[Mode, ...] = ("rfc", "google")
 ROBOTS_TXT_PATH = "/robots.txt"
 
 _TOKEN = re.compile(r"[A-Za-z_-]*")
-_HEX = "0123456789ABCDEF"
 # RFC 3986 §2.3 unreserved characters: their escapes are decoded (ENC-6 step 3).
 _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
@@ -180,8 +179,7 @@ def _google_escape_one(match: re.Match[bytes]) -> bytes:
     text = match.group()
     if len(text) == 3:
         return text.upper()
-    byte = text[0]
-    return b"%" + _HEX[byte >> 4].encode() + _HEX[byte & 15].encode()
+    return b"%%%02X" % text[0]
 
 
 def _normalise_escape(match: re.Match[bytes]) -> bytes:
