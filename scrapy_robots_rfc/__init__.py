@@ -2,8 +2,8 @@
 specification define it.
 
 ``RobotsTxt`` is a pure parser and matcher: importing this package or it
-never imports Scrapy. The Scrapy-facing names (``RobotParser``, and the
-middleware and add-on once they exist) are imported on first use.
+never imports Scrapy. The Scrapy-facing names (``RobotsTxtMiddleware``,
+``Addon`` and ``RobotParser``) are imported on first use.
 """
 
 from __future__ import annotations
@@ -14,12 +14,16 @@ from .matcher import AgentRules, Rule, product_token
 from .parser import Explanation, RobotsTxt
 
 if TYPE_CHECKING:
+    from .addon import Addon
+    from .middleware import RobotsTxtMiddleware
     from .robotparser import RobotParser
 
 __version__ = "0.1.0"
 
 _LAZY = {
+    "Addon": "addon",
     "RobotParser": "robotparser",
+    "RobotsTxtMiddleware": "middleware",
 }
 
 
@@ -35,10 +39,12 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "Addon",
     "AgentRules",
     "Explanation",
     "RobotParser",
     "RobotsTxt",
+    "RobotsTxtMiddleware",
     "Rule",
     "__version__",
     "product_token",

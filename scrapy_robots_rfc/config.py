@@ -1,0 +1,135 @@
+"""The middleware's settings, read once and validated at start-up."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .parser import MAX_BYTES
+from .policy import DEFAULT_TTL
+from .robotparser import mode_from_settings
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
+
+    from .matcher import Mode
+
+_TRUE = frozenset(("1", "true", "yes", "on"))
+_FALSE = frozenset(("0", "false", "no", "off", "none", ""))
+
+
+def _invalid(name: str, value: Any, allowed: str) -> ValueError:
+    return ValueError(
+        f"The value of the {name} setting ({value!r}) is invalid. It must be {allowed}."
+    )
+
+
+def _number(settings: BaseSettings, name: str, default: float, *, minimum: float) -> float:
+    value = settings.get(name, default)
+    allowed = f"a number of {minimum:g} or more (seconds)"
+    if isinstance(value, bool):
+        raise _invalid(name, value, allowed)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise _invalid(name, value, allowed) from None
+    if not number >= minimum or number == float("inf"):  # rejects NaN too
+        raise _invalid(name, value, allowed)
+    return number
+
+
+def _integer(settings: BaseSettings, name: str, default: int, *, minimum: int, what: str) -> int:
+    value = settings.get(name, default)
+    allowed = f"an integer of {minimum} or more ({what})"
+    if isinstance(value, bool):
+        raise _invalid(name, value, allowed)
+    try:
+        number = int(str(value).strip())
+    except (TypeError, ValueError):
+        raise _invalid(name, value, allowed) from None
+    if number < minimum:
+        raise _invalid(name, value, allowed)
+    return number
+
+
+def _flag(settings: BaseSettings, name: str, default: bool) -> bool:
+    value = settings.get(name, default)
+    text = str(value).strip().lower()
+    if isinstance(value, (bool, int, str)) or value is None:
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+    raise _invalid(name, value, "True or False")
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Every ``ROBOTSTXT_RFC_*`` setting, validated; README.rst documents each."""
+
+    mode: Mode = "rfc"
+    #: RFC 9309 §2.3.1.2: "SHOULD follow at least five consecutive redirects".
+    max_redirects: int = 5
+    #: RFC 9309 §2.5: the limit "MUST be at least 500 kibibytes".
+    max_bytes: int = MAX_BYTES
+    #: RFC 9309 §2.4: at most 24 hours.
+    cache_ttl: float = DEFAULT_TTL
+    max_origins: int = 10_000
+    timeout: float = 30.0
+    unreachable_retry: float = 30.0
+    unreachable_wait: float = 600.0
+    crawl_delay: bool = False
+    crawl_delay_max: float = 60.0
+    #: ``ROBOTSTXT_USER_AGENT``; ``None`` when unset.
+    robots_user_agent: str | None = None
+    #: ``USER_AGENT``.
+    user_agent: str = ""
+
+    @classmethod
+    def from_settings(cls, settings: BaseSettings) -> Config:
+        """Read and check the settings; ``ValueError`` names the first bad one."""
+        default = cls()
+        robots_ua = settings.get("ROBOTSTXT_USER_AGENT")
+        if robots_ua is not None and not isinstance(robots_ua, str):
+            raise _invalid("ROBOTSTXT_USER_AGENT", robots_ua, "a string")
+        return cls(
+            mode=mode_from_settings(settings),
+            max_redirects=_integer(
+                settings,
+                "ROBOTSTXT_RFC_MAX_REDIRECTS",
+                default.max_redirects,
+                minimum=0,
+                what="redirect hops",
+            ),
+            max_bytes=_integer(
+                settings,
+                "ROBOTSTXT_RFC_MAX_BYTES",
+                default.max_bytes,
+                minimum=MAX_BYTES,
+                what="bytes; RFC 9309 §2.5 requires at least 500 KiB",
+            ),
+            cache_ttl=_number(settings, "ROBOTSTXT_RFC_CACHE_TTL", default.cache_ttl, minimum=1),
+            max_origins=_integer(
+                settings,
+                "ROBOTSTXT_RFC_MAX_ORIGINS",
+                default.max_origins,
+                minimum=1,
+                what="origins",
+            ),
+            timeout=_number(settings, "ROBOTSTXT_RFC_TIMEOUT", default.timeout, minimum=0.001),
+            unreachable_retry=_number(
+                settings,
+                "ROBOTSTXT_RFC_UNREACHABLE_RETRY",
+                default.unreachable_retry,
+                minimum=0.001,
+            ),
+            unreachable_wait=_number(
+                settings, "ROBOTSTXT_RFC_UNREACHABLE_WAIT", default.unreachable_wait, minimum=0
+            ),
+            crawl_delay=_flag(settings, "ROBOTSTXT_RFC_CRAWL_DELAY", default.crawl_delay),
+            crawl_delay_max=_number(
+                settings, "ROBOTSTXT_RFC_CRAWL_DELAY_MAX", default.crawl_delay_max, minimum=0
+            ),
+            robots_user_agent=robots_ua or None,
+            user_agent=str(settings.get("USER_AGENT") or ""),
+        )

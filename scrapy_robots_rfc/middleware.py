@@ -1,0 +1,806 @@
+"""The downloader middleware: robots.txt per origin, fetched through Scrapy's
+engine, with the status policy of RFC 9309 §2.3.1 and a bounded cache.
+
+How a request travels (README.rst, "How it works"):
+
+1. ``process_request`` finds the request's origin (RFC 9309 §2.3; LOC-2).
+   With a usable copy of that origin's robots.txt in the cache, the verdict
+   is immediate: ``None`` or ``IgnoreRequest("Forbidden by robots.txt")``.
+2. Otherwise the robots.txt fetch starts (once per origin) and the request
+   leaves the downloader, so that it holds none of ``CONCURRENT_REQUESTS``
+   while it waits: ``process_request`` returns a copy of it, the engine
+   schedules the copy, and the ``request_scheduled`` handler takes it out
+   of the scheduler into the origin's waiting list.
+3. When the origin is decided, its waiting requests go back to the engine
+   with ``engine.crawl`` and come through step 1 again. A request still
+   waiting after ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` seconds goes back marked
+   to be dropped, so that its errback sees the ``IgnoreRequest``.
+
+Requests downloaded with ``engine.download`` (media pipelines, for example)
+never pass the scheduler; those wait inside ``process_request``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import time
+import zlib
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from urllib.parse import urljoin, urlsplit
+from weakref import WeakSet
+
+from scrapy import signals
+from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured, StopDownload
+from scrapy.extensions.httpcache import parse_cachecontrol
+from scrapy.http import Request
+from scrapy.http.request import NO_CALLBACK
+from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
+from scrapy.utils.request import request_from_dict
+from twisted.internet.defer import Deferred
+from w3lib.url import safe_url_string
+
+from . import policy
+from .config import Config
+from .matcher import ROBOTS_TXT_PATH, canonical_match_string, product_token
+from .parser import RobotsTxt, cut_at_limit
+from .robotparser import RobotParser
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import Self
+
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+    from .matcher import AgentRules
+
+logger = logging.getLogger(__name__)
+
+#: LOC-3: a default port is the same as no port.
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+#: Set on a request that waited longer than ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``
+#: and was sent back to the engine to be dropped; kept in ``meta`` so that it
+#: survives a disk queue.
+_DROP = "_robotstxt_rfc_drop"
+#: ``JOBDIR`` file for requests still waiting when the crawl pauses.
+_JOBDIR_FILE = "robotstxt_rfc.waiting"
+_ORIGIN_MEMO = 4096
+
+
+class Origin(NamedTuple):
+    """The scope of one robots.txt file: scheme, lower-case IDNA host, port
+    (RFC 9309 §2.3; LOC-2, LOC-3, LOC-4, LOC-8: userinfo is dropped)."""
+
+    scheme: str
+    host: str
+    port: int
+
+    @property
+    def robots_url(self) -> str:
+        """``scheme://host[:port]/robots.txt`` (LOC-1)."""
+        return f"{self}{ROBOTS_TXT_PATH}"
+
+    def __str__(self) -> str:
+        if self.port == _DEFAULT_PORTS[self.scheme]:
+            return f"{self.scheme}://{self.host}"
+        return f"{self.scheme}://{self.host}:{self.port}"
+
+
+def origin(url: str) -> Origin | None:
+    """The origin of ``url``, or ``None`` when robots.txt does not apply.
+
+    Only ``http`` and ``https`` are checked (LOC-7); a URL without a host or
+    with an invalid port has no origin either, and Scrapy's own download
+    fails on it.
+
+    >>> origin("HTTP://User:pw@Exämple.COM:80/a?b")
+    Origin(scheme='http', host='xn--exmple-cua.com', port=80)
+    >>> str(origin("https://example.com:8443/"))
+    'https://example.com:8443'
+    >>> origin("ftp://example.com/") is None
+    True
+    """
+    try:
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        default = _DEFAULT_PORTS.get(scheme)
+        if default is None:
+            return None
+        host = parts.hostname
+        port = parts.port or default
+    except ValueError:
+        return None
+    if not host:
+        return None
+    if ":" in host:
+        host = f"[{host}]"  # IPv6 literal
+    elif not host.isascii():
+        host = _idna(host)
+    return Origin(scheme, host, port)
+
+
+def _idna(host: str) -> str:
+    """LOC-4: an IDN host is the same as its punycode form."""
+    import idna
+
+    try:
+        return idna.encode(host, uts46=True).decode("ascii")
+    except idna.IDNAError:
+        try:
+            return host.encode("idna").decode("ascii")
+        except UnicodeError:
+            return host
+
+
+@dataclass(eq=False, slots=True)
+class _Receiving:
+    received: int = 0
+    response: Response | None = None
+
+
+@dataclass(eq=False)
+class _Waiting:
+    """An origin whose robots.txt is being fetched, or is unreachable, and
+    the requests that wait for it."""
+
+    #: The request that triggered the current fetch: its proxy and slot are
+    #: used, and ``robots_parsed`` receives it.
+    trigger: Request
+    fetching: bool = False
+    #: Requests taken out of the scheduler, with their deadlines.
+    parked: list[tuple[Request, float]] = field(default_factory=list)
+    #: Deferreds of requests waiting inside ``process_request``, with their
+    #: deadlines; fired with ``None`` to decide again, or a reason to drop.
+    in_place: list[tuple[Deferred[str | None], float]] = field(default_factory=list)
+    #: Product tokens the next parse must keep rules for.
+    tokens: set[str] = field(default_factory=set)
+    retry_timer: Any = None
+    drop_timer: Any = None
+    warned: bool = False
+
+
+class RobotsTxtMiddleware:
+    """Drop-in replacement for Scrapy's ``RobotsTxtMiddleware`` that follows
+    RFC 9309 and Google's robots.txt specification (DECISIONS.md)."""
+
+    #: The robots.txt request's priority, as in the built-in.
+    DOWNLOAD_PRIORITY = 1000
+
+    def __init__(self, crawler: Crawler) -> None:
+        if not crawler.settings.getbool("ROBOTSTXT_OBEY"):
+            raise NotConfigured
+        self.crawler = crawler
+        self.config = Config.from_settings(crawler.settings)
+        assert crawler.stats is not None
+        self._stats = crawler.stats
+        #: The time source for cache lifetimes; tests replace it.
+        self.clock: Callable[[], float] = time.time
+        self._cache: OrderedDict[Origin, policy.Entry] = OrderedDict()
+        self._waiting: dict[Origin, _Waiting] = {}
+        #: Copies returned by ``process_request`` that the
+        #: ``request_scheduled`` handler is to park.
+        self._to_park: dict[Request, Origin] = {}
+        #: Requests that came through the scheduler; the others came from
+        #: ``engine.download`` and must wait in place.
+        self._scheduled: WeakSet[Request] = WeakSet()
+        #: robots.txt requests in flight: bytes received so far, and the
+        #: response as the download handler returned it.
+        self._receiving: dict[Request, _Receiving] = {}
+        self._origins: dict[str, Origin | None] = {}
+        self._tokens: dict[bytes, str] = {}
+        self._default_token = self._checked_token(
+            self.config.robots_user_agent or self.config.user_agent,
+            "ROBOTSTXT_USER_AGENT" if self.config.robots_user_agent else "USER_AGENT",
+        )
+        self._spider: Spider | None = None
+        connect = crawler.signals.connect
+        connect(self._request_scheduled, signal=signals.request_scheduled)
+        connect(self._spider_idle, signal=signals.spider_idle)
+        connect(self._spider_opened, signal=signals.spider_opened)
+        connect(self._spider_closed, signal=signals.spider_closed)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    # -- the verdict -----------------------------------------------------
+
+    async def process_request(self, request: Request, spider: Spider | None = None) -> Any:
+        """``None`` to let ``request`` through, ``IgnoreRequest`` to drop it,
+        or a copy of it to take it out of the downloader while it waits."""
+        meta = request.meta
+        if meta.get("dont_obey_robotstxt"):
+            return None
+        key = self._origin(request.url)
+        if key is None:
+            return None
+        reason = meta.pop(_DROP, None)
+        if reason is not None:
+            self._stats.inc_value("robotstxt/unreachable/dropped")
+            raise IgnoreRequest(f"robots.txt unreachable: {reason}")
+        token = self._token(request)
+        while True:
+            entry = self._cache.get(key)
+            now = self.clock()
+            if entry is not None and entry.usable(now):
+                rules = entry.rules
+                agent = None if rules is None else rules.get(token)
+                if rules is None or agent is not None:
+                    self._cache.move_to_end(key)
+                    if entry.due(now):  # a good copy in force while unreachable
+                        self._fetch(key, request, token)
+                    self._decide(request, key, agent)
+                    return None
+            # Not decided yet: fetch if nobody is, and wait.
+            waiting = self._fetch(key, request, token)
+            if request in self._scheduled:
+                copy = request if request.dont_filter else request.replace(dont_filter=True)
+                self._to_park[copy] = key
+                return copy
+            reason = await self._wait_in_place(key, waiting)
+            if reason is not None:
+                self._stats.inc_value("robotstxt/unreachable/dropped")
+                raise IgnoreRequest(f"robots.txt unreachable: {reason}")
+
+    def _decide(self, request: Request, key: Origin, agent: AgentRules | None) -> None:
+        """Raise ``IgnoreRequest`` if ``agent``'s rules disallow ``request``
+        (RFC 9309 §2.2.2; PATH-5: the longest match decides)."""
+        if agent is None or not agent.rules:
+            return
+        path = canonical_match_string(request.url, self.config.mode)
+        if self.config.mode == "rfc" and path == ROBOTS_TXT_PATH:
+            return  # D-1
+        rule = agent.decide(path)
+        if rule is None or rule.allow:
+            return
+        self._stats.inc_value("robotstxt/forbidden")
+        logger.debug(
+            "Forbidden by robots.txt: %(request)s (%(rule)s, line %(line)d of %(robots)s)",
+            {"request": request, "rule": rule, "line": rule.line, "robots": key.robots_url},
+            extra={"spider": self._spider},
+        )
+        raise IgnoreRequest("Forbidden by robots.txt")
+
+    def _origin(self, url: str) -> Origin | None:
+        end = url.find("/", url.find("//") + 2)
+        prefix = url if end < 0 else url[:end]
+        try:
+            return self._origins[prefix]
+        except KeyError:
+            if len(self._origins) >= _ORIGIN_MEMO:
+                self._origins.clear()
+            found = self._origins[prefix] = origin(prefix)
+            return found
+
+    def _token(self, request: Request) -> str:
+        """UA-1: ``ROBOTSTXT_USER_AGENT``, else the request's User-Agent
+        header, else ``USER_AGENT``; reduced to its product token."""
+        if self.config.robots_user_agent is not None:
+            return self._default_token
+        header = request.headers.get(b"User-Agent")
+        if not header:
+            return self._default_token
+        try:
+            return self._tokens[header]
+        except KeyError:
+            if len(self._tokens) >= 64:
+                self._tokens.clear()
+            token = self._tokens[header] = self._checked_token(header, "the User-Agent header")
+            return token
+
+    def _checked_token(self, user_agent: str | bytes, source: str) -> str:
+        """The product token, with a warning when it cannot be what the user
+        means (RFC 9309 §2.2.1: the crawler's own name, ``[A-Za-z_-]+``)."""
+        token = product_token(user_agent).lower()
+        if token in ("", "mozilla"):
+            logger.warning(
+                "The robots.txt product token taken from %(source)s (%(ua)r) is %(token)r, "
+                "so robots.txt groups for your crawler will not match it. Set "
+                "ROBOTSTXT_USER_AGENT to your crawler's name, e.g. ROBOTSTXT_USER_AGENT = "
+                '"MyBot".',
+                {"source": source, "ua": user_agent, "token": token},
+            )
+        return token
+
+    # -- waiting -----------------------------------------------------------
+
+    def _request_scheduled(self, request: Request, spider: Spider | None = None) -> None:
+        key = self._to_park.pop(request, None)
+        if key is None:
+            self._scheduled.add(request)
+            return
+        waiting = self._waiting.get(key)
+        if waiting is None:  # decided meanwhile: let it through
+            self._scheduled.add(request)
+            return
+        deadline = self.clock() + self.config.unreachable_wait
+        waiting.parked.append((request, deadline))
+        self._stats.inc_value("robotstxt/waiting")
+        self._arm_drop_timer(key, waiting)
+        raise IgnoreRequest  # keeps it out of the scheduler; the engine logs nothing
+
+    async def _wait_in_place(self, key: Origin, waiting: _Waiting) -> str | None:
+        d: Deferred[str | None] = Deferred()
+        waiting.in_place.append((d, self.clock() + self.config.unreachable_wait))
+        self._stats.inc_value("robotstxt/waiting")
+        self._arm_drop_timer(key, waiting)
+        return await maybe_deferred_to_future(d)
+
+    def _settle(self, key: Origin) -> None:
+        """Release what waits for ``key`` once it is decided; otherwise keep
+        waiting and fetch again when the backoff ends (RFC 9309 §2.3.1.4)."""
+        waiting = self._waiting.get(key)
+        if waiting is None or waiting.fetching:
+            return
+        entry = self._cache.get(key)
+        now = self.clock()
+        if entry is not None and entry.usable(now):
+            del self._waiting[key]
+            self._cancel(waiting)
+            self._release([request for request, _ in waiting.parked])
+            for d, _ in waiting.in_place:
+                d.callback(None)
+            return
+        if not waiting.parked and not waiting.in_place:
+            del self._waiting[key]
+            self._cancel(waiting)
+            return
+        if entry is not None:
+            self._arm_retry_timer(key, waiting, entry)
+
+    def _arm_retry_timer(self, key: Origin, waiting: _Waiting, entry: policy.Entry) -> None:
+        if waiting.retry_timer is None:
+            delay = max(0.0, entry.retry_at - self.clock())
+            waiting.retry_timer = _call_later(delay, self._retry, key)
+
+    def _retry(self, key: Origin) -> None:
+        waiting = self._waiting.get(key)
+        if waiting is None:
+            return
+        waiting.retry_timer = None
+        if (waiting.parked or waiting.in_place) and not waiting.fetching:
+            self._start(key, waiting)
+
+    def _arm_drop_timer(self, key: Origin, waiting: _Waiting) -> None:
+        if waiting.drop_timer is not None:
+            return
+        deadlines = [deadline for _, deadline in waiting.parked]
+        deadlines += [deadline for _, deadline in waiting.in_place]
+        if not deadlines:
+            return
+        delay = max(0.0, min(deadlines) - self.clock())
+        waiting.drop_timer = _call_later(delay, self._drop_expired, key)
+
+    def _drop_expired(self, key: Origin) -> None:
+        """Send back, to be dropped, the requests that waited too long
+        (``ROBOTSTXT_RFC_UNREACHABLE_WAIT``)."""
+        waiting = self._waiting.get(key)
+        if waiting is None:
+            return
+        waiting.drop_timer = None
+        now = self.clock()
+        entry = self._cache.get(key)
+        reason = entry.outcome if entry is not None else "robots.txt not fetched yet"
+        expired = [request for request, deadline in waiting.parked if deadline <= now]
+        waiting.parked = [(r, deadline) for r, deadline in waiting.parked if deadline > now]
+        if expired:
+            if not waiting.warned:
+                waiting.warned = True
+                logger.warning(
+                    "Dropping requests to %(origin)s: its robots.txt has been unreachable "
+                    "(%(reason)s) for ROBOTSTXT_RFC_UNREACHABLE_WAIT (%(wait)s s); more "
+                    "requests to it will be dropped the same way while it stays unreachable",
+                    {"origin": key, "reason": reason, "wait": self.config.unreachable_wait},
+                    extra={"spider": self._spider},
+                )
+            for request in expired:
+                request.meta[_DROP] = reason
+            self._release(expired)
+        for d, deadline in waiting.in_place:
+            if deadline <= now:
+                d.callback(reason)
+        waiting.in_place = [(d, deadline) for d, deadline in waiting.in_place if deadline > now]
+        self._arm_drop_timer(key, waiting)
+
+    def _release(self, requests: Iterable[Request]) -> None:
+        engine = self.crawler.engine
+        for request in requests:
+            engine.crawl(request)
+
+    @staticmethod
+    def _cancel(waiting: _Waiting) -> None:
+        for timer in (waiting.retry_timer, waiting.drop_timer):
+            if timer is not None:
+                timer.cancel()
+        waiting.retry_timer = waiting.drop_timer = None
+
+    # -- fetching ----------------------------------------------------------
+
+    def _fetch(self, key: Origin, trigger: Request, token: str | None) -> _Waiting:
+        """Start fetching ``key``'s robots.txt unless a fetch is under way."""
+        waiting = self._waiting.get(key)
+        if waiting is None:
+            waiting = self._waiting[key] = _Waiting(trigger)
+        if token is not None:
+            waiting.tokens.add(token)
+        if not waiting.fetching:
+            waiting.trigger = trigger
+            entry = self._cache.get(key)
+            if (
+                entry is not None
+                and entry.unreachable_since is not None
+                and not entry.due(self.clock())
+            ):
+                self._arm_retry_timer(key, waiting, entry)  # RFC 9309 §2.3.1.4: backoff
+            else:
+                self._start(key, waiting)
+        return waiting
+
+    def _start(self, key: Origin, waiting: _Waiting) -> None:
+        waiting.fetching = True
+        deferred_from_coro(self._fetch_and_settle(key, waiting))
+
+    async def _fetch_and_settle(self, key: Origin, waiting: _Waiting) -> None:
+        previous = self._cache.get(key)
+        try:
+            entry = await self._fetch_entry(key, waiting, previous)
+        except Exception as exc:  # a bug of ours must not lose requests
+            logger.error(
+                "Error fetching %(url)s",
+                {"url": key.robots_url},
+                exc_info=True,
+                extra={"spider": self._spider},
+            )
+            entry = self._unreachable(previous, f"{type(exc).__name__}: {exc}", None)
+        self._store(key, entry)
+        waiting.fetching = False
+        self._settle(key)
+
+    def _store(self, key: Origin, entry: policy.Entry) -> None:
+        cache = self._cache
+        cache[key] = entry
+        cache.move_to_end(key)
+        while len(cache) > self.config.max_origins:
+            cache.popitem(last=False)
+            self._stats.inc_value("robotstxt/cache/evicted")
+
+    async def _fetch_entry(
+        self, key: Origin, waiting: _Waiting, previous: policy.Entry | None
+    ) -> policy.Entry:
+        """Fetch, follow redirects, and apply the status policy (HTTP-1 to
+        HTTP-8; RFC 9309 §2.3.1)."""
+        if previous is not None and previous.good:
+            self._stats.inc_value("robotstxt/cache/refreshed")
+        url = key.robots_url
+        seen = {url}
+        hops = 0
+        while True:
+            try:
+                response = await self._download(self._robots_request(url, key, waiting.trigger))
+            except Exception as exc:
+                return self._failed(key, previous, exc)
+            self._stats.inc_value("robotstxt/response_count")
+            self._stats.inc_value(f"robotstxt/response_status_count/{response.status}")
+            kind = policy.classify(response.status)
+            if kind != "redirect":
+                break
+            location = response.headers.get(b"Location")
+            if not location:
+                return self._allow_all(key, f"{response.status} without a Location header")
+            target = safe_url_string(urljoin(url, location.decode("latin-1")))
+            if urlsplit(target).scheme.lower() not in _DEFAULT_PORTS:
+                return self._allow_all(key, f"redirect to a non-HTTP URL ({target})")
+            if target in seen:
+                return self._allow_all(key, f"redirect loop at {target}")
+            if hops >= self.config.max_redirects:
+                return self._allow_all(
+                    key,
+                    f"more than {self.config.max_redirects} redirects",
+                )
+            hops += 1
+            self._stats.inc_value("robotstxt/redirects")
+            seen.add(target)
+            url = target
+        cache_control = parse_cachecontrol(response.headers.get(b"Cache-Control") or b"")
+        fresh_for = policy.lifetime(cache_control, self.config.cache_ttl)
+        if kind == "allow_all":
+            return self._allow_all(key, f"{response.status}: no robots.txt", fresh_for)
+        if kind == "unreachable":
+            hint = policy.retry_after(response.headers.get(b"Retry-After"), self.clock())
+            return self._unreachable(previous, f"HTTP {response.status}", hint, key)
+        if "dataloss" in response.flags:
+            return self._unreachable(previous, "truncated body (data loss)", None, key)
+        return await self._parse(key, waiting, response.body, response, fresh_for)
+
+    async def _parse(
+        self, key: Origin, waiting: _Waiting, body: bytes, response: Response, fresh_for: float
+    ) -> policy.Entry:
+        """HTTP-1, HTTP-12, HTTP-13: parse at most ``max_bytes``; a line cut
+        there is dropped."""
+        body, truncated = cut_at_limit(body, self.config.max_bytes)
+        if truncated:
+            self._stats.inc_value("robotstxt/truncated")
+            logger.info(
+                "%(url)s is larger than ROBOTSTXT_RFC_MAX_BYTES (%(limit)d bytes); the rest is "
+                "ignored (RFC 9309 §2.5)",
+                {"url": key.robots_url, "limit": self.config.max_bytes},
+                extra={"spider": self._spider},
+            )
+        robots = RobotsTxt.parse(body, self.config.mode)
+        tokens = {self._default_token, *waiting.tokens}
+        previous = self._cache.get(key)
+        if previous is not None and previous.rules:
+            tokens.update(previous.rules)
+        rules = {token: robots.for_agent(token) for token in tokens}
+        self._stats.inc_value("robotstxt/rules")
+        self._apply_crawl_delay(waiting.trigger, rules[self._default_token])
+        robots_parsed = getattr(signals, "robots_parsed", None)  # Scrapy 2.18+
+        if robots_parsed is not None:
+            await self.crawler.signals.send_catch_log_async(
+                signal=robots_parsed, robotparser=RobotParser(robots), request=waiting.trigger
+            )
+        return policy.fetched(
+            rules, outcome=f"{response.status}", now=self.clock(), fresh_for=fresh_for
+        )
+
+    def _allow_all(self, key: Origin, outcome: str, fresh_for: float | None = None) -> policy.Entry:
+        """HTTP-2, HTTP-3: as if there were no robots.txt."""
+        self._stats.inc_value("robotstxt/allow_all")
+        logger.debug(
+            "%(url)s: %(outcome)s; everything is allowed",
+            {"url": key.robots_url, "outcome": outcome},
+            extra={"spider": self._spider},
+        )
+        if fresh_for is None:
+            fresh_for = self.config.cache_ttl
+        return policy.fetched(
+            None, outcome=f"{outcome}: allow all", now=self.clock(), fresh_for=fresh_for
+        )
+
+    def _failed(self, key: Origin, previous: policy.Entry | None, exc: Exception) -> policy.Entry:
+        """HTTP-6: a download error makes robots.txt unreachable."""
+        if not isinstance(exc, IgnoreRequest):
+            self._stats.inc_value(f"robotstxt/exception_count/{type(exc)}")
+        return self._unreachable(previous, f"{type(exc).__name__}: {exc}", None, key)
+
+    def _unreachable(
+        self,
+        previous: policy.Entry | None,
+        outcome: str,
+        hint: float | None,
+        key: Origin | None = None,
+    ) -> policy.Entry:
+        """HTTP-4, HTTP-5: disallow all while retrying, unless a good copy
+        is in force."""
+        self._stats.inc_value("robotstxt/unreachable")
+        entry = policy.unreachable(
+            previous,
+            outcome=outcome,
+            now=self.clock(),
+            first_retry=self.config.unreachable_retry,
+            hint=hint,
+        )
+        if entry.good:
+            self._stats.inc_value("robotstxt/unreachable/last_good")
+        else:
+            self._stats.inc_value("robotstxt/disallow_all")
+        logger.warning(
+            "%(url)s is unreachable (%(outcome)s): %(policy)s; next try in %(delay).0f s",
+            {
+                "url": key.robots_url if key is not None else "robots.txt",
+                "outcome": outcome,
+                "policy": "the last good copy stays in force"
+                if entry.good
+                else "requests to this origin wait",
+                "delay": entry.retry_at - self.clock(),
+            },
+            extra={"spider": self._spider},
+        )
+        return entry
+
+    def _robots_request(self, url: str, key: Origin, trigger: Request) -> Request:
+        """The robots.txt request: through the engine and the user's
+        middlewares, but not retried, redirected or cached by them (the
+        policy here does that), in the origin's download slot."""
+        downloader = self.crawler.engine.downloader
+        meta: dict[str, Any] = {
+            "dont_obey_robotstxt": True,
+            "dont_redirect": True,
+            "dont_retry": True,
+            "dont_cache": True,
+            "handle_httpstatus_all": True,
+            "allow_offsite": True,
+            "download_timeout": self.config.timeout,
+            # No size limit in the download handler: a Content-Length above it
+            # would cancel the download instead of truncating it. The limit is
+            # applied by _bytes_received (HTTP-12).
+            "download_maxsize": 0,
+            "download_slot": downloader.get_slot_key(trigger),
+        }
+        if "proxy" in trigger.meta:
+            meta["proxy"] = trigger.meta["proxy"]
+        request = Request(
+            url,
+            priority=self.DOWNLOAD_PRIORITY,
+            meta=meta,
+            dont_filter=True,
+            callback=NO_CALLBACK,
+        )
+        self._stats.inc_value("robotstxt/request_count")
+        return request
+
+    async def _download(self, request: Request) -> Response:
+        """Download through the engine, capping the body (HTTP-12).
+
+        The two signal handlers are connected only while a robots.txt
+        download is in flight, so that page downloads never pay for them.
+        """
+        receiving = self._receiving
+        if not receiving:
+            connect = self.crawler.signals.connect
+            connect(self._bytes_received, signal=signals.bytes_received)
+            connect(self._response_downloaded, signal=signals.response_downloaded)
+        state = receiving[request] = _Receiving()
+        try:
+            engine = self.crawler.engine
+            if hasattr(engine, "download_async"):  # Scrapy 2.14+
+                response: Response = await engine.download_async(request)
+            else:
+                response = await maybe_deferred_to_future(engine.download(request))
+        except IgnoreRequest as exc:
+            raw = state.response
+            if raw is None or "decompression" not in str(exc):
+                raise
+            # HttpCompressionMiddleware refuses more than download_maxsize of
+            # decoded body; the first max_bytes of it are still what is read.
+            body = _inflate(raw.body, self.config.max_bytes + 1)
+            if body is None:
+                raise
+            headers = raw.headers.copy()
+            headers.pop(b"Content-Encoding", None)
+            return raw.replace(body=body, headers=headers, flags=[*raw.flags, "download_stopped"])
+        finally:
+            del receiving[request]
+            if not receiving:
+                disconnect = self.crawler.signals.disconnect
+                disconnect(self._bytes_received, signal=signals.bytes_received)
+                disconnect(self._response_downloaded, signal=signals.response_downloaded)
+        return response
+
+    def _bytes_received(self, data: bytes, request: Request, spider: Spider | None = None) -> None:
+        state = self._receiving.get(request)
+        if state is None:
+            return
+        limit = self.config.max_bytes
+        if not state.received:
+            # The download handler has read download_maxsize (0) by now;
+            # HttpCompressionMiddleware reads it later and must stop
+            # decoding at the limit: a gzip bomb never enters memory.
+            request.meta["download_maxsize"] = limit
+        state.received += len(data)
+        if state.received > limit:
+            raise StopDownload(fail=False)
+
+    def _response_downloaded(
+        self, response: Response, request: Request, spider: Spider | None = None
+    ) -> None:
+        state = self._receiving.get(request)
+        if state is not None:
+            state.response = response
+
+    def _apply_crawl_delay(self, trigger: Request, agent: AgentRules) -> None:
+        """OTHER-2: with ``ROBOTSTXT_RFC_CRAWL_DELAY``, the group's
+        crawl-delay becomes the download slot's delay, capped by
+        ``ROBOTSTXT_RFC_CRAWL_DELAY_MAX``; it never shortens a longer one."""
+        if not self.config.crawl_delay or not agent.crawl_delay:
+            return
+        delay = min(agent.crawl_delay, self.config.crawl_delay_max)
+        downloader = self.crawler.engine.downloader
+        key = downloader.get_slot_key(trigger)
+        slot_settings = downloader.per_slot_settings.setdefault(key, {})
+        slot = downloader.slots.get(key)
+        if slot is not None:
+            current = slot.delay
+        else:
+            current = slot_settings.get("delay", self.crawler.settings.getfloat("DOWNLOAD_DELAY"))
+        if delay <= current:
+            return
+        slot_settings["delay"] = delay
+        if slot is not None:
+            slot.delay = delay
+        self._stats.inc_value("robotstxt/crawl_delay/applied")
+        logger.debug(
+            "Download slot %(slot)r: crawl-delay %(delay)s s from robots.txt",
+            {"slot": key, "delay": delay},
+            extra={"spider": self._spider},
+        )
+
+    # -- the spider's life ---------------------------------------------------
+
+    def _spider_opened(self, spider: Spider) -> None:
+        self._spider = spider
+        path = self._jobdir_file()
+        if path is None or not os.path.exists(path):
+            return
+        with open(path, "rb") as f:
+            saved = pickle.load(f)
+        os.remove(path)
+        requests = [request_from_dict(d, spider=spider) for d in saved]
+        logger.info(
+            "Resuming %(count)d requests that were waiting for robots.txt",
+            {"count": len(requests)},
+            extra={"spider": spider},
+        )
+        self._release(requests)
+
+    def _spider_idle(self, spider: Spider) -> None:
+        if any(w.parked or w.in_place for w in self._waiting.values()):
+            raise DontCloseSpider
+
+    def _spider_closed(self, spider: Spider, reason: str) -> None:
+        parked: list[Request] = []
+        for waiting in self._waiting.values():
+            self._cancel(waiting)
+            parked.extend(request for request, _ in waiting.parked)
+            for d, _ in waiting.in_place:
+                d.callback("the spider closed")
+        self._waiting.clear()
+        if not parked:
+            return
+        path = self._jobdir_file()
+        if path is not None:
+            saved = []
+            for request in parked:
+                try:
+                    saved.append(request.to_dict(spider=spider))
+                except ValueError:
+                    logger.error(
+                        "Cannot save %(request)s, which was waiting for robots.txt, in JOBDIR",
+                        {"request": request},
+                        exc_info=True,
+                        extra={"spider": spider},
+                    )
+            with open(path, "wb") as f:
+                pickle.dump(saved, f, protocol=4)
+            self._stats.set_value("robotstxt/waiting/saved", len(saved))
+            return
+        self._stats.set_value("robotstxt/waiting/abandoned", len(parked))
+        logger.warning(
+            "%(count)d requests were still waiting for robots.txt when the spider closed "
+            "(%(reason)s); set JOBDIR to keep them for the next run",
+            {"count": len(parked), "reason": reason},
+            extra={"spider": spider},
+        )
+
+    def _jobdir_file(self) -> str | None:
+        jobdir = self.crawler.settings.get("JOBDIR")
+        return os.path.join(jobdir, _JOBDIR_FILE) if jobdir else None
+
+
+# -- version bridges -------------------------------------------------------------
+
+
+def _call_later(delay: float, func: Callable[[Origin], None], key: Origin) -> Any:
+    """``scrapy.utils.asyncio.call_later`` (2.14+), or the reactor's."""
+    try:
+        from scrapy.utils.asyncio import call_later
+    except ImportError:  # Scrapy 2.13
+        from twisted.internet import reactor
+
+        return cast("Any", reactor).callLater(delay, func, key)
+    return call_later(delay, func, key)
+
+
+def _inflate(raw: bytes, limit: int) -> bytes | None:
+    """The first ``limit`` bytes of a gzip, zlib or raw deflate ``raw``."""
+    for wbits in (47, -15):  # 47: gzip or zlib, detected from the header
+        try:
+            return zlib.decompressobj(wbits).decompress(raw, limit)
+        except zlib.error:
+            continue
+    return None
