@@ -31,7 +31,6 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 from urllib.parse import urljoin, urlsplit
-from weakref import WeakSet
 
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured, StopDownload
@@ -67,6 +66,11 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 #: and was sent back to the engine to be dropped; kept in ``meta`` so that it
 #: survives a disk queue.
 _DROP = "_robotstxt_rfc_drop"
+#: Set by the ``request_scheduled`` handler and taken off again by
+#: ``process_request``: the request came through the scheduler, so it can be
+#: sent back to it to wait. A ``meta`` key rather than the request's identity,
+#: because a ``JOBDIR`` disk queue gives back a new object.
+_SCHEDULED = "_robotstxt_rfc_scheduled"
 #: ``JOBDIR`` file for requests still waiting when the crawl pauses.
 _JOBDIR_FILE = "robotstxt_rfc.waiting"
 _ORIGIN_MEMO = 4096
@@ -185,9 +189,6 @@ class RobotsTxtMiddleware:
         #: Copies returned by ``process_request`` that the
         #: ``request_scheduled`` handler is to park.
         self._to_park: dict[Request, Origin] = {}
-        #: Requests that came through the scheduler; the others came from
-        #: ``engine.download`` and must wait in place.
-        self._scheduled: WeakSet[Request] = WeakSet()
         #: robots.txt requests in flight: bytes received so far, and the
         #: response as the download handler returned it.
         self._receiving: dict[Request, _Receiving] = {}
@@ -214,6 +215,7 @@ class RobotsTxtMiddleware:
         """``None`` to let ``request`` through, ``IgnoreRequest`` to drop it,
         or a copy of it to take it out of the downloader while it waits."""
         meta = request.meta
+        scheduled = meta.pop(_SCHEDULED, False)
         if meta.get("dont_obey_robotstxt"):
             return None
         key = self._origin(request.url)
@@ -234,11 +236,11 @@ class RobotsTxtMiddleware:
                     self._cache.move_to_end(key)
                     if entry.due(now):  # a good copy in force while unreachable
                         self._fetch(key, request, token)
-                    self._decide(request, key, agent)
+                    self._decide(request, key, entry, agent)
                     return None
             # Not decided yet: fetch if nobody is, and wait.
             waiting = self._fetch(key, request, token)
-            if request in self._scheduled:
+            if scheduled:
                 copy = request if request.dont_filter else request.replace(dont_filter=True)
                 self._to_park[copy] = key
                 return copy
@@ -247,7 +249,9 @@ class RobotsTxtMiddleware:
                 self._stats.inc_value("robotstxt/unreachable/dropped")
                 raise IgnoreRequest(f"robots.txt unreachable: {reason}")
 
-    def _decide(self, request: Request, key: Origin, agent: AgentRules | None) -> None:
+    def _decide(
+        self, request: Request, key: Origin, entry: policy.Entry, agent: AgentRules | None
+    ) -> None:
         """Raise ``IgnoreRequest`` if ``agent``'s rules disallow ``request``
         (RFC 9309 §2.2.2; PATH-5: the longest match decides)."""
         if agent is None or not agent.rules:
@@ -260,8 +264,8 @@ class RobotsTxtMiddleware:
             return
         self._stats.inc_value("robotstxt/forbidden")
         logger.debug(
-            "Forbidden by robots.txt: %(request)s (%(rule)s, line %(line)d of %(robots)s)",
-            {"request": request, "rule": rule, "line": rule.line, "robots": key.robots_url},
+            "Forbidden by robots.txt: %(request)s (%(rule)s of %(robots)s)",
+            {"request": request, "rule": rule, "robots": entry.url or key.robots_url},
             extra={"spider": self._spider},
         )
         raise IgnoreRequest("Forbidden by robots.txt")
@@ -311,13 +315,10 @@ class RobotsTxtMiddleware:
 
     def _request_scheduled(self, request: Request, spider: Spider | None = None) -> None:
         key = self._to_park.pop(request, None)
-        if key is None:
-            self._scheduled.add(request)
+        if key is None or key not in self._waiting:  # or decided meanwhile
+            request.meta[_SCHEDULED] = True
             return
-        waiting = self._waiting.get(key)
-        if waiting is None:  # decided meanwhile: let it through
-            self._scheduled.add(request)
-            return
+        waiting = self._waiting[key]
         deadline = self.clock() + self.config.unreachable_wait
         waiting.parked.append((request, deadline))
         self._stats.inc_value("robotstxt/waiting")
@@ -405,6 +406,10 @@ class RobotsTxtMiddleware:
             if deadline <= now:
                 d.callback(reason)
         waiting.in_place = [(d, deadline) for d, deadline in waiting.in_place if deadline > now]
+        if not waiting.parked and not waiting.in_place and not waiting.fetching:
+            del self._waiting[key]  # nobody waits: the next request fetches again
+            self._cancel(waiting)
+            return
         self._arm_drop_timer(key, waiting)
 
     def _release(self, requests: Iterable[Request]) -> None:
@@ -456,7 +461,7 @@ class RobotsTxtMiddleware:
                 exc_info=True,
                 extra={"spider": self._spider},
             )
-            entry = self._unreachable(previous, f"{type(exc).__name__}: {exc}", None)
+            entry = self._unreachable(previous, f"{type(exc).__name__}: {exc}", None, key)
         self._store(key, entry)
         waiting.fetching = False
         self._settle(key)
@@ -515,7 +520,10 @@ class RobotsTxtMiddleware:
             return self._unreachable(previous, f"HTTP {response.status}", hint, key)
         if "dataloss" in response.flags:
             return self._unreachable(previous, "truncated body (data loss)", None, key)
-        return await self._parse(key, waiting, response.body, response, fresh_for)
+        entry = await self._parse(key, waiting, response.body, response, fresh_for)
+        if url != key.robots_url:
+            entry.url = url  # the rules came from there (LOC-9)
+        return entry
 
     async def _parse(
         self, key: Origin, waiting: _Waiting, body: bytes, response: Response, fresh_for: float

@@ -129,6 +129,8 @@ class Entry:
     failures: int = 0
     #: When an unreachable robots.txt is fetched again.
     retry_at: float = 0.0
+    #: Where the rules came from when redirects led elsewhere (LOC-9).
+    url: str | None = None
 
     def usable(self, now: float) -> bool:
         """Whether requests can be decided now without waiting for a fetch.
@@ -183,6 +185,7 @@ def unreachable(
             unreachable_since=now if since is None else since,
             failures=failures,
             retry_at=now + delay,
+            url=previous.url,
         )
     return Entry(
         None,

@@ -1,0 +1,646 @@
+"""End-to-end crawls against a real local server: every status, redirect,
+size and failure of the issue, under both activations.
+
+Each test asserts on what reached the server (its hit log), what reached
+the spider (responses and errbacks) and the stats.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from typing import Any
+
+import pytest
+import pytest_twisted
+
+from scrapy_robots_rfc.middleware import RobotsTxtMiddleware
+
+from .crawling import (
+    ACTIVATIONS,
+    FakeClock,
+    Stage,
+    make_crawler,
+    middleware_of,
+    use_clock,
+)
+from .mockserver import Hit, MockServer, Origin, Reply
+
+ROBOTS = b"User-agent: *\nDisallow: /private\nAllow: /private/ok\n"
+
+
+@pytest_twisted.async_yield_fixture
+async def server() -> Any:
+    s = MockServer()
+    yield s
+    await s.stop()
+
+
+@pytest.fixture(params=sorted(ACTIVATIONS))
+def activation(request: pytest.FixtureRequest) -> dict[str, Any]:
+    return ACTIVATIONS[request.param]
+
+
+def crawl(activation: dict[str, Any], stages: list[Stage], **settings: Any) -> Any:
+    """Run a crawl; the Deferred fires with the crawler."""
+    crawler = make_crawler(activation, settings)
+    d = crawler.crawl(stages=stages)
+    d.addCallback(lambda _: crawler)
+    return d
+
+
+def robots_origin(server: MockServer, route: Any) -> Origin:
+    return server.add_origin({"/robots.txt": route})
+
+
+def pages(origin: Origin, *paths: str) -> list[str]:
+    return [origin.url(path) for path in paths]
+
+
+def stat(crawler: Any, key: str) -> Any:
+    return crawler.stats.get_value(key)
+
+
+# -- 2xx ------------------------------------------------------------------------------
+
+
+@pytest_twisted.inlineCallbacks
+def test_200_rules_are_obeyed_and_robots_txt_is_fetched_once(server, activation):
+    origin = robots_origin(server, Reply(body=ROBOTS))
+    urls = pages(origin, "/public", "/private/a", "/private/ok", "/")
+    crawler = yield crawl(activation, [Stage(urls)])
+    spider = crawler.spider
+    assert server.paths(origin).count("/robots.txt") == 1
+    assert "/private/a" not in server.paths(origin)
+    assert sorted(spider.seen) == sorted(pages(origin, "/public", "/private/ok", "/"))
+    assert spider.failed_with("Forbidden by robots.txt") == [origin.url("/private/a")]
+    assert stat(crawler, "robotstxt/request_count") == 1
+    assert stat(crawler, "robotstxt/response_count") == 1
+    assert stat(crawler, "robotstxt/response_status_count/200") == 1
+    assert stat(crawler, "robotstxt/forbidden") == 1
+
+
+@pytest_twisted.inlineCallbacks
+def test_concurrent_waiters_all_get_their_verdict(server, activation):
+    """Scrapy 2.14-2.19's built-in lets all but the first waiter through."""
+    slow = Reply(body=b"User-agent: *\nDisallow: /private\n", delay=0.3)
+    origin = robots_origin(server, slow)
+    urls = pages(origin, *(f"/private/{i}" for i in range(30)), "/open")
+    crawler = yield crawl(activation, [Stage(urls)], CONCURRENT_REQUESTS=64)
+    assert server.paths(origin) == ["/robots.txt", "/open"]
+    assert len(crawler.spider.failed_with("Forbidden by robots.txt")) == 30
+    assert crawler.spider.seen == [origin.url("/open")]
+    assert stat(crawler, "robotstxt/forbidden") == 30
+    assert stat(crawler, "robotstxt/request_count") == 1
+
+
+@pytest.mark.parametrize(
+    ("body", "served_as"),
+    [
+        pytest.param(b"<html><body>User-agent: *<br>Disallow: /x</body></html>", {}, id="html"),
+        pytest.param(b"\xef\xbb\xbfUser-agent: *\r\nDisallow: /private\r\n", {}, id="bom-crlf"),
+        pytest.param(ROBOTS, {"gzip": True}, id="gzip"),
+    ],
+)
+@pytest_twisted.inlineCallbacks
+def test_odd_bodies_are_parsed(server, activation, body, served_as):
+    origin = robots_origin(server, Reply(body=body, html=body.startswith(b"<html"), **served_as))
+    urls = pages(origin, "/private/a", "/public")
+    crawler = yield crawl(activation, [Stage(urls)])
+    if body.startswith(b"<html"):
+        # "User-agent: *<br>Disallow: /x</body></html>" is one line whose
+        # user-agent value is "*<br>Disallow:..." (GRP-1): no rules.
+        assert sorted(crawler.spider.seen) == sorted(urls)
+    else:
+        assert "/private/a" not in server.paths(origin)
+        assert crawler.spider.seen == [origin.url("/public")]
+    assert stat(crawler, "robotstxt/rules") == 1
+
+
+@pytest_twisted.inlineCallbacks
+def test_body_over_the_limit_is_cut_and_a_rule_after_it_ignored(server, activation):
+    padding = b"# " + b"x" * 1000 + b"\n"
+    body = b"User-agent: *\nDisallow: /early\n" + padding * 600 + b"Disallow: /late\n"
+    assert len(body) > 512_000
+    origin = robots_origin(server, Reply(body=body))
+    crawler = yield crawl(activation, [Stage(pages(origin, "/early", "/late"))])
+    assert crawler.spider.seen == [origin.url("/late")]
+    assert "/early" not in server.paths(origin)
+    assert stat(crawler, "robotstxt/truncated") == 1
+
+
+@pytest_twisted.inlineCallbacks
+def test_gzip_bomb_is_read_up_to_the_limit(server, activation):
+    body = b"User-agent: *\nDisallow: /early\n" + b"#" * 50_000_000 + b"\nDisallow: /late\n"
+    origin = robots_origin(server, Reply(body=body, gzip=True))
+    crawler = yield crawl(activation, [Stage(pages(origin, "/early", "/late"))])
+    assert crawler.spider.seen == [origin.url("/late")]
+    assert stat(crawler, "robotstxt/truncated") == 1
+
+
+# -- 4xx ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("status", [404, 401, 403, 410])
+@pytest_twisted.inlineCallbacks
+def test_4xx_allows_everything(server, activation, status):
+    origin = robots_origin(server, Reply(status=status, body=b"User-agent: *\nDisallow: /\n"))
+    urls = pages(origin, "/private/a", "/b")
+    crawler = yield crawl(activation, [Stage(urls)])
+    assert sorted(crawler.spider.seen) == sorted(urls)
+    assert server.paths(origin).count("/robots.txt") == 1
+    assert stat(crawler, "robotstxt/allow_all") == 1
+    assert stat(crawler, f"robotstxt/response_status_count/{status}") == 1
+
+
+# -- unreachable ----------------------------------------------------------------------
+
+UNREACHABLE = {"ROBOTSTXT_RFC_UNREACHABLE_RETRY": 0.3, "ROBOTSTXT_RFC_UNREACHABLE_WAIT": 1.0}
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        pytest.param(Reply(status=500), id="500"),
+        pytest.param(Reply(status=503), id="503"),
+        pytest.param(Reply(status=429), id="429"),
+        pytest.param(Reply(reset=True), id="reset"),
+        pytest.param(Reply(body=ROBOTS, truncate=True), id="truncated"),
+        pytest.param(Reply(hang=True), id="hang"),
+    ],
+)
+@pytest_twisted.inlineCallbacks
+def test_unreachable_disallows_all_then_drops_after_the_wait(server, activation, reply, caplog):
+    origin = robots_origin(server, reply)
+    urls = pages(origin, "/a", "/b", "/c")
+    with caplog.at_level(logging.WARNING, logger="scrapy_robots_rfc.middleware"):
+        crawler = yield crawl(activation, [Stage(urls)], ROBOTSTXT_RFC_TIMEOUT=0.4, **UNREACHABLE)
+    assert set(server.paths(origin)) == {"/robots.txt"}, "no page was downloaded"
+    assert len(server.paths(origin)) >= 2, "robots.txt was retried"
+    assert crawler.spider.seen == []
+    assert sorted(crawler.spider.failed_with("robots.txt unreachable")) == sorted(urls)
+    assert stat(crawler, "robotstxt/unreachable/dropped") == 3
+    assert stat(crawler, "robotstxt/unreachable") >= 2
+    assert stat(crawler, "robotstxt/disallow_all") >= 1
+    dropping = [r for r in caplog.records if r.getMessage().startswith("Dropping requests")]
+    assert len(dropping) == 1, "logged once per origin"
+    assert str(origin.port) in dropping[0].getMessage()
+    if reply.hang or reply.reset or reply.truncate:
+        assert any(k.startswith("robotstxt/exception_count/") for k in crawler.stats.get_stats())
+
+
+@pytest_twisted.inlineCallbacks
+def test_retry_after_is_honoured(server, activation):
+    origin = robots_origin(
+        server,
+        lambda hit, n: (
+            Reply(status=429, headers={"Retry-After": "1"}) if n == 1 else Reply(body=ROBOTS)
+        ),
+    )
+    crawler = yield crawl(
+        activation,
+        [Stage(pages(origin, "/a", "/private/x"))],
+        ROBOTSTXT_RFC_UNREACHABLE_RETRY=0.3,
+        ROBOTSTXT_RFC_UNREACHABLE_WAIT=5,
+    )
+    robots = server.hits_for(origin, "/robots.txt")
+    assert len(robots) == 2
+    assert robots[1].time - robots[0].time >= 0.9  # not the 0.3 s of the backoff
+    assert crawler.spider.seen == [origin.url("/a")]
+
+
+@pytest_twisted.inlineCallbacks
+def test_503_turning_into_200_releases_waiting_requests(server, activation):
+    def flaky(hit: Hit, n: int) -> Reply:
+        return Reply(status=503) if n <= 2 else Reply(body=ROBOTS)
+
+    origin = robots_origin(server, flaky)
+    urls = pages(origin, "/a", "/b", "/private/x")
+    crawler = yield crawl(
+        activation,
+        [Stage(urls)],
+        ROBOTSTXT_RFC_UNREACHABLE_RETRY=0.2,
+        ROBOTSTXT_RFC_UNREACHABLE_WAIT=30,
+    )
+    paths = server.paths(origin)
+    assert paths[:3] == ["/robots.txt"] * 3, "nothing was downloaded before robots.txt was read"
+    assert sorted(paths[3:]) == ["/a", "/b"]
+    assert sorted(crawler.spider.seen) == pages(origin, "/a", "/b")
+    # A waiting request's errback is not called; only the forbidden one's is.
+    assert crawler.spider.failed == [origin.url("/private/x")]
+    assert stat(crawler, "robotstxt/unreachable/dropped") is None
+    assert stat(crawler, "robotstxt/waiting") == 3
+    assert stat(crawler, "robotstxt/unreachable") == 2
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_stalled_origin_does_not_stall_the_crawl(server, activation):
+    """CONCURRENT_REQUESTS = 2: one origin's robots.txt fails for a while,
+    the other origin's 20 pages are crawled meanwhile."""
+
+    def slow_then_ok(hit: Hit, n: int) -> Reply:
+        return Reply(status=503, delay=0.5) if n <= 2 else Reply(body=ROBOTS)
+
+    stalled = robots_origin(server, slow_then_ok)
+    fine = robots_origin(server, Reply(body=ROBOTS))
+    urls = pages(stalled, *(f"/s{i}" for i in range(5)))
+    urls += pages(fine, *(f"/f{i}" for i in range(20)))
+    crawler = yield crawl(
+        activation,
+        [Stage(urls)],
+        CONCURRENT_REQUESTS=2,
+        ROBOTSTXT_RFC_UNREACHABLE_RETRY=0.5,
+        ROBOTSTXT_RFC_UNREACHABLE_WAIT=30,
+    )
+    assert len(crawler.spider.seen) == 25
+    stalled_pages = [h for h in server.hits_for(stalled) if h.path != "/robots.txt"]
+    fine_pages = [h for h in server.hits_for(fine) if h.path != "/robots.txt"]
+    good_robots = server.hits_for(stalled, "/robots.txt")[-1]
+    assert len(fine_pages) == 20
+    assert all(h.time < good_robots.time for h in fine_pages), "crawled while the other waited"
+    assert all(h.time > good_robots.time for h in stalled_pages)
+
+
+@pytest_twisted.inlineCallbacks
+def test_requests_waiting_for_a_first_fetch_do_not_block_other_origins(server, activation):
+    hanging = robots_origin(server, Reply(hang=True))
+    fine = robots_origin(server, Reply(body=ROBOTS))
+    urls = pages(hanging, *(f"/h{i}" for i in range(10))) + pages(
+        fine, *(f"/f{i}" for i in range(10))
+    )
+    crawler = yield crawl(
+        activation, [Stage(urls)], CONCURRENT_REQUESTS=2, ROBOTSTXT_RFC_TIMEOUT=2, **UNREACHABLE
+    )
+    assert len([u for u in crawler.spider.seen if str(fine.port) in u]) == 10
+    assert len(crawler.spider.failed_with("robots.txt unreachable")) == 10
+    first_timeout = server.hits_for(hanging, "/robots.txt")[0].time + 2
+    assert all(h.time < first_timeout for h in server.hits_for(fine) if h.path != "/robots.txt")
+
+
+# -- 3xx ------------------------------------------------------------------------------
+
+
+def redirect_chain(server: MockServer, hops: int, final: Reply) -> Origin:
+    """An origin whose robots.txt redirects ``hops`` times, then ``final``."""
+    target = server.add_origin({"/robots.txt": final})
+    for _ in range(hops - 1):
+        target = server.add_origin(
+            {"/robots.txt": Reply(status=301, headers={"Location": target.url("/robots.txt")})}
+        )
+    return server.add_origin(
+        {"/robots.txt": Reply(status=302, headers={"Location": target.url("/robots.txt")})}
+    )
+
+
+@pytest_twisted.inlineCallbacks
+def test_five_redirects_are_followed_across_hosts(server, activation):
+    origin = redirect_chain(server, 5, Reply(body=ROBOTS))
+    crawler = yield crawl(activation, [Stage(pages(origin, "/a", "/private/x"))])
+    assert crawler.spider.seen == [origin.url("/a")]
+    assert "/private/x" not in server.paths(origin)
+    assert stat(crawler, "robotstxt/redirects") == 5
+    assert stat(crawler, "robotstxt/request_count") == 6
+
+
+@pytest_twisted.inlineCallbacks
+def test_twenty_five_redirects_count_as_404(server, activation):
+    origin = redirect_chain(server, 25, Reply(body=b"User-agent: *\nDisallow: /\n"))
+    urls = pages(origin, "/a", "/private/x")
+    crawler = yield crawl(activation, [Stage(urls)])
+    assert sorted(crawler.spider.seen) == sorted(urls)
+    assert stat(crawler, "robotstxt/request_count") == 6, "gave up after the 6th response"
+    assert stat(crawler, "robotstxt/allow_all") == 1
+
+
+@pytest_twisted.inlineCallbacks
+def test_redirect_loop_counts_as_404(server, activation):
+    other: dict[str, Origin] = {}
+    loop = robots_origin(
+        server,
+        lambda hit, n: Reply(status=301, headers={"Location": other["b"].url("/robots.txt")}),
+    )
+    other["b"] = server.add_origin(
+        {"/robots.txt": Reply(status=307, headers={"Location": loop.url("/robots.txt")})}
+    )
+    urls = pages(loop, "/x", "/private/y")
+    crawler = yield crawl(activation, [Stage(urls)])
+    assert sorted(crawler.spider.seen) == sorted(urls)
+    assert stat(crawler, "robotstxt/allow_all") == 1
+    assert stat(crawler, "robotstxt/request_count") == 2
+
+
+@pytest_twisted.inlineCallbacks
+def test_cross_host_redirect_rules_apply_to_the_origin_first_asked(server, activation):
+    target = server.add_origin({"/robots.txt": Reply(body=b"User-agent: *\nDisallow: /t\n")})
+    origin = server.add_origin(
+        {
+            "/robots.txt": Reply(
+                status=301, headers={"Location": target.url("/robots.txt", host="localhost")}
+            )
+        }
+    )
+    crawler = yield crawl(
+        activation, [Stage([*pages(origin, "/t1", "/u"), target.url("/t2"), target.url("/v")])]
+    )
+    assert sorted(crawler.spider.seen) == sorted([origin.url("/u"), target.url("/v")])
+    # The target's own origin (127.0.0.1) fetched its robots.txt itself.
+    assert sorted(h.host for h in server.hits_for(target, "/robots.txt")) == [
+        "127.0.0.1",
+        "localhost",
+    ]
+
+
+@pytest_twisted.inlineCallbacks
+def test_redirect_to_a_non_http_scheme_counts_as_404(server, activation):
+    origin = robots_origin(
+        server, Reply(status=301, headers={"Location": "ftp://127.0.0.1/robots.txt"})
+    )
+    urls = pages(origin, "/private/a")
+    crawler = yield crawl(activation, [Stage(urls)])
+    assert crawler.spider.seen == urls
+    assert stat(crawler, "robotstxt/allow_all") == 1
+
+
+# -- cache ----------------------------------------------------------------------------
+
+
+def advance(clock: FakeClock, seconds: float) -> Any:
+    return lambda spider: clock.advance(seconds)
+
+
+@pytest_twisted.inlineCallbacks
+def test_cache_control_max_age_expires_and_new_rules_apply(server, activation):
+    clock = FakeClock()
+
+    def changing(hit: Hit, n: int) -> Reply:
+        rule = b"/first" if n == 1 else b"/second"
+        return Reply(
+            body=b"User-agent: *\nDisallow: " + rule, headers={"Cache-Control": "max-age=1"}
+        )
+
+    origin = robots_origin(server, changing)
+    stages = [
+        Stage(pages(origin, "/first", "/second"), hook=use_clock(clock)),
+        Stage(pages(origin, "/first?again", "/second?again"), hook=advance(clock, 30)),
+        Stage(pages(origin, "/first?3", "/second?3"), hook=advance(clock, 61)),
+    ]
+    crawler = yield crawl(activation, stages)
+    # max-age=1 is floored at 60 s (policy.MIN_LIFETIME): still fresh after 30 s.
+    assert crawler.spider.seen == pages(origin, "/second", "/second?again", "/first?3")
+    assert server.paths(origin).count("/robots.txt") == 2
+    assert stat(crawler, "robotstxt/cache/refreshed") == 1
+
+
+@pytest_twisted.inlineCallbacks
+def test_entries_live_24_hours(server, activation):
+    clock = FakeClock()
+    origin = robots_origin(server, Reply(body=ROBOTS))
+    stages = [
+        Stage(pages(origin, "/a"), hook=use_clock(clock)),
+        Stage(pages(origin, "/b"), hook=advance(clock, 86_399)),
+        Stage(pages(origin, "/c"), hook=advance(clock, 2)),
+    ]
+    yield crawl(activation, stages)
+    assert server.paths(origin) == ["/robots.txt", "/a", "/b", "/robots.txt", "/c"]
+
+
+@pytest_twisted.inlineCallbacks
+def test_unreachable_refetch_keeps_the_last_good_copy(server, activation):
+    clock = FakeClock()
+    origin = robots_origin(
+        server, lambda hit, n: Reply(body=ROBOTS) if n == 1 else Reply(status=503)
+    )
+    stages = [
+        Stage(pages(origin, "/a"), hook=use_clock(clock)),
+        Stage(pages(origin, "/b", "/private/x"), hook=advance(clock, 90_000)),
+        Stage(pages(origin, "/c", "/private/y"), hook=advance(clock, 10)),
+    ]
+    crawler = yield crawl(activation, stages, **UNREACHABLE)
+    assert crawler.spider.seen == pages(origin, "/a", "/b", "/c")
+    assert crawler.spider.failed_with("Forbidden by robots.txt") == pages(
+        origin, "/private/x", "/private/y"
+    )
+    assert stat(crawler, "robotstxt/unreachable/last_good") >= 1
+    assert stat(crawler, "robotstxt/unreachable/dropped") is None
+
+
+@pytest_twisted.inlineCallbacks
+def test_lru_evicts_and_refetches(server, activation):
+    a = robots_origin(server, Reply(body=ROBOTS))
+    b = robots_origin(server, Reply(body=ROBOTS))
+    stages = [Stage([a.url("/1")]), Stage([b.url("/2")]), Stage([a.url("/3")])]
+    crawler = yield crawl(activation, stages, ROBOTSTXT_RFC_MAX_ORIGINS=1)
+    assert server.paths(a) == ["/robots.txt", "/1", "/robots.txt", "/3"]
+    assert stat(crawler, "robotstxt/cache/evicted") == 2
+
+
+# -- origins, meta, user agent ----------------------------------------------------------
+
+
+@pytest_twisted.inlineCallbacks
+def test_two_ports_of_one_host_are_two_origins(server, activation):
+    strict = robots_origin(server, Reply(body=b"User-agent: *\nDisallow: /\n"))
+    lax = robots_origin(server, Reply(status=404))
+    crawler = yield crawl(activation, [Stage([strict.url("/x"), lax.url("/x")])])
+    assert crawler.spider.seen == [lax.url("/x")]
+    assert server.paths(strict) == ["/robots.txt"]
+    assert stat(crawler, "robotstxt/request_count") == 2
+
+
+@pytest_twisted.inlineCallbacks
+def test_default_port_and_case_are_the_same_origin(server, activation):
+    origin = robots_origin(server, Reply(body=ROBOTS))
+    urls = [
+        origin.url("/a"),
+        origin.url("/b", host="LOCALHOST"),
+        origin.url("/c", host="localhost"),
+    ]
+    crawler = yield crawl(activation, [Stage(urls)])
+    assert len(crawler.spider.seen) == 3
+    hosts = [h.host for h in server.hits_for(origin, "/robots.txt")]
+    assert sorted(hosts) == ["127.0.0.1", "localhost"]
+
+
+@pytest_twisted.inlineCallbacks
+def test_dont_obey_robotstxt_skips_the_check(server, activation):
+    origin = robots_origin(server, Reply(body=b"User-agent: *\nDisallow: /\n"))
+    spec = {"url": origin.url("/x"), "meta": {"dont_obey_robotstxt": True}}
+    crawler = yield crawl(activation, [Stage([spec])])
+    assert crawler.spider.seen == [origin.url("/x")]
+    assert server.paths(origin) == ["/x"]
+
+
+@pytest_twisted.inlineCallbacks
+def test_the_robots_request_goes_through_the_users_middlewares(server, activation):
+    origin = robots_origin(server, Reply(body=ROBOTS))
+    settings = {
+        "DEFAULT_REQUEST_HEADERS": {"X-Team": "robots"},
+        "ROBOTSTXT_USER_AGENT": "ExampleBot",
+    }
+    yield crawl(activation, [Stage([origin.url("/a")])], **settings)
+    robots = server.hits_for(origin, "/robots.txt")[0]
+    assert robots.headers["x-team"] == "robots"
+    assert robots.headers["user-agent"].startswith("TestBot/1.0")
+
+
+GROUPS = b"User-agent: *\nDisallow: /all\n\nUser-agent: examplebot\nDisallow: /example\n"
+
+
+@pytest.mark.parametrize(
+    ("settings", "headers", "blocked"),
+    [
+        ({"ROBOTSTXT_USER_AGENT": "ExampleBot/2"}, {}, "/example"),
+        ({}, {}, "/all"),  # USER_AGENT "TestBot/1.0" names no group
+        ({}, {"User-Agent": "ExampleBot/3"}, "/example"),
+        ({"ROBOTSTXT_USER_AGENT": "Other"}, {"User-Agent": "ExampleBot/3"}, "/all"),
+    ],
+)
+@pytest_twisted.inlineCallbacks
+def test_the_product_token_chooses_the_group(server, activation, settings, headers, blocked):
+    origin = robots_origin(server, Reply(body=GROUPS))
+    specs = [{"url": origin.url(p), "headers": headers} for p in ("/all", "/example")]
+    crawler = yield crawl(activation, [Stage(specs)], **settings)
+    assert crawler.spider.failed == [origin.url(blocked)]
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_mozilla_token_is_warned_about_once(server, activation, caplog):
+    origin = robots_origin(server, Reply(body=ROBOTS))
+    with caplog.at_level(logging.WARNING, logger="scrapy_robots_rfc.middleware"):
+        yield crawl(
+            activation, [Stage(pages(origin, "/a", "/b"))], USER_AGENT="Mozilla/5.0 (X11) Firefox"
+        )
+    warnings = [r for r in caplog.records if "ROBOTSTXT_USER_AGENT" in r.getMessage()]
+    assert len(warnings) == 1
+    assert "'mozilla'" in warnings[0].getMessage()
+
+
+@pytest_twisted.inlineCallbacks
+def test_forbidden_requests_are_logged_with_the_deciding_rule(server, activation, caplog):
+    origin = robots_origin(server, Reply(body=ROBOTS))
+    with caplog.at_level(logging.DEBUG, logger="scrapy_robots_rfc.middleware"):
+        yield crawl(activation, [Stage(pages(origin, "/private/a"))])
+    [record] = [r for r in caplog.records if r.getMessage().startswith("Forbidden by robots.txt")]
+    assert "disallow: /private" in record.getMessage()
+    assert "line 2" in record.getMessage()
+
+
+@pytest_twisted.inlineCallbacks
+def test_robots_parsed_signal_gets_a_robotparser(server, activation):
+    from scrapy import signals
+
+    if not hasattr(signals, "robots_parsed"):
+        pytest.skip("the robots_parsed signal is Scrapy 2.18+")
+    body = ROBOTS + b"Sitemap: https://example.com/sitemap.xml\n"
+    origin = robots_origin(server, Reply(body=body))
+    received: list[tuple[Any, Any]] = []
+    crawler = make_crawler(activation)
+
+    def on_parsed(robotparser: Any, request: Any) -> None:
+        received.append((robotparser, request))
+
+    crawler.signals.connect(on_parsed, signal=signals.robots_parsed)
+    yield crawler.crawl(stages=[Stage(pages(origin, "/a"))])
+    [(parser, request)] = received
+    assert request.url == origin.url("/a")
+    assert not parser.allowed(origin.url("/private/x"), "TestBot")
+    assert list(parser.sitemaps()) == ["https://example.com/sitemap.xml"]
+
+
+@pytest_twisted.inlineCallbacks
+def test_crawl_delay_becomes_the_slot_delay_when_asked(server, activation):
+    origin = robots_origin(server, Reply(body=b"User-agent: *\nCrawl-delay: 0.4\n"))
+    urls = pages(origin, "/1", "/2", "/3")
+    crawler = yield crawl(activation, [Stage(urls)], ROBOTSTXT_RFC_CRAWL_DELAY=True)
+    times = [h.time for h in server.hits_for(origin) if h.path != "/robots.txt"]
+    assert len(times) == 3
+    # Scrapy randomises a slot's delay to 0.5x-1.5x by default.
+    assert all(b - a >= 0.19 for a, b in itertools.pairwise(times))
+    assert stat(crawler, "robotstxt/crawl_delay/applied") == 1
+
+
+@pytest_twisted.inlineCallbacks
+def test_crawl_delay_is_ignored_by_default(server, activation):
+    origin = robots_origin(server, Reply(body=b"User-agent: *\nCrawl-delay: 30\n"))
+    crawler = yield crawl(activation, [Stage(pages(origin, "/1", "/2"))])
+    assert len(crawler.spider.seen) == 2
+    assert stat(crawler, "robotstxt/crawl_delay/applied") is None
+
+
+@pytest_twisted.inlineCallbacks
+def test_non_http_schemes_pass_unchecked(server, activation, tmp_path):
+    page = tmp_path / "page.html"
+    page.write_bytes(b"<html></html>")
+    crawler = yield crawl(activation, [Stage([page.as_uri(), "data:,hello"])])
+    assert len(crawler.spider.seen) == 2
+    assert stat(crawler, "robotstxt/request_count") is None
+
+
+# -- JOBDIR -----------------------------------------------------------------------------
+
+
+@pytest_twisted.inlineCallbacks
+def test_waiting_requests_survive_a_pause_with_jobdir(server, activation, tmp_path):
+    state = {"up": False}
+    origin = robots_origin(
+        server, lambda hit, n: Reply(body=ROBOTS) if state["up"] else Reply(status=503)
+    )
+    settings = {
+        "JOBDIR": str(tmp_path / "job"),
+        "CLOSESPIDER_TIMEOUT": 1,
+        "ROBOTSTXT_RFC_UNREACHABLE_RETRY": 5,
+        "ROBOTSTXT_RFC_UNREACHABLE_WAIT": 60,
+    }
+    first = yield crawl(activation, [Stage(pages(origin, "/a", "/private/b"))], **settings)
+    assert stat(first, "finish_reason") == "closespider_timeout"
+    assert stat(first, "robotstxt/waiting/saved") == 2
+    assert first.spider.seen == []
+    assert first.spider.failures == []
+    state["up"] = True
+    second = yield crawl(activation, [], **settings)
+    assert second.spider.seen == [origin.url("/a")]
+    assert second.spider.failed_with("Forbidden by robots.txt") == [origin.url("/private/b")]
+    assert "/private/b" not in server.paths(origin)
+
+
+# -- activation -----------------------------------------------------------------------
+
+
+@pytest_twisted.inlineCallbacks
+def test_only_one_robots_middleware_runs(server, activation):
+    from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as Builtin
+
+    origin = robots_origin(server, Reply(body=ROBOTS))
+    crawler = yield crawl(activation, [Stage([origin.url("/a")])])
+    middlewares = crawler.engine.downloader.middleware.middlewares
+    assert not any(isinstance(mw, Builtin) for mw in middlewares)
+    assert middleware_of(crawler) is not None
+    assert server.paths(origin).count("/robots.txt") == 1
+
+
+@pytest_twisted.inlineCallbacks
+def test_robotstxt_obey_false_leaves_it_unconfigured(server, activation):
+    origin = robots_origin(server, Reply(body=b"User-agent: *\nDisallow: /\n"))
+    crawler = yield crawl(activation, [Stage([origin.url("/a")])], ROBOTSTXT_OBEY=False)
+    middlewares = crawler.engine.downloader.middleware.middlewares
+    assert not any(isinstance(mw, RobotsTxtMiddleware) for mw in middlewares)
+    assert server.paths(origin) == ["/a"]
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("ROBOTSTXT_RFC_MODE", "strict"),
+        ("ROBOTSTXT_RFC_MAX_REDIRECTS", -1),
+        ("ROBOTSTXT_RFC_MAX_BYTES", 1000),
+        ("ROBOTSTXT_RFC_CACHE_TTL", "soon"),
+        ("ROBOTSTXT_RFC_UNREACHABLE_WAIT", -5),
+    ],
+)
+@pytest_twisted.inlineCallbacks
+def test_invalid_settings_fail_the_crawl_at_start_up(server, activation, name, value):
+    crawler = make_crawler(activation, {name: value})
+    with pytest.raises(ValueError, match=f"The value of the {name} setting") as info:
+        yield crawler.crawl(stages=[])
+    assert repr(value) in str(info.value)
+    assert server.hits == []
