@@ -25,6 +25,8 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_matcher.py
+	$(BIN)/python benchmarks/bench_memory.py
+	$(BIN)/python benchmarks/bench_crawl.py
 
 clean:
 	rm -rf $(VENV) .tox build dist *.egg-info

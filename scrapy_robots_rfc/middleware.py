@@ -319,7 +319,7 @@ class RobotsTxtMiddleware:
             request.meta[_SCHEDULED] = True
             return
         waiting = self._waiting[key]
-        deadline = self.clock() + self.config.unreachable_wait
+        deadline = time.monotonic() + self.config.unreachable_wait
         waiting.parked.append((request, deadline))
         self._stats.inc_value("robotstxt/waiting")
         self._arm_drop_timer(key, waiting)
@@ -327,7 +327,7 @@ class RobotsTxtMiddleware:
 
     async def _wait_in_place(self, key: Origin, waiting: _Waiting) -> str | None:
         d: Deferred[str | None] = Deferred()
-        waiting.in_place.append((d, self.clock() + self.config.unreachable_wait))
+        waiting.in_place.append((d, time.monotonic() + self.config.unreachable_wait))
         self._stats.inc_value("robotstxt/waiting")
         self._arm_drop_timer(key, waiting)
         return await maybe_deferred_to_future(d)
@@ -374,7 +374,7 @@ class RobotsTxtMiddleware:
         deadlines += [deadline for _, deadline in waiting.in_place]
         if not deadlines:
             return
-        delay = max(0.0, min(deadlines) - self.clock())
+        delay = max(0.0, min(deadlines) - time.monotonic())
         waiting.drop_timer = _call_later(delay, self._drop_expired, key)
 
     def _drop_expired(self, key: Origin) -> None:
@@ -384,7 +384,7 @@ class RobotsTxtMiddleware:
         if waiting is None:
             return
         waiting.drop_timer = None
-        now = self.clock()
+        now = time.monotonic()
         entry = self._cache.get(key)
         reason = entry.outcome if entry is not None else "robots.txt not fetched yet"
         expired = [request for request, deadline in waiting.parked if deadline <= now]
@@ -415,7 +415,15 @@ class RobotsTxtMiddleware:
     def _release(self, requests: Iterable[Request]) -> None:
         engine = self.crawler.engine
         for request in requests:
-            engine.crawl(request)
+            try:
+                engine.crawl(request)
+            except Exception:  # the engine is closing
+                logger.error(
+                    "Could not send %(request)s back to the engine after it waited for robots.txt",
+                    {"request": request},
+                    exc_info=True,
+                    extra={"spider": self._spider},
+                )
 
     @staticmethod
     def _cancel(waiting: _Waiting) -> None:
