@@ -338,6 +338,8 @@ def _tree_regex(prefixes: list[str], depth: int = 0, level: int = 0) -> str:
 
 #: Verdicts by plain scanning before a rule set is compiled.
 _SCANS_BEFORE_COMPILE = 64
+#: Rule sets this small are never compiled.
+_SCAN_ONLY_MAX = 16
 
 #: A node with more wildcard rules than this finds their required literals
 #: in the path first, and tries only the rules whose literal is there.
@@ -453,10 +455,11 @@ class AgentRules:
 
     __slots__ = (
         "_by_prefix",
-        "_entries",
         "_nodes",
+        "_prefixes",
         "_scans",
         "_tree",
+        "_wildcards",
         "agents",
         "crawl_delay",
         "mode",
@@ -484,7 +487,12 @@ class AgentRules:
         self.mode: Mode = mode
         self._tree: re.Pattern[str] | None = None
         self._scans = 0
-        self._entries: tuple[tuple[Rule, str, str | None], ...] | None = None
+        # For scanning, built on first use: each rule's literal prefix (the
+        # pattern itself for a plain rule, so no new string) and its
+        # wildcard form (None for a plain rule). Two flat tuples keep a
+        # cached rule set small (issue 3: bytes per cached origin).
+        self._prefixes: tuple[str, ...] | None = None
+        self._wildcards: tuple[str | None, ...] = ()
         self._by_prefix: dict[str, list[Rule]] = {}
         self._nodes: dict[str, _Node] = {}
 
@@ -500,22 +508,19 @@ class AgentRules:
             tree = ""
         self._by_prefix = by_prefix
         self._tree = re.compile(tree, re.DOTALL)
+        self._prefixes, self._wildcards = None, ()  # the scan tables are not needed any more
         return self._tree
 
     def _scan(self, path: str) -> Rule | None:
-        entries = self._entries
-        if entries is None:
+        prefixes = self._prefixes
+        if prefixes is None:
+            prefixes = self._prefixes = tuple(_literal_prefix(r.pattern) for r in self.rules)
             # A run of '*' matches what one '*' matches (PATH-2); the
             # priority is still the whole pattern's length.
-            entries = self._entries = tuple(
-                (
-                    rule,
-                    _literal_prefix(rule.pattern),
-                    None if _is_prefix_rule(rule) else _STARS.sub("*", rule.pattern),
-                )
-                for rule in self.rules
+            self._wildcards = tuple(
+                None if _is_prefix_rule(r) else _STARS.sub("*", r.pattern) for r in self.rules
             )
-        for rule, prefix, wildcard in entries:
+        for rule, prefix, wildcard in zip(self.rules, prefixes, self._wildcards, strict=True):
             # The C-level startswith rejects most rules; only the ones whose
             # literal prefix is there need the full check.
             if path.startswith(prefix) and (wildcard is None or _matches(wildcard, path)):
@@ -536,6 +541,11 @@ class AgentRules:
             return None
         tree = self._tree
         if tree is None:
+            # A small rule set (the median file has 6 rules for a crawler) is
+            # always scanned: about as fast as the tree, and no compiled
+            # state to keep per cached origin.
+            if len(self.rules) <= _SCAN_ONLY_MAX:
+                return self._scan(path)
             # Compiling costs as much as a few dozen scans: a rule set used
             # for a few verdicts is only scanned.
             self._scans += 1
