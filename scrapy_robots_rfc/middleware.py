@@ -271,6 +271,8 @@ class RobotsTxtMiddleware:
         raise IgnoreRequest("Forbidden by robots.txt")
 
     def _origin(self, url: str) -> Origin | None:
+        if not url[:8].lower().startswith(("http://", "https://")):
+            return None  # LOC-7; and a data: URL must not fill the memo
         end = url.find("/", url.find("//") + 2)
         prefix = url if end < 0 else url[:end]
         try:
@@ -470,9 +472,17 @@ class RobotsTxtMiddleware:
                 extra={"spider": self._spider},
             )
             entry = self._unreachable(previous, f"{type(exc).__name__}: {exc}", None, key)
-        self._store(key, entry)
         waiting.fetching = False
-        self._settle(key)
+        self._store(key, entry)
+        try:
+            self._settle(key)
+        except Exception:
+            logger.error(
+                "Error releasing the requests that waited for %(url)s",
+                {"url": key.robots_url},
+                exc_info=True,
+                extra={"spider": self._spider},
+            )
 
     def _store(self, key: Origin, entry: policy.Entry) -> None:
         cache = self._cache
@@ -743,10 +753,20 @@ class RobotsTxtMiddleware:
         path = self._jobdir_file()
         if path is None or not os.path.exists(path):
             return
-        with open(path, "rb") as f:
-            saved = pickle.load(f)
+        try:
+            with open(path, "rb") as f:
+                requests = [request_from_dict(d, spider=spider) for d in pickle.load(f)]
+        except Exception:
+            # Left in place: nothing is lost, and the next run tries again.
+            logger.error(
+                "Cannot read %(path)s, the requests that were waiting for robots.txt "
+                "when the crawl paused",
+                {"path": path},
+                exc_info=True,
+                extra={"spider": spider},
+            )
+            return
         os.remove(path)
-        requests = [request_from_dict(d, spider=spider) for d in saved]
         logger.info(
             "Resuming %(count)d requests that were waiting for robots.txt",
             {"count": len(requests)},

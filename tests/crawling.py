@@ -69,6 +69,7 @@ class Recorder(Spider):
         super().__init__(*args, **kwargs)
         self.stages = list(stages)
         self.seen: list[str] = []
+        self.metas: list[dict[str, Any]] = []
         self.failures: list[tuple[str, BaseException]] = []
 
     @classmethod
@@ -103,6 +104,7 @@ class Recorder(Spider):
 
     def parse(self, response: Any) -> None:
         self.seen.append(response.url)
+        self.metas.append(dict(response.meta))
 
     def errback(self, failure: Any) -> None:
         self.failures.append((failure.request.url, failure.value))

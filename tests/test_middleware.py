@@ -13,12 +13,18 @@ from typing import Any
 
 import pytest
 import pytest_twisted
+from scrapy import Request
+from scrapy.exceptions import IgnoreRequest
+from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.test import get_crawler
 
 from scrapy_robots_rfc.middleware import RobotsTxtMiddleware
 
 from .crawling import (
     ACTIVATIONS,
+    BASE_SETTINGS,
     FakeClock,
+    Recorder,
     Stage,
     make_crawler,
     middleware_of,
@@ -78,6 +84,7 @@ def test_200_rules_are_obeyed_and_robots_txt_is_fetched_once(server, activation)
     assert stat(crawler, "robotstxt/response_count") == 1
     assert stat(crawler, "robotstxt/response_status_count/200") == 1
     assert stat(crawler, "robotstxt/forbidden") == 1
+    assert not any(k.startswith("_robotstxt_rfc") for m in spider.metas for k in m), spider.metas
 
 
 @pytest_twisted.inlineCallbacks
@@ -275,6 +282,38 @@ def test_requests_waiting_for_a_first_fetch_do_not_block_other_origins(server, a
     assert len(crawler.spider.failed_with("robots.txt unreachable")) == 10
     first_timeout = server.hits_for(hanging, "/robots.txt")[0].time + 2
     assert all(h.time < first_timeout for h in server.hits_for(fine) if h.path != "/robots.txt")
+
+
+class DirectDownloads(Recorder):
+    """Downloads with ``engine.download`` from a callback, as media
+    pipelines do: those requests never pass the scheduler."""
+
+    async def parse(self, response: Any) -> None:  # type: ignore[override]
+        super().parse(response)
+        for url in response.meta.get("direct", ()):
+            engine = self.crawler.engine
+            request = Request(url, dont_filter=True)
+            try:
+                if hasattr(engine, "download_async"):
+                    await engine.download_async(request)
+                else:
+                    await maybe_deferred_to_future(engine.download(request))
+            except IgnoreRequest as exc:
+                self.failures.append((url, exc))
+            else:
+                self.seen.append(url)
+
+
+@pytest_twisted.inlineCallbacks
+def test_engine_download_requests_wait_in_place_and_get_their_verdict(server, activation):
+    first = robots_origin(server, Reply(status=404))
+    slow = robots_origin(server, Reply(body=ROBOTS, delay=0.3))
+    direct = pages(slow, "/private/x", "/ok")
+    crawler = get_crawler(DirectDownloads, {**BASE_SETTINGS, **activation})
+    yield crawler.crawl(stages=[Stage([{"url": first.url("/"), "meta": {"direct": direct}}])])
+    assert crawler.spider.seen == [first.url("/"), slow.url("/ok")]
+    assert crawler.spider.failed_with("Forbidden by robots.txt") == [slow.url("/private/x")]
+    assert server.paths(slow) == ["/robots.txt", "/ok"]
 
 
 # -- 3xx ------------------------------------------------------------------------------
