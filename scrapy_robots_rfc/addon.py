@@ -42,7 +42,9 @@ class Addon:
         found = False
         for key in list(middlewares):
             if _refers_to(key, builtin):
-                middlewares[key] = None
+                # At the priority it was set with (a spider's custom_settings
+                # outranks "project"), so that None really replaces it.
+                middlewares.set(key, None, priority=middlewares.getpriority(key) or "project")
                 found = True
         # Scrapy 2.15+ merges keys that name the same class (and warns about
         # duplicates); before, only the import path overrides the entry in

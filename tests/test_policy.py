@@ -233,7 +233,9 @@ def test_addon_switches_the_builtin_off_whatever_key_the_user_used(user):
     from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as Builtin
     from scrapy.utils.conf import build_component_list
 
-    settings = Settings({"DOWNLOADER_MIDDLEWARES": {Builtin: 100} if user == "class" else user})
+    settings = Settings()
+    value = {Builtin: 100} if user == "class" else user
+    settings.set("DOWNLOADER_MIDDLEWARES", value, priority="spider")  # custom_settings
     Addon().update_settings(settings)
     # What Scrapy's middleware manager reads: 2.15+ merges class and path keys.
     if hasattr(settings, "get_component_priority_dict_with_base"):
