@@ -27,7 +27,7 @@ import os
 import pickle
 import time
 import zlib
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 from urllib.parse import urljoin, urlsplit
@@ -71,6 +71,10 @@ _DROP = "_robotstxt_rfc_drop"
 #: sent back to it to wait. A ``meta`` key rather than the request's identity,
 #: because a ``JOBDIR`` disk queue gives back a new object.
 _SCHEDULED = "_robotstxt_rfc_scheduled"
+#: On a request that was sent back to the scheduler with ``dont_filter``
+#: set only for that; ``process_request`` clears the flag again, so that
+#: redirects and offsite filtering treat it as the user made it.
+_FILTER = "_robotstxt_rfc_filter"
 #: ``JOBDIR`` file for requests still waiting when the crawl pauses.
 _JOBDIR_FILE = "robotstxt_rfc.waiting"
 _ORIGIN_MEMO = 4096
@@ -156,16 +160,21 @@ class _Waiting:
     #: used, and ``robots_parsed`` receives it.
     trigger: Request
     fetching: bool = False
-    #: Requests taken out of the scheduler, with their deadlines.
-    parked: list[tuple[Request, float]] = field(default_factory=list)
-    #: Deferreds of requests waiting inside ``process_request``, with their
-    #: deadlines; fired with ``None`` to decide again, or a reason to drop.
-    in_place: list[tuple[Deferred[str | None], float]] = field(default_factory=list)
+    #: Requests taken out of the scheduler, with when they began to wait
+    #: (``time.monotonic``), oldest first.
+    parked: deque[tuple[Request, float]] = field(default_factory=deque)
+    #: Deferreds of requests waiting inside ``process_request``, the same
+    #: way; fired with ``None`` to decide again, or a reason to drop.
+    in_place: deque[tuple[Deferred[str | None], float]] = field(default_factory=deque)
     #: Product tokens the next parse must keep rules for.
     tokens: set[str] = field(default_factory=set)
+    #: When a fetch first found the origin unreachable (``time.monotonic``):
+    #: ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` counts from here or from when the
+    #: request began to wait, whichever is later; a first fetch that is only
+    #: slow never drops anything.
+    unreachable_at: float | None = None
     retry_timer: Any = None
     drop_timer: Any = None
-    warned: bool = False
 
 
 class RobotsTxtMiddleware:
@@ -193,6 +202,10 @@ class RobotsTxtMiddleware:
         #: response as the download handler returned it.
         self._receiving: dict[Request, _Receiving] = {}
         self._origins: dict[str, Origin | None] = {}
+        #: Origins already named in a "Dropping requests" warning.
+        self._warned: set[Origin] = set()
+        #: Product tokens already warned about.
+        self._bad_tokens: set[str] = set()
         self._tokens: dict[bytes, str] = {}
         self._default_token = self._checked_token(
             self.config.robots_user_agent or self.config.user_agent,
@@ -216,6 +229,8 @@ class RobotsTxtMiddleware:
         or a copy of it to take it out of the downloader while it waits."""
         meta = request.meta
         scheduled = meta.pop(_SCHEDULED, False)
+        if meta.pop(_FILTER, False) and scheduled:
+            request.dont_filter = False
         if meta.get("dont_obey_robotstxt"):
             return None
         key = self._origin(request.url)
@@ -241,7 +256,12 @@ class RobotsTxtMiddleware:
             # Not decided yet: fetch if nobody is, and wait.
             waiting = self._fetch(key, request, token)
             if scheduled:
-                copy = request if request.dont_filter else request.replace(dont_filter=True)
+                # dont_filter lets the copy past the dupefilter, which has
+                # seen the request once; it is set back on the verdict.
+                copy = request
+                if not request.dont_filter:
+                    copy = request.replace(dont_filter=True)
+                    copy.meta[_FILTER] = True
                 self._to_park[copy] = key
                 return copy
             reason = await self._wait_in_place(key, waiting)
@@ -303,7 +323,8 @@ class RobotsTxtMiddleware:
         """The product token, with a warning when it cannot be what the user
         means (RFC 9309 §2.2.1: the crawler's own name, ``[A-Za-z_-]+``)."""
         token = product_token(user_agent).lower()
-        if token in ("", "mozilla"):
+        if token in ("", "mozilla") and token not in self._bad_tokens:
+            self._bad_tokens.add(token)
             logger.warning(
                 "The robots.txt product token taken from %(source)s (%(ua)r) is %(token)r, "
                 "so robots.txt groups for your crawler will not match it. Set "
@@ -321,15 +342,14 @@ class RobotsTxtMiddleware:
             request.meta[_SCHEDULED] = True
             return
         waiting = self._waiting[key]
-        deadline = time.monotonic() + self.config.unreachable_wait
-        waiting.parked.append((request, deadline))
+        waiting.parked.append((request, time.monotonic()))
         self._stats.inc_value("robotstxt/waiting")
         self._arm_drop_timer(key, waiting)
         raise IgnoreRequest  # keeps it out of the scheduler; the engine logs nothing
 
     async def _wait_in_place(self, key: Origin, waiting: _Waiting) -> str | None:
         d: Deferred[str | None] = Deferred()
-        waiting.in_place.append((d, time.monotonic() + self.config.unreachable_wait))
+        waiting.in_place.append((d, time.monotonic()))
         self._stats.inc_value("robotstxt/waiting")
         self._arm_drop_timer(key, waiting)
         return await maybe_deferred_to_future(d)
@@ -354,7 +374,10 @@ class RobotsTxtMiddleware:
             self._cancel(waiting)
             return
         if entry is not None:
+            if waiting.unreachable_at is None:
+                waiting.unreachable_at = time.monotonic()
             self._arm_retry_timer(key, waiting, entry)
+            self._arm_drop_timer(key, waiting)
 
     def _arm_retry_timer(self, key: Origin, waiting: _Waiting, entry: policy.Entry) -> None:
         if waiting.retry_timer is None:
@@ -369,31 +392,49 @@ class RobotsTxtMiddleware:
         if (waiting.parked or waiting.in_place) and not waiting.fetching:
             self._start(key, waiting)
 
+    def _drop_time(self, waiting: _Waiting) -> float | None:
+        """When the longest-waiting request is to be dropped, if the origin
+        is unreachable."""
+        if waiting.unreachable_at is None:
+            return None
+        starts = [queue[0][1] for queue in (waiting.parked, waiting.in_place) if queue]
+        if not starts:
+            return None
+        return max(min(starts), waiting.unreachable_at) + self.config.unreachable_wait
+
     def _arm_drop_timer(self, key: Origin, waiting: _Waiting) -> None:
         if waiting.drop_timer is not None:
             return
-        deadlines = [deadline for _, deadline in waiting.parked]
-        deadlines += [deadline for _, deadline in waiting.in_place]
-        if not deadlines:
-            return
-        delay = max(0.0, min(deadlines) - time.monotonic())
-        waiting.drop_timer = _call_later(delay, self._drop_expired, key)
+        when = self._drop_time(waiting)
+        if when is not None:
+            delay = max(0.0, when - time.monotonic())
+            waiting.drop_timer = _call_later(delay, self._drop_expired, key)
 
     def _drop_expired(self, key: Origin) -> None:
         """Send back, to be dropped, the requests that waited too long
-        (``ROBOTSTXT_RFC_UNREACHABLE_WAIT``)."""
+        (``ROBOTSTXT_RFC_UNREACHABLE_WAIT``) for an unreachable origin."""
         waiting = self._waiting.get(key)
         if waiting is None:
             return
         waiting.drop_timer = None
-        now = time.monotonic()
+        if waiting.unreachable_at is None:
+            return
+        # Requests wait from when they came or from when the origin turned
+        # unreachable, whichever is later: the queues are in that order.
+        limit = time.monotonic() - self.config.unreachable_wait
+        if waiting.unreachable_at > limit:
+            self._arm_drop_timer(key, waiting)
+            return
         entry = self._cache.get(key)
-        reason = entry.outcome if entry is not None else "robots.txt not fetched yet"
-        expired = [request for request, deadline in waiting.parked if deadline <= now]
-        waiting.parked = [(r, deadline) for r, deadline in waiting.parked if deadline > now]
+        reason = entry.outcome if entry is not None else "robots.txt not fetched"
+        expired: list[Request] = []
+        while waiting.parked and waiting.parked[0][1] <= limit:
+            expired.append(waiting.parked.popleft()[0])
+        while waiting.in_place and waiting.in_place[0][1] <= limit:
+            waiting.in_place.popleft()[0].callback(reason)
         if expired:
-            if not waiting.warned:
-                waiting.warned = True
+            if key not in self._warned:
+                self._warned.add(key)
                 logger.warning(
                     "Dropping requests to %(origin)s: its robots.txt has been unreachable "
                     "(%(reason)s) for ROBOTSTXT_RFC_UNREACHABLE_WAIT (%(wait)s s); more "
@@ -404,10 +445,6 @@ class RobotsTxtMiddleware:
             for request in expired:
                 request.meta[_DROP] = reason
             self._release(expired)
-        for d, deadline in waiting.in_place:
-            if deadline <= now:
-                d.callback(reason)
-        waiting.in_place = [(d, deadline) for d, deadline in waiting.in_place if deadline > now]
         if not waiting.parked and not waiting.in_place and not waiting.fetching:
             del self._waiting[key]  # nobody waits: the next request fetches again
             self._cancel(waiting)
@@ -488,9 +525,16 @@ class RobotsTxtMiddleware:
         cache = self._cache
         cache[key] = entry
         cache.move_to_end(key)
-        while len(cache) > self.config.max_origins:
-            cache.popitem(last=False)
-            self._stats.inc_value("robotstxt/cache/evicted")
+        if len(cache) <= self.config.max_origins:
+            return
+        # Least recently used first, but never an origin that requests are
+        # waiting for: that would reset its backoff and its waits.
+        for old in list(cache):
+            if len(cache) <= self.config.max_origins:
+                break
+            if old != key and old not in self._waiting:
+                del cache[old]
+                self._stats.inc_value("robotstxt/cache/evicted")
 
     async def _fetch_entry(
         self, key: Origin, waiting: _Waiting, previous: policy.Entry | None
@@ -648,11 +692,16 @@ class RobotsTxtMiddleware:
             "download_maxsize": 0,
             "download_slot": downloader.get_slot_key(trigger),
         }
+        # Encodings this middleware can cut at ROBOTSTXT_RFC_MAX_BYTES
+        # without decoding everything (see _download); Scrapy also asks for
+        # br and zstd.
+        headers = {"Accept-Encoding": "gzip, deflate"}
         if "proxy" in trigger.meta:
             meta["proxy"] = trigger.meta["proxy"]
         request = Request(
             url,
             priority=self.DOWNLOAD_PRIORITY,
+            headers=headers,
             meta=meta,
             dont_filter=True,
             callback=NO_CALLBACK,
@@ -755,7 +804,9 @@ class RobotsTxtMiddleware:
             return
         try:
             with open(path, "rb") as f:
-                requests = [request_from_dict(d, spider=spider) for d in pickle.load(f)]
+                requests = [
+                    request_from_dict(pickle.loads(blob), spider=spider) for blob in pickle.load(f)
+                ]
         except Exception:
             # Left in place: nothing is lost, and the next run tries again.
             logger.error(
@@ -789,29 +840,34 @@ class RobotsTxtMiddleware:
         if not parked:
             return
         path = self._jobdir_file()
-        if path is not None:
-            saved = []
-            for request in parked:
-                try:
-                    saved.append(request.to_dict(spider=spider))
-                except ValueError:
-                    logger.error(
-                        "Cannot save %(request)s, which was waiting for robots.txt, in JOBDIR",
-                        {"request": request},
-                        exc_info=True,
-                        extra={"spider": spider},
-                    )
-            with open(path, "wb") as f:
-                pickle.dump(saved, f, protocol=4)
-            self._stats.set_value("robotstxt/waiting/saved", len(saved))
+        if path is None:
+            self._stats.set_value("robotstxt/waiting/abandoned", len(parked))
+            logger.warning(
+                "%(count)d requests were still waiting for robots.txt when the spider closed "
+                "(%(reason)s); set JOBDIR to keep them for the next run",
+                {"count": len(parked), "reason": reason},
+                extra={"spider": spider},
+            )
             return
-        self._stats.set_value("robotstxt/waiting/abandoned", len(parked))
-        logger.warning(
-            "%(count)d requests were still waiting for robots.txt when the spider closed "
-            "(%(reason)s); set JOBDIR to keep them for the next run",
-            {"count": len(parked), "reason": reason},
-            extra={"spider": spider},
-        )
+        # Each request is pickled on its own, as Scrapy's disk queues do, so
+        # that one that cannot be does not take the others with it.
+        saved: list[bytes] = []
+        for request in parked:
+            try:
+                saved.append(pickle.dumps(request.to_dict(spider=spider), protocol=4))
+            except (ValueError, TypeError, AttributeError, pickle.PicklingError):
+                self._stats.inc_value("robotstxt/waiting/abandoned")
+                logger.error(
+                    "Cannot save %(request)s, which was waiting for robots.txt, in JOBDIR",
+                    {"request": request},
+                    exc_info=True,
+                    extra={"spider": spider},
+                )
+        partial = f"{path}.partial"
+        with open(partial, "wb") as f:
+            pickle.dump(saved, f, protocol=4)
+        os.replace(partial, path)  # never a half-written file
+        self._stats.set_value("robotstxt/waiting/saved", len(saved))
 
     def _jobdir_file(self) -> str | None:
         jobdir = self.crawler.settings.get("JOBDIR")

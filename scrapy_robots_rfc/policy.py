@@ -94,13 +94,16 @@ def backoff(failures: int, first: float, hint: float | None = None) -> float:
 
     Exponential: ``first``, ``2 * first``, ``4 * first``... after the 1st,
     2nd, 3rd... failure in a row, up to :data:`MAX_RETRY_DELAY` (HTTP-5:
-    "keep retrying"). A ``Retry-After`` ``hint`` replaces it, within the same
-    ceiling.
+    "keep retrying"). A longer ``Retry-After`` ``hint`` replaces it, within
+    the same ceiling.
     """
     ceiling = max(MAX_RETRY_DELAY, first)
+    delay = min(first * 2.0 ** min(max(failures - 1, 0), 32), ceiling)
     if hint is not None:
-        return min(max(hint, 0.0), ceiling)
-    return min(first * 2.0 ** min(max(failures - 1, 0), 32), ceiling)
+        # Never sooner than the server asks, nor than the backoff: a
+        # "Retry-After: 0" (or a clock skewed date) must not mean a hot loop.
+        return min(max(hint, delay), ceiling)
+    return delay
 
 
 @dataclass(slots=True)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import itertools
 import logging
-from typing import Any
+import threading
+from typing import Any, ClassVar
 
 import pytest
 import pytest_twisted
@@ -214,6 +215,52 @@ def test_retry_after_is_honoured(server, activation):
     assert len(robots) == 2
     assert robots[1].time - robots[0].time >= 0.9  # not the 0.3 s of the backoff
     assert crawler.spider.seen == [origin.url("/a")]
+
+
+@pytest_twisted.inlineCallbacks
+def test_retry_after_zero_does_not_spin(server, activation):
+    origin = robots_origin(server, Reply(status=503, headers={"Retry-After": "0"}))
+    crawler = yield crawl(activation, [Stage(pages(origin, "/a"))], **UNREACHABLE)
+    assert crawler.spider.failed_with("robots.txt unreachable") == [origin.url("/a")]
+    # 0.3 s, 0.6 s... of backoff within the 1 s wait: a handful, not thousands.
+    assert 2 <= len(server.hits_for(origin, "/robots.txt")) <= 4
+
+
+@pytest_twisted.inlineCallbacks
+def test_the_wait_counts_only_once_the_origin_is_unreachable(server, activation):
+    origin = robots_origin(server, Reply(body=ROBOTS, delay=0.3))
+    urls = pages(origin, "/a", "/private/x")
+    crawler = yield crawl(activation, [Stage(urls)], ROBOTSTXT_RFC_UNREACHABLE_WAIT=0)
+    assert crawler.spider.seen == [origin.url("/a")]
+    assert crawler.spider.failed_with("Forbidden by robots.txt") == [origin.url("/private/x")]
+    assert stat(crawler, "robotstxt/unreachable/dropped") is None
+
+
+class OffsiteRecorder(Recorder):
+    allowed_domains: ClassVar[list[str]] = ["127.0.0.1"]
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_request_that_waited_is_filtered_as_the_user_made_it(server, activation):
+    """It went back to the scheduler with dont_filter; once decided, the
+    dupefilter and offsite filtering see the user's setting again."""
+    other = server.add_origin()
+    origin = robots_origin(server, Reply(body=ROBOTS, delay=0.2))
+    redirect = Reply(status=302, headers={"Location": other.url("/landing", host="localhost")})
+    origin_redirect = server.add_origin(
+        {"/robots.txt": Reply(body=ROBOTS, delay=0.2), "/r": redirect}
+    )
+    specs = [
+        {"url": origin_redirect.url("/r"), "dont_filter": False},
+        {"url": origin.url("/a"), "dont_filter": False},
+        {"url": origin.url("/a"), "dont_filter": False},
+    ]
+    crawler = get_crawler(OffsiteRecorder, {**BASE_SETTINGS, **activation})
+    yield crawler.crawl(stages=[Stage(specs)])
+    assert server.paths(other) == [], "the redirect to another domain was filtered"
+    assert server.paths(origin).count("/a") == 1, "the duplicate was filtered"
+    assert crawler.spider.seen == [origin.url("/a")]
+    assert stat(crawler, "robotstxt/waiting") >= 2
 
 
 @pytest_twisted.inlineCallbacks
@@ -519,6 +566,8 @@ def test_the_robots_request_goes_through_the_users_middlewares(server, activatio
     yield crawl(activation, [Stage([origin.url("/a")])], **settings)
     robots = server.hits_for(origin, "/robots.txt")[0]
     assert robots.headers["x-team"] == "robots"
+    # Encodings the middleware can cut at the size limit without decoding it all.
+    assert robots.headers["accept-encoding"] == "gzip, deflate"
     assert robots.headers["user-agent"].startswith("TestBot/1.0")
 
 
@@ -640,6 +689,27 @@ def test_waiting_requests_survive_a_pause_with_jobdir(server, activation, tmp_pa
     assert second.spider.seen == [origin.url("/a")]
     assert second.spider.failed_with("Forbidden by robots.txt") == [origin.url("/private/b")]
     assert "/private/b" not in server.paths(origin)
+
+
+@pytest_twisted.inlineCallbacks
+def test_an_unpicklable_waiting_request_does_not_lose_the_others(server, activation, tmp_path):
+    state = {"up": False}
+    origin = robots_origin(
+        server, lambda hit, n: Reply(body=ROBOTS) if state["up"] else Reply(status=503)
+    )
+    settings = {
+        "JOBDIR": str(tmp_path / "job"),
+        "CLOSESPIDER_TIMEOUT": 1,
+        "ROBOTSTXT_RFC_UNREACHABLE_RETRY": 5,
+        "ROBOTSTXT_RFC_UNREACHABLE_WAIT": 60,
+    }
+    specs = [origin.url("/a"), {"url": origin.url("/b"), "meta": {"lock": threading.Lock()}}]
+    first = yield crawl(activation, [Stage(specs)], **settings)
+    assert stat(first, "robotstxt/waiting/saved") == 1
+    assert stat(first, "robotstxt/waiting/abandoned") == 1
+    state["up"] = True
+    second = yield crawl(activation, [], **settings)
+    assert second.spider.seen == [origin.url("/a")]
 
 
 # -- activation -----------------------------------------------------------------------

@@ -87,8 +87,15 @@ def test_retry_after():
 def test_backoff_doubles_up_to_a_ceiling():
     assert [policy.backoff(n, 30) for n in (1, 2, 3, 4)] == [30, 60, 120, 240]
     assert policy.backoff(50, 30) == policy.MAX_RETRY_DELAY
-    assert policy.backoff(1, 30, hint=5) == 5
+    assert policy.backoff(1, 30, hint=300) == 300
     assert policy.backoff(1, 30, hint=10**9) == policy.MAX_RETRY_DELAY
+
+
+@pytest.mark.parametrize("hint", [0, 5, 29.9])
+def test_retry_after_never_shortens_the_backoff(hint):
+    # A "Retry-After: 0", or a date in the past, must not mean a hot loop.
+    assert policy.backoff(1, 30, hint=hint) == 30
+    assert policy.backoff(3, 30, hint=hint) == 120
 
 
 # -- Entry: HTTP-5, HTTP-7 ---------------------------------------------------------------
@@ -121,12 +128,12 @@ def test_unreachable_without_a_good_copy_disallows_until_30_days():
 
 def test_unreachable_keeps_the_last_good_copy_in_force():
     good = policy.fetched(rules(), outcome="200", now=0, fresh_for=86400)  # type: ignore[arg-type]
-    entry = policy.unreachable(good, outcome="HTTP 500", now=90_000, first_retry=30, hint=5)
+    entry = policy.unreachable(good, outcome="HTTP 500", now=90_000, first_retry=30, hint=45)
     assert entry.good
     assert entry.rules is good.rules
     assert entry.usable(90_001)
-    assert not entry.due(90_004)
-    assert entry.due(90_005)
+    assert not entry.due(90_044)
+    assert entry.due(90_045)
 
 
 # -- origins: LOC-1 to LOC-8 --------------------------------------------------------------
