@@ -7,6 +7,7 @@ the spider (responses and errbacks) and the stats.
 
 from __future__ import annotations
 
+import gc
 import itertools
 import logging
 import threading
@@ -691,6 +692,21 @@ def test_waiting_requests_survive_a_pause_with_jobdir(server, activation, tmp_pa
     assert "/private/b" not in server.paths(origin)
 
 
+def _scrapy_213_disk_queue_leak(test: Any) -> Any:
+    """Scrapy 2.13's scheduler leaves a disk queue file open after failing
+    to serialise a request (a ResourceWarning at garbage collection); 2.14+
+    does not. The test collects garbage at its end so that the warning is
+    raised inside it, where this filter applies, and nowhere else."""
+    import scrapy
+
+    if scrapy.version_info >= (2, 14):
+        return test
+    for category in ("ResourceWarning", "pytest.PytestUnraisableExceptionWarning"):
+        test = pytest.mark.filterwarnings(f"ignore::{category}")(test)
+    return test
+
+
+@_scrapy_213_disk_queue_leak
 @pytest_twisted.inlineCallbacks
 def test_an_unpicklable_waiting_request_does_not_lose_the_others(server, activation, tmp_path):
     state = {"up": False}
@@ -710,6 +726,7 @@ def test_an_unpicklable_waiting_request_does_not_lose_the_others(server, activat
     state["up"] = True
     second = yield crawl(activation, [], **settings)
     assert second.spider.seen == [origin.url("/a")]
+    gc.collect()
 
 
 # -- activation -----------------------------------------------------------------------
