@@ -572,6 +572,48 @@ def test_the_robots_request_goes_through_the_users_middlewares(server, activatio
     assert robots.headers["user-agent"].startswith("TestBot/1.0")
 
 
+@pytest_twisted.inlineCallbacks
+def test_the_robots_request_uses_the_pages_proxy(server, activation):
+    proxy = server.add_origin()
+    origin = robots_origin(server, Reply(body=ROBOTS))
+    spec = {"url": origin.url("/a"), "meta": {"proxy": proxy.base}}
+    crawler = yield crawl(activation, [Stage([spec])])
+    assert server.paths(origin) == [], "everything went through the proxy"
+    assert server.paths(proxy) == [origin.url("/robots.txt"), origin.url("/a")]
+    assert stat(crawler, "robotstxt/request_count") == 1
+
+
+@pytest_twisted.inlineCallbacks
+def test_the_robots_request_uses_the_pages_download_slot(server, activation):
+    origin = robots_origin(server, Reply(body=ROBOTS))
+    spec = {"url": origin.url("/a"), "meta": {"download_slot": "slow"}}
+    yield crawl(activation, [Stage([spec])], DOWNLOAD_SLOTS={"slow": {"delay": 0.5}})
+    robots, page = server.hits_for(origin)
+    # The slot's delay (randomised to 0.5x-1.5x) separates the two.
+    assert page.time - robots.time >= 0.24
+
+
+@pytest_twisted.inlineCallbacks
+def test_the_robots_request_bypasses_the_http_cache(server, activation, tmp_path):
+    origin = robots_origin(server, Reply(body=ROBOTS))
+    settings = {"HTTPCACHE_ENABLED": True, "HTTPCACHE_DIR": str(tmp_path / "cache")}
+    for _ in range(2):
+        crawler = yield crawl(activation, [Stage(pages(origin, "/a"))], **settings)
+        assert crawler.spider.seen == [origin.url("/a")]
+    assert server.paths(origin) == ["/robots.txt", "/a", "/robots.txt"], "/a came from the cache"
+
+
+@pytest_twisted.inlineCallbacks
+def test_the_robots_request_is_not_filtered_as_offsite(server, activation):
+    target = server.add_origin({"/robots.txt": Reply(body=b"User-agent: *\nDisallow: /t\n")})
+    location = target.url("/robots.txt", host="localhost")
+    origin = robots_origin(server, Reply(status=301, headers={"Location": location}))
+    crawler = get_crawler(OffsiteRecorder, {**BASE_SETTINGS, **activation})
+    yield crawler.crawl(stages=[Stage(pages(origin, "/t", "/u"))])
+    assert crawler.spider.seen == [origin.url("/u")]
+    assert [h.host for h in server.hits_for(target)] == ["localhost"]
+
+
 GROUPS = b"User-agent: *\nDisallow: /all\n\nUser-agent: examplebot\nDisallow: /example\n"
 
 
