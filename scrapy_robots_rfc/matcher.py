@@ -557,11 +557,16 @@ class AgentRules:
         node = self._nodes.get(prefix) or self._node(prefix)
         return node.decide(path)
 
+    def deciding_rule(self, path: str) -> Rule | None:
+        """:meth:`decide`, except that in ``rfc`` mode ``/robots.txt``
+        itself is decided by no rule (D-1, RFC 9309 §2.2.2)."""
+        if self.mode == "rfc" and path == ROBOTS_TXT_PATH:
+            return None
+        return self.decide(path)
+
     def allowed_path(self, path: str) -> bool:
         """The verdict for a match string already in this mode's form."""
-        if self.mode == "rfc" and path == ROBOTS_TXT_PATH:
-            return True
-        rule = self.decide(path)
+        rule = self.deciding_rule(path)
         return rule is None or rule.allow
 
     def allowed(self, url: str | bytes) -> bool:

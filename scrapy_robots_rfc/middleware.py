@@ -276,10 +276,7 @@ class RobotsTxtMiddleware:
         (RFC 9309 §2.2.2; PATH-5: the longest match decides)."""
         if agent is None or not agent.rules:
             return
-        path = canonical_match_string(request.url, self.config.mode)
-        if self.config.mode == "rfc" and path == ROBOTS_TXT_PATH:
-            return  # D-1
-        rule = agent.decide(path)
+        rule = agent.deciding_rule(canonical_match_string(request.url, self.config.mode))
         if rule is None or rule.allow:
             return
         self._stats.inc_value("robotstxt/forbidden")
@@ -529,12 +526,16 @@ class RobotsTxtMiddleware:
             return
         # Least recently used first, but never an origin that requests are
         # waiting for: that would reset its backoff and its waits.
-        for old in list(cache):
-            if len(cache) <= self.config.max_origins:
+        excess = len(cache) - self.config.max_origins
+        victims: list[Origin] = []
+        for old in cache:
+            if len(victims) == excess:
                 break
             if old != key and old not in self._waiting:
-                del cache[old]
-                self._stats.inc_value("robotstxt/cache/evicted")
+                victims.append(old)
+        for old in victims:
+            del cache[old]
+            self._stats.inc_value("robotstxt/cache/evicted")
 
     async def _fetch_entry(
         self, key: Origin, waiting: _Waiting, previous: policy.Entry | None
