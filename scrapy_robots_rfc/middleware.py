@@ -29,7 +29,7 @@ import time
 import zlib
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 from urllib.parse import urljoin, urlsplit
 
 from scrapy import signals
@@ -47,6 +47,8 @@ from .config import Config
 from .matcher import ROBOTS_TXT_PATH, canonical_match_string, product_token
 from .parser import RobotsTxt, cut_at_limit
 from .robotparser import RobotParser
+from .stores import open_store, store_close
+from .stores.base import Record, StoreError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -78,6 +80,9 @@ _FILTER = "_robotstxt_rfc_filter"
 #: ``JOBDIR`` file for requests still waiting when the crawl pauses.
 _JOBDIR_FILE = "robotstxt_rfc.waiting"
 _ORIGIN_MEMO = 4096
+#: Seconds between looks at the store while another crawler fetches.
+_STORE_POLL = 0.5
+_T = TypeVar("_T")
 
 
 class Origin(NamedTuple):
@@ -175,6 +180,10 @@ class _Waiting:
     unreachable_at: float | None = None
     retry_timer: Any = None
     drop_timer: Any = None
+    #: What the current fetch found, for the store: the (cut) body of a
+    #: 2xx, and the last status.
+    body: bytes | None = None
+    status: int | None = None
 
 
 class RobotsTxtMiddleware:
@@ -212,6 +221,9 @@ class RobotsTxtMiddleware:
             "ROBOTSTXT_USER_AGENT" if self.config.robots_user_agent else "USER_AGENT",
         )
         self._spider: Spider | None = None
+        self._allow_after = self.config.unreachable_days * 86400
+        #: ``ROBOTSTXT_RFC_STORE``; ``None`` is memory only.
+        self._store = open_store(self.config.store, crawler.settings.get("JOBDIR"))
         connect = crawler.signals.connect
         connect(self._request_scheduled, signal=signals.request_scheduled)
         connect(self._spider_idle, signal=signals.spider_idle)
@@ -244,7 +256,7 @@ class RobotsTxtMiddleware:
         while True:
             entry = self._cache.get(key)
             now = self.clock()
-            if entry is not None and entry.usable(now):
+            if entry is not None and entry.usable(now, self._allow_after):
                 rules = entry.rules
                 agent = None if rules is None else rules.get(token)
                 if rules is None or agent is not None:
@@ -359,7 +371,7 @@ class RobotsTxtMiddleware:
             return
         entry = self._cache.get(key)
         now = self.clock()
-        if entry is not None and entry.usable(now):
+        if entry is not None and entry.usable(now, self._allow_after):
             del self._waiting[key]
             self._cancel(waiting)
             self._release([request for request, _ in waiting.parked])
@@ -497,7 +509,10 @@ class RobotsTxtMiddleware:
     async def _fetch_and_settle(self, key: Origin, waiting: _Waiting) -> None:
         previous = self._cache.get(key)
         try:
-            entry = await self._fetch_entry(key, waiting, previous)
+            if self._store is None:
+                entry = await self._fetch_entry(key, waiting, previous)
+            else:
+                entry = await self._through_store(key, waiting, previous)
         except Exception as exc:  # a bug of ours must not lose requests
             logger.error(
                 "Error fetching %(url)s",
@@ -507,7 +522,7 @@ class RobotsTxtMiddleware:
             )
             entry = self._unreachable(previous, f"{type(exc).__name__}: {exc}", None, key)
         waiting.fetching = False
-        self._store(key, entry)
+        self._remember(key, entry)
         try:
             self._settle(key)
         except Exception:
@@ -518,7 +533,105 @@ class RobotsTxtMiddleware:
                 extra={"spider": self._spider},
             )
 
-    def _store(self, key: Origin, entry: policy.Entry) -> None:
+    # -- the shared store (issue 4) --------------------------------------------
+
+    async def _store_call(self, method: Callable[..., _T], *args: Any) -> _T | None:
+        """Call a store method in a thread; on a store error, log it, fall
+        back to memory for the rest of the crawl and return ``None``."""
+        from twisted.internet.threads import deferToThread
+
+        store = self._store
+        if store is None:
+            return None
+        try:
+            return await maybe_deferred_to_future(deferToThread(method, *args))
+        except StoreError as exc:
+            if self._store is store:
+                self._store = None
+                store_close(store)
+                self._stats.inc_value("robotstxt/store/error")
+                logger.error(
+                    "The robots.txt store failed (%(error)s); robots.txt is cached in "
+                    "memory only for the rest of this crawl",
+                    {"error": exc},
+                    extra={"spider": self._spider},
+                )
+            return None
+
+    async def _through_store(
+        self, key: Origin, waiting: _Waiting, previous: policy.Entry | None
+    ) -> policy.Entry:
+        """The entry from the store when it is fresh there; otherwise fetch,
+        one crawler at a time, and store what was found (issue 4)."""
+        assert self._store is not None
+        name = str(key)
+        record = await self._store_call(self._store.get, name)
+        if record is not None:
+            stored = self._from_record(key, waiting, record)
+            if not stored.due(self.clock()):
+                self._stats.inc_value("robotstxt/store/hit")
+                return stored
+            previous = stored
+        # Only one crawler fetches an origin at a time; the others wait for
+        # its record, or fetch themselves once its lock has expired.
+        lock_ttl = self.config.timeout * (self.config.max_redirects + 1) + 5
+        give_up = time.monotonic() + lock_ttl
+        locked = bool(await self._store_call(self._store.acquire, name, lock_ttl))
+        while not locked and self._store is not None and time.monotonic() < give_up:
+            await _sleep(_STORE_POLL)
+            record = await self._store_call(self._store.get, name)
+            if record is not None:
+                stored = self._from_record(key, waiting, record)
+                if not stored.due(self.clock()):
+                    self._stats.inc_value("robotstxt/store/shared")
+                    return stored
+            locked = bool(await self._store_call(self._store.acquire, name, lock_ttl))
+        try:
+            waiting.body = waiting.status = None
+            entry = await self._fetch_entry(key, waiting, previous)
+            if self._store is not None:
+                new = self._to_record(entry, waiting, record)
+                await self._store_call(self._store.put, name, new)
+            return entry
+        finally:
+            if locked and self._store is not None:
+                await self._store_call(self._store.release, name)
+
+    def _from_record(self, key: Origin, waiting: _Waiting, record: Record) -> policy.Entry:
+        rules = None if record.body is None else self._rules(key, waiting, record.body)[1]
+        return policy.Entry(
+            rules,
+            good=record.good,
+            expires=record.expires_at,
+            outcome=record.outcome,
+            unreachable_since=record.unreachable_since,
+            failures=record.failures,
+            retry_at=record.retry_at,
+            url=record.url,
+        )
+
+    def _to_record(self, entry: policy.Entry, waiting: _Waiting, old: Record | None) -> Record:
+        if entry.unreachable_since is not None:
+            # A failed fetch: the good copy, if any, is the stored one.
+            body = old.body if old is not None and entry.good else None
+            fetched_at = old.fetched_at if old is not None else self.clock()
+        else:
+            body = waiting.body
+            fetched_at = self.clock()
+        return Record(
+            good=entry.good,
+            body=body,
+            status=waiting.status,
+            outcome=entry.outcome,
+            fetched_at=fetched_at,
+            expires_at=entry.expires,
+            url=entry.url,
+            unreachable_since=entry.unreachable_since,
+            failures=entry.failures,
+            retry_at=entry.retry_at,
+        )
+
+    def _remember(self, key: Origin, entry: policy.Entry) -> None:
         cache = self._cache
         cache[key] = entry
         cache.move_to_end(key)
@@ -554,6 +667,7 @@ class RobotsTxtMiddleware:
                 return self._failed(key, previous, exc)
             self._stats.inc_value("robotstxt/response_count")
             self._stats.inc_value(f"robotstxt/response_status_count/{response.status}")
+            waiting.status = response.status
             kind = policy.classify(response.status)
             if kind != "redirect":
                 break
@@ -602,12 +716,8 @@ class RobotsTxtMiddleware:
                 {"url": key.robots_url, "limit": self.config.max_bytes},
                 extra={"spider": self._spider},
             )
-        robots = RobotsTxt.parse(body, self.config.mode)
-        tokens = {self._default_token, *waiting.tokens}
-        previous = self._cache.get(key)
-        if previous is not None and previous.rules:
-            tokens.update(previous.rules)
-        rules = {token: robots.for_agent(token) for token in tokens}
+        waiting.body = body
+        robots, rules = self._rules(key, waiting, body)
         self._stats.inc_value("robotstxt/rules")
         self._apply_crawl_delay(waiting.trigger, rules[self._default_token])
         robots_parsed = getattr(signals, "robots_parsed", None)  # Scrapy 2.18+
@@ -618,6 +728,17 @@ class RobotsTxtMiddleware:
         return policy.fetched(
             rules, outcome=f"{response.status}", now=self.clock(), fresh_for=fresh_for
         )
+
+    def _rules(
+        self, key: Origin, waiting: _Waiting, body: bytes
+    ) -> tuple[RobotsTxt, dict[str, AgentRules]]:
+        """Parse ``body`` and keep the groups of the tokens in use."""
+        robots = RobotsTxt.parse(body, self.config.mode)
+        tokens = {self._default_token, *waiting.tokens}
+        previous = self._cache.get(key)
+        if previous is not None and previous.rules:
+            tokens.update(previous.rules)
+        return robots, {token: robots.for_agent(token) for token in tokens}
 
     def _allow_all(self, key: Origin, outcome: str, fresh_for: float | None = None) -> policy.Entry:
         """HTTP-2, HTTP-3: as if there were no robots.txt."""
@@ -831,6 +952,9 @@ class RobotsTxtMiddleware:
             raise DontCloseSpider
 
     def _spider_closed(self, spider: Spider, reason: str) -> None:
+        if self._store is not None:
+            store_close(self._store)
+            self._store = None
         parked: list[Request] = []
         for waiting in self._waiting.values():
             self._cancel(waiting)
@@ -887,6 +1011,12 @@ def _call_later(delay: float, func: Callable[[Origin], None], key: Origin) -> An
 
         return cast("Any", reactor).callLater(delay, func, key)
     return call_later(delay, func, key)
+
+
+async def _sleep(seconds: float) -> None:
+    d: Deferred[None] = Deferred()
+    _call_later(seconds, lambda _: d.callback(None), None)  # type: ignore[arg-type]
+    await maybe_deferred_to_future(d)
 
 
 def _inflate(raw: bytes, limit: int) -> bytes | None:
