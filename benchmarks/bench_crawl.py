@@ -78,6 +78,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from _common import table
+
 # Measure the working tree, whether or not the package is installed.
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -442,20 +444,6 @@ def ratio_text(value: float, target: float) -> str:
     verdict = "meets" if value >= target else "BELOW"
     shown = f"{value:.3f}"
     return f"{shown} ({verdict} target >= {target:.2f})"
-
-
-def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-
-    def line(cells: Sequence[str]) -> str:
-        out = [
-            cell.ljust(width) if i == 0 else cell.rjust(width)
-            for i, (cell, width) in enumerate(zip(cells, widths, strict=True))
-        ]
-        return "  ".join(out).rstrip()
-
-    rule = "  ".join("-" * w for w in widths)
-    return "\n".join([line(headers), rule, *(line(r) for r in rows)])
 
 
 def report(runs: Sequence[Run], settings: Settings) -> dict[str, Any]:

@@ -53,6 +53,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
 
+from _common import HOST, RULE_VALUE, rule_paths, shared_dir
+from _common import table as _table
+
 # Measure the working tree, whether or not the package is installed.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -64,7 +67,6 @@ from scrapy_robots_rfc import AgentRules, RobotsTxt
 
 ROOT = Path(__file__).resolve().parents[1]
 AGENTS = ("ExampleBot", "Googlebot")
-HOST = "http://example.com"
 FIXED_URL = HOST + "/"
 SEED = 9309
 #: At most this many allow/disallow values of one corpus file become URLs.
@@ -78,7 +80,6 @@ TARGET_PARSE_RATIO = 1.5
 TARGET_WORST_MS = 0.2
 TARGET_BIG_PARSE_S = 1.0
 
-_RULE_VALUE = re.compile(r"^[ \t]*(?:dis)?allow[ \t]*:[ \t]*([^\s#]+)", re.I | re.M)
 
 Mode = Literal["rfc", "google"]
 Verdict = Callable[[str, str], bool]
@@ -215,13 +216,6 @@ def best_call(
 # --- inputs ---------------------------------------------------------------
 
 
-def shared_dir() -> Path:
-    env = os.environ.get("ROBOTS_SHARED")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[2] / "shared"
-
-
 def load_corpus(folder: Path) -> list[RobotsFile]:
     return [RobotsFile(p.name, p.read_bytes()) for p in sorted(folder.glob("*.txt"))]
 
@@ -233,19 +227,10 @@ def protego_text(body: bytes) -> str:
 
 def urls_from_rules(text: str, rng: random.Random) -> list[str]:
     """URLs built from a file's own allow/disallow values, plus two generic ones."""
-    values = list(dict.fromkeys(_RULE_VALUE.findall(text)))
+    values = list(dict.fromkeys(RULE_VALUE.findall(text)))
     if len(values) > MAX_VALUES_PER_FILE:
         values = rng.sample(values, MAX_VALUES_PER_FILE)
-    paths: list[str] = []
-    for value in values:
-        path = value.replace("*", "x")
-        if path.endswith("$"):
-            path = path[:-1]
-        if not path.startswith("/"):
-            path = "/" + path
-        paths += [path, path.rstrip("/") + "/page.html", path + "?q=1"]
-    paths += [f"/products/{rng.randint(1, 99_999)}", "/"]
-    return [HOST + path for path in dict.fromkeys(paths)]
+    return [HOST + path for path in rule_paths(values, rng)]
 
 
 def build_pairs(files: Sequence[RobotsFile], rng: random.Random) -> list[Pair]:
@@ -645,17 +630,8 @@ def big_file_parse(body: bytes, settings: Settings) -> list[dict[str, Any]]:
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-
-    def line(cells: Sequence[str]) -> str:
-        out = [
-            cell.ljust(width) if i < 2 else cell.rjust(width)
-            for i, (cell, width) in enumerate(zip(cells, widths, strict=True))
-        ]
-        return "  ".join(out).rstrip()
-
-    rule = "  ".join("-" * w for w in widths)
-    return "\n".join([line(headers), rule, *(line(r) for r in rows)])
+    """The tables here left-align their two first columns."""
+    return _table(headers, rows, left=2)
 
 
 def ratio_text(value: float, target: float, unit: str = "x") -> str:
@@ -811,7 +787,7 @@ def report_big(big: bytes, rows: Sequence[dict[str, Any]], settings: Settings) -
     print(
         f"\n   3c. {len(big) / 1024:.0f} KiB generated file"
         f" ({big.count(b'User-agent')} user-agent lines,"
-        f" {len(_RULE_VALUE.findall(big.decode()))} rules):"
+        f" {len(RULE_VALUE.findall(big.decode()))} rules):"
         f" best of {settings.parse_passes}"
     )
     print(

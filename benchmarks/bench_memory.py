@@ -56,7 +56,6 @@ import argparse
 import gc
 import json
 import math
-import os
 import platform
 import random
 import re
@@ -69,6 +68,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from _common import HOST, RULE_VALUE, rule_paths, shared_dir, table
 
 # Measure the working tree, whether or not the package is installed.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -84,14 +85,11 @@ ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "scrapy"
 #: What Protego is asked with: Scrapy's default USER_AGENT form.
 USER_AGENT = "Scrapy/2.19 (+https://scrapy.org)"
-HOST = "http://example.com"
 VERDICTS = 100
 SEED = 9309
 QUICK_FILES = 40
 #: Target from the issue; reported, never asserted.
 TARGET_MEDIAN_BYTES = 2048
-
-_RULE_VALUE = re.compile(r"^[ \t]*(?:dis)?allow[ \t]*:[ \t]*([^\s#]+)", re.I | re.M)
 
 
 @dataclass(frozen=True)
@@ -105,26 +103,10 @@ class RobotsFile:
 # --- input ----------------------------------------------------------------
 
 
-def shared_dir() -> Path:
-    env = os.environ.get("ROBOTS_SHARED")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[2] / "shared"
-
-
 def urls_for(text: str, rng: random.Random) -> tuple[str, ...]:
     """``VERDICTS`` URLs built from a file's allow/disallow values (cycled),
     as bench_matcher.py builds them."""
-    paths: list[str] = []
-    for value in dict.fromkeys(_RULE_VALUE.findall(text)):
-        path = value.replace("*", "x")
-        if path.endswith("$"):
-            path = path[:-1]
-        if not path.startswith("/"):
-            path = "/" + path
-        paths += [path, path.rstrip("/") + "/page.html", path + "?q=1"]
-    paths += [f"/products/{rng.randint(1, 99_999)}", "/"]
-    unique = list(dict.fromkeys(paths))
+    unique = rule_paths(list(dict.fromkeys(RULE_VALUE.findall(text))), rng)
     rng.shuffle(unique)
     return tuple(HOST + unique[i % len(unique)] for i in range(VERDICTS))
 
@@ -249,20 +231,6 @@ def summary(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, float]]:
             "total": float(sum(values)),
         }
     return out
-
-
-def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-
-    def line(cells: Sequence[str]) -> str:
-        out = [
-            cell.ljust(width) if i == 0 else cell.rjust(width)
-            for i, (cell, width) in enumerate(zip(cells, widths, strict=True))
-        ]
-        return "  ".join(out).rstrip()
-
-    rule = "  ".join("-" * w for w in widths)
-    return "\n".join([line(headers), rule, *(line(r) for r in rows)])
 
 
 def target_text(median: float) -> str:
