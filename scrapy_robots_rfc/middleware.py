@@ -567,10 +567,9 @@ class RobotsTxtMiddleware:
         name = str(key)
         record = await self._store_call(self._store.get, name)
         if record is not None:
-            stored = self._from_record(key, waiting, record)
+            stored, robots = self._from_record(key, waiting, record)
             if not stored.due(self.clock()):
-                self._stats.inc_value("robotstxt/store/hit")
-                return stored
+                return await self._stored(waiting, stored, robots, "robotstxt/store/hit")
             previous = stored
         # Only one crawler fetches an origin at a time; the others wait for
         # its record, or fetch themselves once its lock has expired.
@@ -581,10 +580,9 @@ class RobotsTxtMiddleware:
             await _sleep(_STORE_POLL)
             record = await self._store_call(self._store.get, name)
             if record is not None:
-                stored = self._from_record(key, waiting, record)
+                stored, robots = self._from_record(key, waiting, record)
                 if not stored.due(self.clock()):
-                    self._stats.inc_value("robotstxt/store/shared")
-                    return stored
+                    return await self._stored(waiting, stored, robots, "robotstxt/store/shared")
             locked = bool(await self._store_call(self._store.acquire, name, lock_ttl))
         try:
             waiting.body = waiting.status = None
@@ -597,9 +595,22 @@ class RobotsTxtMiddleware:
             if locked and self._store is not None:
                 await self._store_call(self._store.release, name)
 
-    def _from_record(self, key: Origin, waiting: _Waiting, record: Record) -> policy.Entry:
-        rules = None if record.body is None else self._rules(key, waiting, record.body)[1]
-        return policy.Entry(
+    async def _stored(
+        self, waiting: _Waiting, entry: policy.Entry, robots: RobotsTxt | None, stat: str
+    ) -> policy.Entry:
+        """A fresh record from the store, put to use."""
+        self._stats.inc_value(stat)
+        if robots is not None and entry.rules:
+            await self._adopt(waiting, robots, entry.rules)
+        return entry
+
+    def _from_record(
+        self, key: Origin, waiting: _Waiting, record: Record
+    ) -> tuple[policy.Entry, RobotsTxt | None]:
+        robots, rules = None, None
+        if record.body is not None:
+            robots, rules = self._rules(key, waiting, record.body)
+        entry = policy.Entry(
             rules,
             good=record.good,
             expires=record.expires_at,
@@ -609,6 +620,7 @@ class RobotsTxtMiddleware:
             retry_at=record.retry_at,
             url=record.url,
         )
+        return entry, robots
 
     def _to_record(self, entry: policy.Entry, waiting: _Waiting, old: Record | None) -> Record:
         if entry.unreachable_since is not None:
@@ -719,15 +731,22 @@ class RobotsTxtMiddleware:
         waiting.body = body
         robots, rules = self._rules(key, waiting, body)
         self._stats.inc_value("robotstxt/rules")
+        await self._adopt(waiting, robots, rules)
+        return policy.fetched(
+            rules, outcome=f"{response.status}", now=self.clock(), fresh_for=fresh_for
+        )
+
+    async def _adopt(
+        self, waiting: _Waiting, robots: RobotsTxt, rules: dict[str, AgentRules]
+    ) -> None:
+        """What follows parsing, fetched or from the store: the crawl-delay
+        (OTHER-2) and the ``robots_parsed`` signal (Scrapy 2.18+)."""
         self._apply_crawl_delay(waiting.trigger, rules[self._default_token])
-        robots_parsed = getattr(signals, "robots_parsed", None)  # Scrapy 2.18+
+        robots_parsed = getattr(signals, "robots_parsed", None)
         if robots_parsed is not None:
             await self.crawler.signals.send_catch_log_async(
                 signal=robots_parsed, robotparser=RobotParser(robots), request=waiting.trigger
             )
-        return policy.fetched(
-            rules, outcome=f"{response.status}", now=self.clock(), fresh_for=fresh_for
-        )
 
     def _rules(
         self, key: Origin, waiting: _Waiting, body: bytes

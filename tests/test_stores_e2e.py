@@ -136,3 +136,30 @@ def test_a_sqlite_file_truncated_mid_crawl_falls_back_to_memory(
     assert crawler.spider.failed_with("Forbidden by robots.txt") == [second.url("/private/y")]
     assert "/private/y" not in server.paths(second)
     assert stat(crawler, "log_count/ERROR") == stat(crawler, "robotstxt/store/error")
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_store_hit_applies_crawl_delay_and_sends_robots_parsed(server, activation, tmp_path):
+    from scrapy import signals
+
+    from .crawling import make_crawler
+
+    body = b"User-agent: *\nCrawl-delay: 0.2\nDisallow: /private\n"
+    origin = robots_origin(server, Reply(body=body))
+    settings = {**sqlite(tmp_path), "ROBOTSTXT_RFC_CRAWL_DELAY": True}
+    yield crawl(activation, [Stage(pages(origin, "/a"))], **settings)
+    crawler = make_crawler(activation, settings)
+    parsed: list[Any] = []
+
+    def on_parsed(robotparser: Any, request: Any) -> None:
+        parsed.append(robotparser)
+
+    if hasattr(signals, "robots_parsed"):
+        crawler.signals.connect(on_parsed, signal=signals.robots_parsed)
+    yield crawler.crawl(stages=[Stage(pages(origin, "/b", "/private/x"))])
+    assert server.paths(origin).count("/robots.txt") == 1
+    assert stat(crawler, "robotstxt/store/hit") == 1
+    assert stat(crawler, "robotstxt/crawl_delay/applied") == 1
+    if hasattr(signals, "robots_parsed"):
+        assert len(parsed) == 1
+        assert not parsed[0].allowed(origin.url("/private/x"), "TestBot")
