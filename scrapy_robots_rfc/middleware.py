@@ -535,16 +535,17 @@ class RobotsTxtMiddleware:
 
     # -- the shared store (issue 4) --------------------------------------------
 
-    async def _store_call(self, method: Callable[..., _T], *args: Any) -> _T | None:
-        """Call a store method in a thread; on a store error, log it, fall
-        back to memory for the rest of the crawl and return ``None``."""
+    async def _store_call(self, method: str, *args: Any) -> Any:
+        """Call the store's ``method`` in a thread; on a store error, log it,
+        fall back to memory for the rest of the crawl and return ``None``.
+        Also ``None`` once the store is gone: every call looks it up anew."""
         from twisted.internet.threads import deferToThread
 
         store = self._store
         if store is None:
             return None
         try:
-            return await maybe_deferred_to_future(deferToThread(method, *args))
+            return await maybe_deferred_to_future(deferToThread(getattr(store, method), *args))
         except StoreError as exc:
             if self._store is store:
                 self._store = None
@@ -563,37 +564,39 @@ class RobotsTxtMiddleware:
     ) -> policy.Entry:
         """The entry from the store when it is fresh there; otherwise fetch,
         one crawler at a time, and store what was found (issue 4)."""
-        assert self._store is not None
         name = str(key)
-        record = await self._store_call(self._store.get, name)
-        if record is not None:
-            stored, robots = self._from_record(key, waiting, record)
-            if not stored.due(self.clock()):
-                return await self._stored(waiting, stored, robots, "robotstxt/store/hit")
-            previous = stored
+        record: Record | None = await self._store_call("get", name)
+        stat = "robotstxt/store/hit"
         # Only one crawler fetches an origin at a time; the others wait for
         # its record, or fetch themselves once its lock has expired.
         lock_ttl = self.config.timeout * (self.config.max_redirects + 1) + 5
         give_up = time.monotonic() + lock_ttl
-        locked = bool(await self._store_call(self._store.acquire, name, lock_ttl))
-        while not locked and self._store is not None and time.monotonic() < give_up:
-            await _sleep(_STORE_POLL)
-            record = await self._store_call(self._store.get, name)
+        locked = False
+        while True:
             if record is not None:
                 stored, robots = self._from_record(key, waiting, record)
                 if not stored.due(self.clock()):
-                    return await self._stored(waiting, stored, robots, "robotstxt/store/shared")
-            locked = bool(await self._store_call(self._store.acquire, name, lock_ttl))
+                    if locked:
+                        await self._store_call("release", name)
+                    return await self._stored(waiting, stored, robots, stat)
+                previous = stored
+            if locked or self._store is None or time.monotonic() >= give_up:
+                break
+            stat = "robotstxt/store/shared"
+            locked = bool(await self._store_call("acquire", name, lock_ttl))
+            if not locked:
+                await _sleep(_STORE_POLL)
+            # Read again, lock or not: reading then locking is not atomic,
+            # and the crawler that held the lock may have stored its copy.
+            record = await self._store_call("get", name)
         try:
             waiting.body = waiting.status = None
             entry = await self._fetch_entry(key, waiting, previous)
-            if self._store is not None:
-                new = self._to_record(entry, waiting, record)
-                await self._store_call(self._store.put, name, new)
+            await self._store_call("put", name, self._to_record(entry, waiting, record))
             return entry
         finally:
-            if locked and self._store is not None:
-                await self._store_call(self._store.release, name)
+            if locked:
+                await self._store_call("release", name)
 
     async def _stored(
         self, waiting: _Waiting, entry: policy.Entry, robots: RobotsTxt | None, stat: str
