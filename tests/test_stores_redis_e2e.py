@@ -199,8 +199,9 @@ def test_two_processes_sharing_redis_fetch_each_robots_txt_once(
         assert r["robotstxt/forbidden"] == N
         assert r["other"] == []
     if delay:
-        # They really raced: each one waited for the other's fetch at least once.
-        assert all(r["robotstxt/store/shared"] for r in results), results
+        # They really raced: with slow robots.txt files, a crawler waited for
+        # the other's fetch (which one, and how often, is up to the timing).
+        assert any(r["robotstxt/store/shared"] for r in results), results
 
 
 # -- Redis going away -----------------------------------------------------------
