@@ -29,7 +29,7 @@ import time
 import zlib
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 from urllib.parse import urljoin, urlsplit
 
 from scrapy import signals
@@ -48,7 +48,7 @@ from .matcher import ROBOTS_TXT_PATH, canonical_match_string, product_token
 from .parser import RobotsTxt, cut_at_limit
 from .robotparser import RobotParser
 from .stores import open_store, store_close
-from .stores.base import Record, StoreError
+from .stores.base import Record, Store, StoreError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from scrapy import Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response
+    from twisted.python.threadpool import ThreadPool
 
     from .matcher import AgentRules
 
@@ -82,7 +83,6 @@ _JOBDIR_FILE = "robotstxt_rfc.waiting"
 _ORIGIN_MEMO = 4096
 #: Seconds between looks at the store while another crawler fetches.
 _STORE_POLL = 0.5
-_T = TypeVar("_T")
 
 
 class Origin(NamedTuple):
@@ -222,6 +222,8 @@ class RobotsTxtMiddleware:
         )
         self._spider: Spider | None = None
         self._allow_after = self.config.unreachable_days * 86400
+        self._pool: ThreadPool | None = None
+        self._abandoned: list[Store] = []
         #: ``ROBOTSTXT_RFC_STORE``; ``None`` is memory only.
         self._store = open_store(self.config.store, crawler.settings.get("JOBDIR"))
         connect = crawler.signals.connect
@@ -535,21 +537,20 @@ class RobotsTxtMiddleware:
 
     # -- the shared store (issue 4) --------------------------------------------
 
-    async def _store_call(self, method: str, *args: Any) -> Any:
-        """Call the store's ``method`` in a thread; on a store error, log it,
-        fall back to memory for the rest of the crawl and return ``None``.
-        Also ``None`` once the store is gone: every call looks it up anew."""
-        from twisted.internet.threads import deferToThread
-
-        store = self._store
+    async def _store_call(self, method: str, *args: Any, store: Store | None = None) -> Any:
+        """Call the store's ``method`` in the store's own threads; on a store
+        error, log it, fall back to memory for the rest of the crawl and
+        return ``None``. Also ``None`` once the store is gone: every call
+        looks it up anew, unless ``store`` names the one to use."""
+        store = store or self._store
         if store is None:
             return None
         try:
-            return await maybe_deferred_to_future(deferToThread(getattr(store, method), *args))
+            return await maybe_deferred_to_future(self._in_thread(getattr(store, method), *args))
         except StoreError as exc:
             if self._store is store:
                 self._store = None
-                store_close(store)
+                self._abandoned.append(store)  # closed with the spider
                 self._stats.inc_value("robotstxt/store/error")
                 logger.error(
                     "The robots.txt store failed (%(error)s); robots.txt is cached in "
@@ -559,11 +560,25 @@ class RobotsTxtMiddleware:
                 )
             return None
 
+    def _in_thread(self, func: Callable[..., Any], *args: Any) -> Deferred[Any]:
+        """Run ``func`` in the store's thread pool, not the reactor's, which
+        Scrapy's DNS resolver uses: a slow store must not stall name
+        lookups."""
+        from twisted.internet import reactor
+        from twisted.internet.threads import deferToThreadPool
+        from twisted.python.threadpool import ThreadPool
+
+        if self._pool is None:
+            self._pool = ThreadPool(minthreads=0, maxthreads=4, name="robotstxt_rfc-store")
+            self._pool.start()
+        return deferToThreadPool(reactor, self._pool, func, *args)
+
     async def _through_store(
         self, key: Origin, waiting: _Waiting, previous: policy.Entry | None
     ) -> policy.Entry:
         """The entry from the store when it is fresh there; otherwise fetch,
         one crawler at a time, and store what was found (issue 4)."""
+        store = self._store
         name = str(key)
         record: Record | None = await self._store_call("get", name)
         stat = "robotstxt/store/hit"
@@ -572,31 +587,40 @@ class RobotsTxtMiddleware:
         lock_ttl = self.config.timeout * (self.config.max_redirects + 1) + 5
         give_up = time.monotonic() + lock_ttl
         locked = False
-        while True:
-            if record is not None:
-                stored, robots = self._from_record(key, waiting, record)
-                if not stored.due(self.clock()):
-                    if locked:
-                        await self._store_call("release", name)
-                    return await self._stored(waiting, stored, robots, stat)
-                previous = stored
-            if locked or self._store is None or time.monotonic() >= give_up:
-                break
-            stat = "robotstxt/store/shared"
-            locked = bool(await self._store_call("acquire", name, lock_ttl))
-            if not locked:
-                await _sleep(_STORE_POLL)
-            # Read again, lock or not: reading then locking is not atomic,
-            # and the crawler that held the lock may have stored its copy.
-            record = await self._store_call("get", name)
         try:
+            while True:
+                if record is not None:
+                    stored, robots = self._from_record(key, waiting, record)
+                    if not stored.due(self.clock()):
+                        return await self._stored(waiting, stored, robots, stat)
+                    previous = stored
+                if locked or self._store is None or time.monotonic() >= give_up:
+                    break
+                stat = "robotstxt/store/shared"
+                locked = bool(await self._store_call("acquire", name, lock_ttl))
+                if not locked:
+                    await _sleep(_STORE_POLL)
+                # Read again, lock or not: reading then locking is not
+                # atomic, and the crawler that held the lock may have stored
+                # its copy.
+                record = await self._store_call("get", name)
             waiting.body = waiting.status = None
             entry = await self._fetch_entry(key, waiting, previous)
-            await self._store_call("put", name, self._to_record(entry, waiting, record))
+            new = self._to_record(entry, waiting, record)
+            if new is not None and entry.unreachable_since is not None:
+                # Never replace a good copy another crawler stored meanwhile
+                # with a failure.
+                current = await self._store_call("get", name)
+                if current is not None and current.good and current != record:
+                    new = None
+            if new is not None:
+                await self._store_call("put", name, new)
             return entry
         finally:
             if locked:
-                await self._store_call("release", name)
+                # Through the store that gave the lock, even if it failed
+                # since: otherwise the others wait for the lock to expire.
+                await self._store_call("release", name, store=store)
 
     async def _stored(
         self, waiting: _Waiting, entry: policy.Entry, robots: RobotsTxt | None, stat: str
@@ -610,25 +634,39 @@ class RobotsTxtMiddleware:
     def _from_record(
         self, key: Origin, waiting: _Waiting, record: Record
     ) -> tuple[policy.Entry, RobotsTxt | None]:
+        """The entry for a stored record. Times are limited to what this
+        crawler would have set, so that a machine whose clock runs ahead
+        cannot hold an origin back for long; the body is cut at this
+        crawler's ``ROBOTSTXT_RFC_MAX_BYTES``."""
         robots, rules = None, None
         if record.body is not None:
-            robots, rules = self._rules(key, waiting, record.body)
+            body, _ = cut_at_limit(record.body, self.config.max_bytes)
+            robots, rules = self._rules(key, waiting, body)
+        now = self.clock()
         entry = policy.Entry(
             rules,
             good=record.good,
-            expires=record.expires_at,
+            expires=min(record.expires_at, now + self.config.cache_ttl),
             outcome=record.outcome,
             unreachable_since=record.unreachable_since,
             failures=record.failures,
-            retry_at=record.retry_at,
+            retry_at=min(record.retry_at, now + policy.MAX_RETRY_DELAY),
             url=record.url,
         )
         return entry, robots
 
-    def _to_record(self, entry: policy.Entry, waiting: _Waiting, old: Record | None) -> Record:
+    def _to_record(
+        self, entry: policy.Entry, waiting: _Waiting, old: Record | None
+    ) -> Record | None:
+        """The record for what a fetch found, or ``None`` when it cannot be
+        stored faithfully: a failed fetch whose good copy (kept in memory as
+        parsed rules only) is not in the store either. Saving it without its
+        body would read back as "allow all"."""
         if entry.unreachable_since is not None:
             # A failed fetch: the good copy, if any, is the stored one.
-            body = old.body if old is not None and entry.good else None
+            body = old.body if old is not None and old.good else None
+            if entry.good and entry.rules is not None and body is None:
+                return None
             fetched_at = old.fetched_at if old is not None else self.clock()
         else:
             body = waiting.body
@@ -974,9 +1012,13 @@ class RobotsTxtMiddleware:
             raise DontCloseSpider
 
     def _spider_closed(self, spider: Spider, reason: str) -> None:
-        if self._store is not None:
-            store_close(self._store)
-            self._store = None
+        for store in [*self._abandoned, self._store]:
+            if store is not None:
+                store_close(store)
+        self._store, self._abandoned = None, []
+        if self._pool is not None:
+            self._pool.stop()
+            self._pool = None
         parked: list[Request] = []
         for waiting in self._waiting.values():
             self._cancel(waiting)

@@ -163,3 +163,78 @@ def test_a_store_hit_applies_crawl_delay_and_sends_robots_parsed(server, activat
     if hasattr(signals, "robots_parsed"):
         assert len(parsed) == 1
         assert not parsed[0].allowed(origin.url("/private/x"), "TestBot")
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_good_copy_missing_from_the_store_is_never_saved_as_allow_all(
+    server, activation, tmp_path
+):
+    """The store lost the record (a Redis restart, a deleted row) while this
+    crawl still had the rules in memory; robots.txt then fails. Saving the
+    failure as "good, no body" would read back as allow all."""
+    import sqlite3
+
+    state = {"up": True}
+    origin = robots_origin(
+        server, lambda hit, n: Reply(body=ROBOTS) if state["up"] else Reply(status=503)
+    )
+    clock = FakeClock()
+    settings = {**sqlite(tmp_path), **UNREACHABLE}
+
+    def lose_the_record(spider: Any) -> None:
+        with sqlite3.connect(tmp_path / "robots.db") as db:
+            db.execute("DELETE FROM records")
+        state["up"] = False
+        clock.advance(DAY + 1)
+
+    first = yield crawl(
+        activation,
+        [
+            Stage(pages(origin, "/a"), hook=use_clock(clock)),
+            Stage(pages(origin, "/b", "/private/x"), hook=lose_the_record),
+        ],
+        **settings,
+    )
+    assert first.spider.failed_with("Forbidden by robots.txt") == [origin.url("/private/x")]
+    clock.advance(3600)
+    later = yield crawl(
+        activation, [Stage(pages(origin, "/c", "/private/y"), hook=use_clock(clock))], **settings
+    )
+    assert "/private/y" not in server.paths(origin)
+    assert sorted(later.spider.failed_with("robots.txt unreachable")) == pages(
+        origin, "/c", "/private/y"
+    )
+
+
+def test_stored_times_are_limited_to_what_this_crawler_would_set(tmp_path):
+    """A record written by a machine whose clock runs hours ahead cannot
+    hold an origin back longer than the longest backoff or the lifetime."""
+    from scrapy.utils.test import get_crawler
+
+    from scrapy_robots_rfc import policy
+    from scrapy_robots_rfc.middleware import Origin, RobotsTxtMiddleware, _Waiting
+    from scrapy_robots_rfc.stores.base import Record
+
+    crawler = get_crawler(settings_dict={"ROBOTSTXT_OBEY": True})
+    middleware = RobotsTxtMiddleware(crawler)
+    middleware.clock = FakeClock(1_000_000.0)
+    ahead = 1_000_000.0 + 10 * DAY
+    record = Record(
+        good=True,
+        body=ROBOTS,
+        status=200,
+        outcome="200",
+        fetched_at=ahead,
+        expires_at=ahead + DAY,
+        unreachable_since=ahead,
+        failures=1,
+        retry_at=ahead + 30,
+    )
+    waiting = _Waiting(trigger=None)  # type: ignore[arg-type]
+    entry, robots = middleware._from_record(Origin("http", "h", 80), waiting, record)
+    assert entry.expires == 1_000_000.0 + DAY
+    assert entry.retry_at == 1_000_000.0 + policy.MAX_RETRY_DELAY
+    assert robots is not None
+    assert not entry.rules[
+        "testbot" if "testbot" in entry.rules else next(iter(entry.rules))
+    ].allowed("http://h/private/x")

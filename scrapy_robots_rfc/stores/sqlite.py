@@ -22,8 +22,9 @@ CREATE TABLE IF NOT EXISTS locks (
     origin TEXT PRIMARY KEY, token TEXT NOT NULL, expires REAL NOT NULL
 );
 """
-#: Seconds a call waits for another process's write to finish.
-_BUSY_TIMEOUT = 5.0
+#: Seconds a call waits for another process's write to finish before the
+#: store counts as failed (and the crawl goes on with memory only).
+_BUSY_TIMEOUT = 30.0
 
 
 class SqliteStore:
