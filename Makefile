@@ -27,6 +27,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_matcher.py
 	$(BIN)/python benchmarks/bench_memory.py
 	$(BIN)/python benchmarks/bench_crawl.py
+	$(BIN)/python benchmarks/bench_stores.py
 
 clean:
 	rm -rf $(VENV) .tox build dist *.egg-info

@@ -63,6 +63,21 @@ def _flag(settings: BaseSettings, name: str, default: bool) -> bool:
     raise _invalid(name, value, "True or False")
 
 
+def _store(settings: BaseSettings) -> str | None:
+    from .stores import valid_store
+
+    value = settings.get("ROBOTSTXT_RFC_STORE")
+    if value is None:
+        return None
+    if not isinstance(value, str) or not valid_store(value):
+        raise _invalid(
+            "ROBOTSTXT_RFC_STORE",
+            value,
+            '"memory", "sqlite:///path/to/file.db" or "redis://host:port/db"',
+        )
+    return value
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     """Every ``ROBOTSTXT_RFC_*`` setting, validated; README.rst documents each."""
@@ -84,6 +99,11 @@ class Config:
     robots_user_agent: str | None = None
     #: ``USER_AGENT``.
     user_agent: str = ""
+    #: ``ROBOTSTXT_RFC_STORE``; ``None`` when unset (memory, or a SQLite
+    #: file in ``JOBDIR``).
+    store: str | None = None
+    #: HTTP-7: days unreachable with no good copy before allowing all.
+    unreachable_days: float = 30.0
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Config:
@@ -131,5 +151,9 @@ class Config:
                 settings, "ROBOTSTXT_RFC_CRAWL_DELAY_MAX", default.crawl_delay_max, minimum=0
             ),
             robots_user_agent=robots_ua or None,
+            store=_store(settings),
+            unreachable_days=_number(
+                settings, "ROBOTSTXT_RFC_UNREACHABLE_DAYS", default.unreachable_days, minimum=0
+            ),
             user_agent=str(settings.get("USER_AGENT") or ""),
         )

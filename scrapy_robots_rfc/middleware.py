@@ -47,6 +47,8 @@ from .config import Config
 from .matcher import ROBOTS_TXT_PATH, canonical_match_string, product_token
 from .parser import RobotsTxt, cut_at_limit
 from .robotparser import RobotParser
+from .stores import open_store, store_close
+from .stores.base import Record, Store, StoreError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -55,6 +57,7 @@ if TYPE_CHECKING:
     from scrapy import Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response
+    from twisted.python.threadpool import ThreadPool
 
     from .matcher import AgentRules
 
@@ -78,6 +81,8 @@ _FILTER = "_robotstxt_rfc_filter"
 #: ``JOBDIR`` file for requests still waiting when the crawl pauses.
 _JOBDIR_FILE = "robotstxt_rfc.waiting"
 _ORIGIN_MEMO = 4096
+#: Seconds between looks at the store while another crawler fetches.
+_STORE_POLL = 0.5
 
 
 class Origin(NamedTuple):
@@ -175,6 +180,10 @@ class _Waiting:
     unreachable_at: float | None = None
     retry_timer: Any = None
     drop_timer: Any = None
+    #: What the current fetch found, for the store: the (cut) body of a
+    #: 2xx, and the last status.
+    body: bytes | None = None
+    status: int | None = None
 
 
 class RobotsTxtMiddleware:
@@ -212,6 +221,11 @@ class RobotsTxtMiddleware:
             "ROBOTSTXT_USER_AGENT" if self.config.robots_user_agent else "USER_AGENT",
         )
         self._spider: Spider | None = None
+        self._allow_after = self.config.unreachable_days * 86400
+        self._pool: ThreadPool | None = None
+        self._abandoned: list[Store] = []
+        #: ``ROBOTSTXT_RFC_STORE``; ``None`` is memory only.
+        self._store = open_store(self.config.store, crawler.settings.get("JOBDIR"))
         connect = crawler.signals.connect
         connect(self._request_scheduled, signal=signals.request_scheduled)
         connect(self._spider_idle, signal=signals.spider_idle)
@@ -244,7 +258,7 @@ class RobotsTxtMiddleware:
         while True:
             entry = self._cache.get(key)
             now = self.clock()
-            if entry is not None and entry.usable(now):
+            if entry is not None and entry.usable(now, self._allow_after):
                 rules = entry.rules
                 agent = None if rules is None else rules.get(token)
                 if rules is None or agent is not None:
@@ -359,7 +373,7 @@ class RobotsTxtMiddleware:
             return
         entry = self._cache.get(key)
         now = self.clock()
-        if entry is not None and entry.usable(now):
+        if entry is not None and entry.usable(now, self._allow_after):
             del self._waiting[key]
             self._cancel(waiting)
             self._release([request for request, _ in waiting.parked])
@@ -497,7 +511,10 @@ class RobotsTxtMiddleware:
     async def _fetch_and_settle(self, key: Origin, waiting: _Waiting) -> None:
         previous = self._cache.get(key)
         try:
-            entry = await self._fetch_entry(key, waiting, previous)
+            if self._store is None:
+                entry = await self._fetch_entry(key, waiting, previous)
+            else:
+                entry = await self._through_store(key, waiting, previous)
         except Exception as exc:  # a bug of ours must not lose requests
             logger.error(
                 "Error fetching %(url)s",
@@ -507,7 +524,7 @@ class RobotsTxtMiddleware:
             )
             entry = self._unreachable(previous, f"{type(exc).__name__}: {exc}", None, key)
         waiting.fetching = False
-        self._store(key, entry)
+        self._remember(key, entry)
         try:
             self._settle(key)
         except Exception:
@@ -518,7 +535,156 @@ class RobotsTxtMiddleware:
                 extra={"spider": self._spider},
             )
 
-    def _store(self, key: Origin, entry: policy.Entry) -> None:
+    # -- the shared store (issue 4) --------------------------------------------
+
+    async def _store_call(self, method: str, *args: Any, store: Store | None = None) -> Any:
+        """Call the store's ``method`` in the store's own threads; on a store
+        error, log it, fall back to memory for the rest of the crawl and
+        return ``None``. Also ``None`` once the store is gone: every call
+        looks it up anew, unless ``store`` names the one to use."""
+        store = store or self._store
+        if store is None:
+            return None
+        try:
+            return await maybe_deferred_to_future(self._in_thread(getattr(store, method), *args))
+        except StoreError as exc:
+            if self._store is store:
+                self._store = None
+                self._abandoned.append(store)  # closed with the spider
+                self._stats.inc_value("robotstxt/store/error")
+                logger.error(
+                    "The robots.txt store failed (%(error)s); robots.txt is cached in "
+                    "memory only for the rest of this crawl",
+                    {"error": exc},
+                    extra={"spider": self._spider},
+                )
+            return None
+
+    def _in_thread(self, func: Callable[..., Any], *args: Any) -> Deferred[Any]:
+        """Run ``func`` in the store's thread pool, not the reactor's, which
+        Scrapy's DNS resolver uses: a slow store must not stall name
+        lookups."""
+        from twisted.internet import reactor
+        from twisted.internet.threads import deferToThreadPool
+        from twisted.python.threadpool import ThreadPool
+
+        if self._pool is None:
+            self._pool = ThreadPool(minthreads=0, maxthreads=4, name="robotstxt_rfc-store")
+            self._pool.start()
+        return deferToThreadPool(reactor, self._pool, func, *args)
+
+    async def _through_store(
+        self, key: Origin, waiting: _Waiting, previous: policy.Entry | None
+    ) -> policy.Entry:
+        """The entry from the store when it is fresh there; otherwise fetch,
+        one crawler at a time, and store what was found (issue 4)."""
+        store = self._store
+        name = str(key)
+        record: Record | None = await self._store_call("get", name)
+        stat = "robotstxt/store/hit"
+        # Only one crawler fetches an origin at a time; the others wait for
+        # its record, or fetch themselves once its lock has expired.
+        lock_ttl = self.config.timeout * (self.config.max_redirects + 1) + 5
+        give_up = time.monotonic() + lock_ttl
+        locked = False
+        try:
+            while True:
+                if record is not None:
+                    stored, robots = self._from_record(key, waiting, record)
+                    if not stored.due(self.clock()):
+                        return await self._stored(waiting, stored, robots, stat)
+                    previous = stored
+                if locked or self._store is None or time.monotonic() >= give_up:
+                    break
+                stat = "robotstxt/store/shared"
+                locked = bool(await self._store_call("acquire", name, lock_ttl))
+                if not locked:
+                    await _sleep(_STORE_POLL)
+                # Read again, lock or not: reading then locking is not
+                # atomic, and the crawler that held the lock may have stored
+                # its copy.
+                record = await self._store_call("get", name)
+            waiting.body = waiting.status = None
+            entry = await self._fetch_entry(key, waiting, previous)
+            new = self._to_record(entry, waiting, record)
+            if new is not None and entry.unreachable_since is not None:
+                # Never replace a good copy another crawler stored meanwhile
+                # with a failure.
+                current = await self._store_call("get", name)
+                if current is not None and current.good and current != record:
+                    new = None
+            if new is not None:
+                await self._store_call("put", name, new)
+            return entry
+        finally:
+            if locked:
+                # Through the store that gave the lock, even if it failed
+                # since: otherwise the others wait for the lock to expire.
+                await self._store_call("release", name, store=store)
+
+    async def _stored(
+        self, waiting: _Waiting, entry: policy.Entry, robots: RobotsTxt | None, stat: str
+    ) -> policy.Entry:
+        """A fresh record from the store, put to use."""
+        self._stats.inc_value(stat)
+        if robots is not None and entry.rules:
+            await self._adopt(waiting, robots, entry.rules)
+        return entry
+
+    def _from_record(
+        self, key: Origin, waiting: _Waiting, record: Record
+    ) -> tuple[policy.Entry, RobotsTxt | None]:
+        """The entry for a stored record. Times are limited to what this
+        crawler would have set, so that a machine whose clock runs ahead
+        cannot hold an origin back for long; the body is cut at this
+        crawler's ``ROBOTSTXT_RFC_MAX_BYTES``."""
+        robots, rules = None, None
+        if record.body is not None:
+            body, _ = cut_at_limit(record.body, self.config.max_bytes)
+            robots, rules = self._rules(key, waiting, body)
+        now = self.clock()
+        entry = policy.Entry(
+            rules,
+            good=record.good,
+            expires=min(record.expires_at, now + self.config.cache_ttl),
+            outcome=record.outcome,
+            unreachable_since=record.unreachable_since,
+            failures=record.failures,
+            retry_at=min(record.retry_at, now + policy.MAX_RETRY_DELAY),
+            url=record.url,
+        )
+        return entry, robots
+
+    def _to_record(
+        self, entry: policy.Entry, waiting: _Waiting, old: Record | None
+    ) -> Record | None:
+        """The record for what a fetch found, or ``None`` when it cannot be
+        stored faithfully: a failed fetch whose good copy (kept in memory as
+        parsed rules only) is not in the store either. Saving it without its
+        body would read back as "allow all"."""
+        if entry.unreachable_since is not None:
+            # A failed fetch: the good copy, if any, is the stored one.
+            body = old.body if old is not None and old.good else None
+            if entry.good and entry.rules is not None and body is None:
+                return None
+            fetched_at = old.fetched_at if old is not None else self.clock()
+        else:
+            body = waiting.body
+            fetched_at = self.clock()
+        return Record(
+            good=entry.good,
+            body=body,
+            status=waiting.status,
+            outcome=entry.outcome,
+            fetched_at=fetched_at,
+            expires_at=entry.expires,
+            url=entry.url,
+            unreachable_since=entry.unreachable_since,
+            failures=entry.failures,
+            retry_at=entry.retry_at,
+        )
+
+    def _remember(self, key: Origin, entry: policy.Entry) -> None:
         cache = self._cache
         cache[key] = entry
         cache.move_to_end(key)
@@ -554,6 +720,7 @@ class RobotsTxtMiddleware:
                 return self._failed(key, previous, exc)
             self._stats.inc_value("robotstxt/response_count")
             self._stats.inc_value(f"robotstxt/response_status_count/{response.status}")
+            waiting.status = response.status
             kind = policy.classify(response.status)
             if kind != "redirect":
                 break
@@ -602,22 +769,36 @@ class RobotsTxtMiddleware:
                 {"url": key.robots_url, "limit": self.config.max_bytes},
                 extra={"spider": self._spider},
             )
+        waiting.body = body
+        robots, rules = self._rules(key, waiting, body)
+        self._stats.inc_value("robotstxt/rules")
+        await self._adopt(waiting, robots, rules)
+        return policy.fetched(
+            rules, outcome=f"{response.status}", now=self.clock(), fresh_for=fresh_for
+        )
+
+    async def _adopt(
+        self, waiting: _Waiting, robots: RobotsTxt, rules: dict[str, AgentRules]
+    ) -> None:
+        """What follows parsing, fetched or from the store: the crawl-delay
+        (OTHER-2) and the ``robots_parsed`` signal (Scrapy 2.18+)."""
+        self._apply_crawl_delay(waiting.trigger, rules[self._default_token])
+        robots_parsed = getattr(signals, "robots_parsed", None)
+        if robots_parsed is not None:
+            await self.crawler.signals.send_catch_log_async(
+                signal=robots_parsed, robotparser=RobotParser(robots), request=waiting.trigger
+            )
+
+    def _rules(
+        self, key: Origin, waiting: _Waiting, body: bytes
+    ) -> tuple[RobotsTxt, dict[str, AgentRules]]:
+        """Parse ``body`` and keep the groups of the tokens in use."""
         robots = RobotsTxt.parse(body, self.config.mode)
         tokens = {self._default_token, *waiting.tokens}
         previous = self._cache.get(key)
         if previous is not None and previous.rules:
             tokens.update(previous.rules)
-        rules = {token: robots.for_agent(token) for token in tokens}
-        self._stats.inc_value("robotstxt/rules")
-        self._apply_crawl_delay(waiting.trigger, rules[self._default_token])
-        robots_parsed = getattr(signals, "robots_parsed", None)  # Scrapy 2.18+
-        if robots_parsed is not None:
-            await self.crawler.signals.send_catch_log_async(
-                signal=robots_parsed, robotparser=RobotParser(robots), request=waiting.trigger
-            )
-        return policy.fetched(
-            rules, outcome=f"{response.status}", now=self.clock(), fresh_for=fresh_for
-        )
+        return robots, {token: robots.for_agent(token) for token in tokens}
 
     def _allow_all(self, key: Origin, outcome: str, fresh_for: float | None = None) -> policy.Entry:
         """HTTP-2, HTTP-3: as if there were no robots.txt."""
@@ -831,6 +1012,13 @@ class RobotsTxtMiddleware:
             raise DontCloseSpider
 
     def _spider_closed(self, spider: Spider, reason: str) -> None:
+        for store in [*self._abandoned, self._store]:
+            if store is not None:
+                store_close(store)
+        self._store, self._abandoned = None, []
+        if self._pool is not None:
+            self._pool.stop()
+            self._pool = None
         parked: list[Request] = []
         for waiting in self._waiting.values():
             self._cancel(waiting)
@@ -887,6 +1075,12 @@ def _call_later(delay: float, func: Callable[[Origin], None], key: Origin) -> An
 
         return cast("Any", reactor).callLater(delay, func, key)
     return call_later(delay, func, key)
+
+
+async def _sleep(seconds: float) -> None:
+    d: Deferred[None] = Deferred()
+    _call_later(seconds, lambda _: d.callback(None), None)  # type: ignore[arg-type]
+    await maybe_deferred_to_future(d)
 
 
 def _inflate(raw: bytes, limit: int) -> bytes | None:

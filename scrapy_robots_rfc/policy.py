@@ -135,14 +135,14 @@ class Entry:
     #: Where the rules came from when redirects led elsewhere (LOC-9).
     url: str | None = None
 
-    def usable(self, now: float) -> bool:
+    def usable(self, now: float, allow_after: float = UNREACHABLE_ALLOW_AFTER) -> bool:
         """Whether requests can be decided now without waiting for a fetch.
 
         A fresh copy is; so is a good copy while robots.txt is unreachable
         (HTTP-5). An expired copy is not: the new rules must apply (CACHE-1).
         """
         if self.unreachable_since is not None:
-            return self.good or now - self.unreachable_since >= UNREACHABLE_ALLOW_AFTER
+            return self.good or now - self.unreachable_since >= allow_after
         return now < self.expires
 
     def allows_all(self) -> bool:

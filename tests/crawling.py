@@ -97,6 +97,15 @@ class Recorder(Spider):
             yield Request(callback=self.parse, errback=self.errback, **kwargs)
 
     def _idle(self) -> None:
+        # The engine can be idle while robots.txt is read from a store in a
+        # thread, or while requests wait: a stage begins only after that.
+        robots = [
+            mw
+            for mw in self.crawler.engine.downloader.middleware.middlewares
+            if isinstance(mw, RobotsTxtMiddleware)
+        ]
+        if any(w.fetching or w.parked or w.in_place for m in robots for w in m._waiting.values()):
+            raise DontCloseSpider
         if self.stages:
             for request in self._next_stage():
                 self.crawler.engine.crawl(request)

@@ -718,6 +718,9 @@ def test_waiting_requests_survive_a_pause_with_jobdir(server, activation, tmp_pa
     )
     settings = {
         "JOBDIR": str(tmp_path / "job"),
+        # Not the default SQLite file in JOBDIR, which would keep the
+        # backoff of the first run: this is about the waiting requests.
+        "ROBOTSTXT_RFC_STORE": "memory",
         "CLOSESPIDER_TIMEOUT": 1,
         "ROBOTSTXT_RFC_UNREACHABLE_RETRY": 5,
         "ROBOTSTXT_RFC_UNREACHABLE_WAIT": 60,
@@ -757,6 +760,9 @@ def test_an_unpicklable_waiting_request_does_not_lose_the_others(server, activat
     )
     settings = {
         "JOBDIR": str(tmp_path / "job"),
+        # Not the default SQLite file in JOBDIR, which would keep the
+        # backoff of the first run: this is about the waiting requests.
+        "ROBOTSTXT_RFC_STORE": "memory",
         "CLOSESPIDER_TIMEOUT": 1,
         "ROBOTSTXT_RFC_UNREACHABLE_RETRY": 5,
         "ROBOTSTXT_RFC_UNREACHABLE_WAIT": 60,

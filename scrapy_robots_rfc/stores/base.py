@@ -1,0 +1,98 @@
+"""What a store keeps per origin, and the interface every store offers.
+
+A :class:`Record` is what outlives a crawl: the raw body of the good copy
+(never more than ``ROBOTSTXT_RFC_MAX_BYTES``), the status, the times, and
+the backoff state. Parsed rules are never stored; the middleware rebuilds
+them from the body into its in-memory LRU (RFC 9309 §2.4 caching,
+CACHE-2: "shares the cached copy across its crawlers").
+
+Pure: no Scrapy import. Stores are synchronous; the middleware calls the
+ones that do I/O from a thread.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Protocol
+
+#: Bumped whenever the encoding changes; a record of another version is
+#: treated as absent, never misread (issue 4: "entries are versioned").
+FORMAT_VERSION = 1
+_MAGIC = b"robotstxt-rfc"
+
+
+class StoreError(Exception):
+    """A store cannot be used (corrupted file, unreachable server)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One origin's robots.txt state, as stored.
+
+    ``body`` is the good copy's body, ``None`` when the good copy is "allow
+    all" (a 4xx) or when there never was a good copy (``good`` is False).
+    ``fetched_at`` is when the good copy was fetched (its "last good time");
+    ``expires_at`` when it stops being fresh. ``unreachable_since``,
+    ``failures`` and ``retry_at`` are the backoff state of RFC 9309
+    §2.3.1.4. Times are seconds since the epoch (wall clock: shared between
+    machines).
+    """
+
+    good: bool
+    body: bytes | None
+    status: int | None
+    outcome: str
+    fetched_at: float
+    expires_at: float
+    url: str | None = None
+    unreachable_since: float | None = None
+    failures: int = 0
+    retry_at: float = 0.0
+
+    def encode(self) -> bytes:
+        """``robotstxt-rfc <version>\\n<json>\\n<body>``: a header line that
+        names the format, the metadata, then the raw body bytes."""
+        meta = asdict(self)
+        body = meta.pop("body")
+        meta["has_body"] = body is not None
+        head = json.dumps(meta, separators=(",", ":"), sort_keys=True).encode()
+        return b"%s %d\n%s\n%s" % (_MAGIC, FORMAT_VERSION, head, body or b"")
+
+    @classmethod
+    def decode(cls, data: bytes) -> Record | None:
+        """The record in ``data``, or ``None`` if it is of another format
+        version. Raises :class:`StoreError` if it is not a record at all."""
+        try:
+            first, head, body = data.split(b"\n", 2)
+            magic, version = first.split(b" ")
+            if magic != _MAGIC:
+                raise ValueError("not a robotstxt-rfc record")
+            if int(version) != FORMAT_VERSION:
+                return None
+            meta = json.loads(head)
+            has_body = meta.pop("has_body")
+            return cls(body=body if has_body else None, **meta)
+        except (ValueError, TypeError, KeyError) as exc:
+            raise StoreError(f"not a stored robots.txt record: {exc}") from exc
+
+
+class Store(Protocol):
+    """Where records live. Every method may raise :class:`StoreError`; the
+    middleware then falls back to memory."""
+
+    def get(self, origin: str) -> Record | None:
+        """The record of ``origin`` (``scheme://host:port``), if any."""
+
+    def put(self, origin: str, record: Record) -> None:
+        """Store ``record`` for ``origin``, replacing what was there."""
+
+    def acquire(self, origin: str, ttl: float) -> bool:
+        """Take the right to fetch ``origin``'s robots.txt, for at most
+        ``ttl`` seconds; ``False`` if another crawler holds it."""
+
+    def release(self, origin: str) -> None:
+        """Give that right back."""
+
+    def close(self) -> None:
+        """Release resources."""

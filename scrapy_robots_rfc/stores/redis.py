@@ -1,0 +1,167 @@
+"""A store in Redis, shared by every crawler that uses the same server.
+
+Issue 4: "Only one worker fetches an origin's robots.txt at a time, using a
+lock with an expiry so that a crashed worker cannot block it". The lock is
+``SET key token NX PX ttl``: the key expires by itself, and a worker only
+ever deletes it while it still holds its own random token, so a worker
+whose lock has expired never releases the lock another worker took since.
+
+Keys (``<origin>`` is ``scheme://host:port``)::
+
+    robotstxt_rfc:v1:record:<origin>   Record.encode() bytes
+    robotstxt_rfc:v1:lock:<origin>     the holder's random token
+
+The ``v1`` is the layout of the keys; the record's own format version is
+inside the value, and a record of another version counts as absent.
+
+redis-py is imported when a :class:`RedisStore` is made, not when this
+module is: it is an optional dependency (``scrapy_robots_rfc[redis]``).
+Every error of redis-py or of the socket becomes a :class:`StoreError`
+naming the server (never its password).
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+import threading
+from typing import TYPE_CHECKING, Any, NoReturn
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+from .base import Record, StoreError
+
+if TYPE_CHECKING:
+    import redis as redis_py
+    from redis.commands.core import Script
+
+KEY_PREFIX = "robotstxt_rfc:v1:"
+
+#: Deletes the lock only if it still holds our token (KEYS[1], ARGV[1]).
+_RELEASE = """
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+    return redis.call("DEL", KEYS[1])
+end
+return 0
+"""
+
+
+def redact(url: str) -> str:
+    """``url`` without its password (in the user info or the query)."""
+    try:
+        parts = urlsplit(url)
+        netloc = parts.netloc
+        if parts.password is not None:
+            user = parts.username or ""
+            netloc = f"{user}:***@{netloc.rpartition('@')[2]}"
+        query = parts.query
+        if query:
+            pairs = parse_qsl(query, keep_blank_values=True)
+            query = urlencode(
+                [(k, "***" if k.lower() == "password" else v) for k, v in pairs], safe="*"
+            )
+        # Not urlunsplit: it writes unix:///path as unix:/path.
+        return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
+    except ValueError:
+        return "<unparsable Redis URL>"
+
+
+class RedisStore:
+    """Records and fetch locks in the Redis server at ``url``
+    (``redis://[[user]:password@]host[:port][/db]``, ``rediss://`` for TLS,
+    ``unix:///path/to/socket?db=0``).
+
+    ``timeout`` bounds connecting and each reply, in seconds; a command is
+    tried at most twice, so an unreachable server costs at most about twice
+    ``timeout`` (a refused connection, e.g. a stopped server, costs
+    milliseconds). Safe to use from several threads.
+    """
+
+    def __init__(self, url: str, *, timeout: float = 2.0) -> None:
+        self.url = redact(url)
+        try:
+            import redis as redis_py
+            from redis.backoff import NoBackoff
+            from redis.retry import Retry
+        except ImportError as exc:
+            raise StoreError(
+                f"ROBOTSTXT_RFC_STORE = {self.url} needs the redis package: "
+                "pip install scrapy_robots_rfc[redis]"
+            ) from exc
+        self._errors: tuple[type[BaseException], ...] = (redis_py.RedisError, OSError)
+        try:
+            # One retry, at once: it replaces a pooled connection that the
+            # server closed (restart, idle timeout). redis-py's default (10
+            # retries with backoff) would keep a caller waiting for seconds.
+            self._client: redis_py.Redis = redis_py.Redis.from_url(
+                url,
+                socket_timeout=timeout,
+                socket_connect_timeout=timeout,
+                retry=Retry(NoBackoff(), 1),
+            )
+        except (ValueError, *self._errors) as exc:
+            raise StoreError(f"Redis store {self.url}: bad URL: {exc}") from exc
+        self._release: Script = self._client.register_script(_RELEASE)
+        self._tokens: dict[str, bytes] = {}
+        self._tokens_lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"RedisStore({self.url!r})"
+
+    def _fail(self, doing: str, exc: BaseException) -> NoReturn:
+        raise StoreError(
+            f"Redis store {self.url}: {doing} failed: {type(exc).__name__}: {exc}"
+        ) from exc
+
+    def get(self, origin: str) -> Record | None:
+        key = KEY_PREFIX + "record:" + origin
+        try:
+            data: Any = self._client.get(key)
+        except self._errors as exc:
+            self._fail(f"GET {key}", exc)
+        if data is None:
+            return None
+        try:
+            return Record.decode(bytes(data))
+        except StoreError as exc:
+            raise StoreError(f"Redis store {self.url}: {key}: {exc}") from exc
+
+    def put(self, origin: str, record: Record) -> None:
+        key = KEY_PREFIX + "record:" + origin
+        try:
+            self._client.set(key, record.encode())
+        except self._errors as exc:
+            self._fail(f"SET {key}", exc)
+
+    def acquire(self, origin: str, ttl: float) -> bool:
+        key = KEY_PREFIX + "lock:" + origin
+        token = secrets.token_hex(16).encode()
+        ttl_ms = max(1, math.ceil(ttl * 1000))
+        try:
+            taken = self._client.set(key, token, nx=True, px=ttl_ms)
+            if not taken:
+                # If the reply to a SET that succeeded was lost and the
+                # retry found the key taken, the holder is us.
+                taken = self._client.get(key) == token
+        except self._errors as exc:
+            self._fail(f"SET {key} NX", exc)
+        if taken:
+            with self._tokens_lock:
+                self._tokens[origin] = token
+        return bool(taken)
+
+    def release(self, origin: str) -> None:
+        with self._tokens_lock:
+            token = self._tokens.pop(origin, None)
+        if token is None:
+            return  # not ours: never delete another worker's lock
+        key = KEY_PREFIX + "lock:" + origin
+        try:
+            self._release(keys=[key], args=[token])
+        except self._errors as exc:
+            self._fail(f"release of {key}", exc)
+
+    def close(self) -> None:
+        try:
+            self._client.close()
+        except self._errors as exc:
+            self._fail("close", exc)

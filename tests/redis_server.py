@@ -1,0 +1,140 @@
+"""A real ``redis-server`` for the Redis store tests.
+
+``redis_server_fixture()`` makes a pytest fixture that starts one on a free
+port of 127.0.0.1, in a temporary directory, with no persistence, and
+yields a :class:`RedisServer` (``.url``, ``.stop()``, ``.start()``) so that
+a test can take the server away and bring it back on the same port.
+
+Without ``redis-server`` on the PATH the tests skip, except under CI (the
+``CI`` environment variable is set), where they fail: there they must run.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+#: How long redis-server may take to accept connections, in seconds.
+START_TIMEOUT = 10.0
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def ping(port: int, timeout: float = 1.0) -> bool:
+    """Whether a server on ``port`` answers ``PING`` with ``+PONG``."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(64).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+class RedisServer:
+    """One ``redis-server`` process; :meth:`start` again after :meth:`stop`
+    serves the same port (empty: nothing is saved)."""
+
+    def __init__(self, executable: str, directory: Path) -> None:
+        self.executable = executable
+        self.directory = directory
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.log: list[str] = []
+        self._process: subprocess.Popen[str] | None = None
+        self._reader: threading.Thread | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+    def start(self) -> None:
+        assert not self.running, "redis-server is already running"
+        self.log = []
+        ready = threading.Event()
+        args = ["--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
+        args += ["--appendonly", "no", "--daemonize", "no", "--logfile", ""]
+        args += ["--dir", str(self.directory)]
+        process = subprocess.Popen(
+            [self.executable, *args],
+            cwd=self.directory,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        self._process = process
+
+        def drain() -> None:
+            # Read the log to its end, so that the server never blocks on
+            # a full pipe, and tell when it accepts connections.
+            assert process.stdout is not None
+            for line in process.stdout:
+                self.log.append(line)
+                if "Ready to accept connections" in line:
+                    ready.set()
+            ready.set()  # exited: let start() see it
+
+        self._reader = threading.Thread(target=drain, daemon=True)
+        self._reader.start()
+        if not ready.wait(START_TIMEOUT) or not ping(self.port):
+            self.stop()
+            pytest.fail(
+                f"redis-server did not start on port {self.port}:\n" + "".join(self.log[-20:])
+            )
+
+    def stop(self, *, kill: bool = False) -> None:
+        """End the server: SIGTERM (or SIGKILL, a crash, if ``kill``)."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        if process.poll() is None:
+            if kill:
+                process.kill()
+            else:
+                process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if self._reader is not None:
+            self._reader.join(timeout=10)
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+def redis_server_fixture(**fixture_args: Any) -> Callable[..., Iterator[RedisServer]]:
+    """A fixture (``fixture_args`` as for ``pytest.fixture``, e.g. a scope)
+    that yields a running :class:`RedisServer` and stops it afterwards."""
+
+    @pytest.fixture(**fixture_args)
+    def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+        executable = shutil.which("redis-server")
+        if executable is None:
+            message = (
+                "redis-server is not installed: the Redis store tests need it (.ci/run installs it)"
+            )
+            if os.environ.get("CI"):
+                pytest.fail(message + "; under CI they must run, not skip", pytrace=False)
+            pytest.skip(message)
+        server = RedisServer(executable, tmp_path_factory.mktemp("redis"))
+        server.start()
+        try:
+            yield server
+        finally:
+            server.stop()
+
+    return redis_server

@@ -1,0 +1,158 @@
+"""The SQLite store against real files: round trips, versions, corruption,
+locks with expiry, and two processes racing for the same origins."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from scrapy_robots_rfc.stores import open_store
+from scrapy_robots_rfc.stores.base import FORMAT_VERSION, Record, StoreError
+from scrapy_robots_rfc.stores.sqlite import SqliteStore
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def record(body: bytes | None = b"User-agent: *\nDisallow: /x\n", **changes: object) -> Record:
+    fields: dict[str, object] = {
+        "good": True,
+        "body": body,
+        "status": 200,
+        "outcome": "200",
+        "fetched_at": 1_000.0,
+        "expires_at": 87_400.0,
+    }
+    fields.update(changes)
+    return Record(**fields)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SqliteStore:
+    s = SqliteStore(str(tmp_path / "robots.db"))
+    yield s
+    s.close()
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        record(),
+        record(body=None, status=404, outcome="404: allow all"),
+        record(body=b"\x00\xff\xfe binary \r\n" * 3),
+        record(body=b"#" * 512_000),
+        record(good=False, body=None, status=503, unreachable_since=5.0, failures=3, retry_at=9.0),
+        record(url="https://other.example/robots.txt"),
+    ],
+)
+def test_round_trip(store, value):
+    store.put("http://example.com", value)
+    assert store.get("http://example.com") == value
+
+
+def test_missing_origin(store):
+    assert store.get("http://nowhere.example") is None
+
+
+def test_a_record_of_another_version_is_absent_not_misread(store):
+    data = record().encode().replace(b" %d\n" % FORMAT_VERSION, b" %d\n" % (FORMAT_VERSION + 1), 1)
+    store._run("INSERT INTO records (origin, data) VALUES (?, ?)", ("http://h", data))
+    assert store.get("http://h") is None
+
+
+def test_garbage_is_an_error(store):
+    store._run("INSERT INTO records (origin, data) VALUES (?, ?)", ("http://h", b"garbage"))
+    with pytest.raises(StoreError, match=r"not a stored robots\.txt record"):
+        store.get("http://h")
+
+
+def test_two_stores_on_one_file_share_records(tmp_path):
+    path = str(tmp_path / "shared.db")
+    a, b = SqliteStore(path), SqliteStore(path)
+    a.put("http://h", record())
+    assert b.get("http://h") == record()
+    a.close()
+    b.close()
+
+
+def test_lock_is_exclusive_released_and_expires(tmp_path):
+    path = str(tmp_path / "locks.db")
+    a, b = SqliteStore(path), SqliteStore(path)
+    assert a.acquire("http://h", 60)
+    assert not b.acquire("http://h", 60)
+    b.release("http://h")  # not b's: changes nothing
+    assert not b.acquire("http://h", 60)
+    a.release("http://h")
+    assert b.acquire("http://h", 0.2)
+    time.sleep(0.3)  # a crashed holder: its lock expires
+    assert a.acquire("http://h", 60)
+    a.close()
+    b.close()
+
+
+def read_one(path: Path) -> Record | None:
+    """Open the file and read a record: the error may come from either."""
+    return SqliteStore(str(path)).get("http://h1")
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda p: p.write_bytes(p.read_bytes()[:100]), id="truncated"),
+        pytest.param(lambda p: p.write_bytes(b"not a database at all" * 100), id="overwritten"),
+    ],
+)
+def test_a_corrupted_file_is_a_store_error(tmp_path, damage):
+    path = tmp_path / "broken.db"
+    s = SqliteStore(str(path))
+    for i in range(50):
+        s.put(f"http://h{i}", record())
+    s.close()
+    for suffix in ("-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    damage(path)
+    with pytest.raises(StoreError, match="SQLite store"):
+        read_one(path)
+
+
+def test_open_store_falls_back_to_memory_on_a_corrupted_file(tmp_path, caplog):
+    path = tmp_path / "broken.db"
+    path.write_bytes(b"not a database at all" * 100)
+    assert open_store(f"sqlite:///{path}", None) is None
+    assert "cached in memory only" in caplog.text
+
+
+def test_jobdir_gets_a_store_by_default(tmp_path):
+    store = open_store(None, str(tmp_path / "job"))
+    assert isinstance(store, SqliteStore)
+    assert store.path == str(tmp_path / "job" / "robotstxt_rfc.db")
+    store.close()
+    assert open_store(None, None) is None
+    assert open_store("memory", str(tmp_path)) is None
+
+
+RACER = """
+import sys
+sys.path.insert(0, {root!r})
+from scrapy_robots_rfc.stores.sqlite import SqliteStore
+store = SqliteStore({path!r})
+won = [i for i in range(50) if store.acquire(f"http://o{{i}}", 600)]
+print(" ".join(map(str, won)))
+"""
+
+
+def test_two_processes_racing_for_origins_get_one_winner_each(tmp_path):
+    path = str(tmp_path / "race.db")
+    SqliteStore(path).close()
+    script = RACER.format(root=str(ROOT), path=path)
+    racers = [
+        subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    wins = [set(map(int, p.communicate(timeout=60)[0].split())) for p in racers]
+    assert all(p.returncode == 0 for p in racers)
+    assert wins[0] | wins[1] == set(range(50))
+    assert not wins[0] & wins[1], "no origin was won twice"
