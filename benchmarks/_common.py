@@ -8,6 +8,7 @@ import os
 import random
 import re
 from collections.abc import Sequence
+from importlib import metadata
 from pathlib import Path
 
 #: The host of every generated URL.
@@ -52,3 +53,11 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], left: int = 1) 
 
     rule = "  ".join("-" * w for w in widths)
     return "\n".join([line(headers), rule, *(line(r) for r in rows)])
+
+
+def version(dist: str) -> str:
+    """The installed version of ``dist``, or ``?``."""
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "?"

@@ -74,11 +74,10 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from _common import table
+from _common import table, version
 
 # Measure the working tree, whether or not the package is installed.
 ROOT = Path(__file__).resolve().parents[1]
@@ -535,13 +534,6 @@ def profile(site: Site, settings: Settings) -> None:
         stats.print_stats(25)
 
 
-def _version(dist: str) -> str:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return "?"
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument(
@@ -578,9 +570,9 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     print("scrapy_robots_rfc crawl benchmark" + (" (--quick)" if args.quick else ""))
     print(
-        f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs;"
-        f" Scrapy {_version('scrapy')}, Twisted {_version('twisted')},"
-        f" Protego {_version('protego')};\nscrapy_robots_rfc {scrapy_robots_rfc.__version__}"
+        f"Python {platform.pythonversion()} on {platform.machine()}, {os.cpu_count()} CPUs;"
+        f" Scrapy {version('scrapy')}, Twisted {version('twisted')},"
+        f" Protego {version('protego')};\nscrapy_robots_rfc {scrapy_robots_rfc.__version__}"
         f" from {ROOT}"
     )
     print(
@@ -620,9 +612,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         results = {
             "quick": args.quick,
             "settings": asdict(settings),
-            "python": platform.python_version(),
-            "scrapy": _version("scrapy"),
-            "protego": _version("protego"),
+            "python": platform.pythonversion(),
+            "scrapy": version("scrapy"),
+            "protego": version("protego"),
             "concurrency": CONCURRENCY,
             "forbidden_per_origin": FORBIDDEN_PER_ORIGIN,
             "targets": {"c_over_a": TARGET_VS_OFF, "c_over_b": TARGET_VS_BUILTIN},

@@ -49,11 +49,10 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
 
-from _common import HOST, RULE_VALUE, rule_paths, shared_dir
+from _common import HOST, RULE_VALUE, rule_paths, shared_dir, version
 from _common import table as _table
 
 # Measure the working tree, whether or not the package is installed.
@@ -666,13 +665,6 @@ def _git_state() -> str:
     return f"commit {head}" + (", package has uncommitted changes" if dirty else "")
 
 
-def _version(dist: str) -> str:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return "?"
-
-
 def report_parse(rows: Sequence[dict[str, Any]], settings: Settings, source: str) -> None:
     base = _protego_parse_rates(rows)
     print(f"\n1. Parse throughput: best of {settings.parse_passes} passes over {source}")
@@ -877,10 +869,10 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     print("scrapy_robots_rfc benchmark" + (" (--quick)" if args.quick else ""))
     print(
-        f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs;"
+        f"Python {platform.pythonversion()} on {platform.machine()}, {os.cpu_count()} CPUs;"
         f" scrapy_robots_rfc {scrapy_robots_rfc.__version__} from {ROOT}\n"
-        f"({_git_state()}); Protego {_version('protego')};"
-        f" jwm.robotstxt {_version('jwm.robotstxt')}"
+        f"({_git_state()}); Protego {version('protego')};"
+        f" jwm.robotstxt {version('jwm.robotstxt')}"
     )
     corpus_dir = shared_dir() / "corpus" / "robots"
     files = load_corpus(corpus_dir) if corpus_dir.is_dir() else []
@@ -895,7 +887,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     results: dict[str, Any] = {
         "quick": args.quick,
         "settings": settings.__dict__,
-        "python": platform.python_version(),
+        "python": platform.pythonversion(),
         "git": _git_state(),
         "source": source,
         "files": len(files),

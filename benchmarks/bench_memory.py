@@ -65,11 +65,10 @@ import time
 import tracemalloc
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from _common import HOST, RULE_VALUE, rule_paths, shared_dir, table
+from _common import HOST, RULE_VALUE, rule_paths, shared_dir, table, version
 
 # Measure the working tree, whether or not the package is installed.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -278,13 +277,6 @@ def report(rows: Sequence[dict[str, Any]], stats: dict[str, dict[str, float]]) -
         print(f"   {label + ':':<{width}} {value}")
 
 
-def _version(dist: str) -> str:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return "?"
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help=f"the first {QUICK_FILES} files only")
@@ -304,8 +296,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     print("scrapy_robots_rfc memory benchmark" + (" (--quick)" if args.quick else ""))
     print(
-        f"Python {platform.python_version()}; scrapy_robots_rfc {scrapy_robots_rfc.__version__}"
-        f" from {ROOT}; Protego {_version('protego')}"
+        f"Python {platform.pythonversion()}; scrapy_robots_rfc {scrapy_robots_rfc.__version__}"
+        f" from {ROOT}; Protego {version('protego')}"
     )
     size = sum(len(f.body) for f in files)
     print(f"Input: corpus {corpus_dir}: {len(files)} files, {size:,} bytes")
@@ -325,8 +317,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.json is not None:
         results = {
             "quick": args.quick,
-            "python": platform.python_version(),
-            "protego": _version("protego"),
+            "python": platform.pythonversion(),
+            "protego": version("protego"),
             "source": str(corpus_dir),
             "files": len(files),
             "token": TOKEN,

@@ -85,11 +85,10 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from _common import shared_dir, table
+from _common import shared_dir, table, version
 
 # Measure the working tree, whether or not the package is installed.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -435,7 +434,7 @@ def redis_server(executable: str, directory: Path) -> Iterator[str]:
                     process.wait()
 
 
-def redis_version(executable: str) -> str:
+def redisversion(executable: str) -> str:
     try:
         out = subprocess.run(
             [executable, "--version"], capture_output=True, text=True, timeout=10
@@ -491,7 +490,7 @@ def bench_redis(data: Data, workdir: Path) -> dict[str, Any] | str:
         used_memory_rss_growth=int(after["used_memory_rss"]) - int(info["used_memory_rss"]),
         allocator=str(after.get("mem_allocator", "?")),
         keys=keys_stored,
-        redis_server=redis_version(executable),
+        redis_server=redisversion(executable),
     )
 
 
@@ -539,13 +538,6 @@ def report(rows: Sequence[dict[str, Any]], skipped: dict[str, str]) -> None:
     print("RSS growth: this process, over the writes (the client side for sqlite and redis).")
 
 
-def _version(dist: str) -> str:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return "?"
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument(
@@ -558,8 +550,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     print("scrapy_robots_rfc store benchmark" + (" (--quick)" if args.quick else ""))
     print(
-        f"Python {platform.python_version()}; scrapy_robots_rfc {scrapy_robots_rfc.__version__}"
-        f" from {ROOT}; SQLite {sqlite3.sqlite_version}; redis-py {_version('redis')}"
+        f"Python {platform.pythonversion()}; scrapy_robots_rfc {scrapy_robots_rfc.__version__}"
+        f" from {ROOT}; SQLite {sqlite3.sqlite_version}; redis-py {version('redis')}"
     )
     data = make_data(count)
     print(f"Input: {data.source}")
@@ -599,9 +591,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.json is not None:
         results = {
             "quick": args.quick,
-            "python": platform.python_version(),
+            "python": platform.pythonversion(),
             "sqlite": sqlite3.sqlite_version,
-            "redis_py": _version("redis"),
+            "redis_py": version("redis"),
             "source": data.source,
             "origins": count,
             "distinct_bodies": data.bodies,

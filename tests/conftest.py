@@ -2,12 +2,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
+import pytest_twisted
 from hypothesis import settings
 
 from scrapy_robots_rfc import RobotsTxt
 from scrapy_robots_rfc.matcher import canonical_match_string
+
+from .crawling import ACTIVATIONS
+from .mockserver import MockServer
 
 # CI explores the same examples every run, so that a run is reproducible;
 # on a developer's machine hypothesis keeps exploring new ones.
@@ -45,3 +50,18 @@ def verdict_both_ways(robots: RobotsTxt, url: str, agent: str) -> bool:
     path = canonical_match_string(url, robots.mode)
     assert rules._scan(path) == rules.decide(path), (url, agent)
     return rules.allowed(url)
+
+
+@pytest_twisted.async_yield_fixture
+async def server() -> Any:
+    """The local HTTP server of the crawl tests (tests/mockserver.py)."""
+    s = MockServer()
+    yield s
+    await s.stop()
+
+
+@pytest.fixture(params=sorted(ACTIVATIONS))
+def activation(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """Settings that turn the middleware on: with the add-on, and by hand.
+    Every crawl test runs under both."""
+    return ACTIVATIONS[request.param]

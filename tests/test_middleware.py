@@ -23,7 +23,6 @@ from scrapy.utils.test import get_crawler
 from scrapy_robots_rfc.middleware import RobotsTxtMiddleware
 
 from .crawling import (
-    ACTIVATIONS,
     BASE_SETTINGS,
     FakeClock,
     Recorder,
@@ -35,18 +34,6 @@ from .crawling import (
 from .mockserver import Hit, MockServer, Origin, Reply
 
 ROBOTS = b"User-agent: *\nDisallow: /private\nAllow: /private/ok\n"
-
-
-@pytest_twisted.async_yield_fixture
-async def server() -> Any:
-    s = MockServer()
-    yield s
-    await s.stop()
-
-
-@pytest.fixture(params=sorted(ACTIVATIONS))
-def activation(request: pytest.FixtureRequest) -> dict[str, Any]:
-    return ACTIVATIONS[request.param]
 
 
 def crawl(activation: dict[str, Any], stages: list[Stage], **settings: Any) -> Any:
@@ -710,13 +697,10 @@ def test_non_http_schemes_pass_unchecked(server, activation, tmp_path):
 # -- JOBDIR -----------------------------------------------------------------------------
 
 
-@pytest_twisted.inlineCallbacks
-def test_waiting_requests_survive_a_pause_with_jobdir(server, activation, tmp_path):
-    state = {"up": False}
-    origin = robots_origin(
-        server, lambda hit, n: Reply(body=ROBOTS) if state["up"] else Reply(status=503)
-    )
-    settings = {
+def paused_with_jobdir(tmp_path: Any) -> dict[str, Any]:
+    """A crawl that pauses after 1 s while its requests wait for a 503
+    robots.txt, and resumes from the same JOBDIR."""
+    return {
         "JOBDIR": str(tmp_path / "job"),
         # Not the default SQLite file in JOBDIR, which would keep the
         # backoff of the first run: this is about the waiting requests.
@@ -725,6 +709,15 @@ def test_waiting_requests_survive_a_pause_with_jobdir(server, activation, tmp_pa
         "ROBOTSTXT_RFC_UNREACHABLE_RETRY": 5,
         "ROBOTSTXT_RFC_UNREACHABLE_WAIT": 60,
     }
+
+
+@pytest_twisted.inlineCallbacks
+def test_waiting_requests_survive_a_pause_with_jobdir(server, activation, tmp_path):
+    state = {"up": False}
+    origin = robots_origin(
+        server, lambda hit, n: Reply(body=ROBOTS) if state["up"] else Reply(status=503)
+    )
+    settings = paused_with_jobdir(tmp_path)
     first = yield crawl(activation, [Stage(pages(origin, "/a", "/private/b"))], **settings)
     assert stat(first, "finish_reason") == "closespider_timeout"
     assert stat(first, "robotstxt/waiting/saved") == 2
@@ -758,15 +751,7 @@ def test_an_unpicklable_waiting_request_does_not_lose_the_others(server, activat
     origin = robots_origin(
         server, lambda hit, n: Reply(body=ROBOTS) if state["up"] else Reply(status=503)
     )
-    settings = {
-        "JOBDIR": str(tmp_path / "job"),
-        # Not the default SQLite file in JOBDIR, which would keep the
-        # backoff of the first run: this is about the waiting requests.
-        "ROBOTSTXT_RFC_STORE": "memory",
-        "CLOSESPIDER_TIMEOUT": 1,
-        "ROBOTSTXT_RFC_UNREACHABLE_RETRY": 5,
-        "ROBOTSTXT_RFC_UNREACHABLE_WAIT": 60,
-    }
+    settings = paused_with_jobdir(tmp_path)
     specs = [origin.url("/a"), {"url": origin.url("/b"), "meta": {"lock": threading.Lock()}}]
     first = yield crawl(activation, [Stage(specs)], **settings)
     assert stat(first, "robotstxt/waiting/saved") == 1

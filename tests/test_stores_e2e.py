@@ -8,26 +8,13 @@ import logging
 from pathlib import Path
 from typing import Any
 
-import pytest
 import pytest_twisted
 
-from .crawling import ACTIVATIONS, FakeClock, Stage, use_clock
-from .mockserver import MockServer, Reply
+from .crawling import FakeClock, Stage, use_clock
+from .mockserver import Reply
 from .test_middleware import ROBOTS, crawl, pages, robots_origin, stat
 
 DAY = 86_400
-
-
-@pytest_twisted.async_yield_fixture
-async def server() -> Any:
-    s = MockServer()
-    yield s
-    await s.stop()
-
-
-@pytest.fixture(params=sorted(ACTIVATIONS))
-def activation(request: pytest.FixtureRequest) -> dict[str, Any]:
-    return ACTIVATIONS[request.param]
 
 
 def sqlite(tmp_path: Path) -> dict[str, Any]:

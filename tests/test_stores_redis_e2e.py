@@ -19,8 +19,8 @@ import pytest_twisted
 from twisted.internet import defer
 from twisted.internet.utils import getProcessOutputAndValue
 
-from .crawling import ACTIVATIONS, Stage
-from .mockserver import MockServer, Reply
+from .crawling import Stage
+from .mockserver import Reply
 from .redis_server import RedisServer, free_port, redis_server_fixture
 from .test_middleware import crawl, pages, robots_origin, stat
 
@@ -33,18 +33,6 @@ ROBOTS = b"User-agent: *\nDisallow: /private\n"
 MEMORY_ONLY = "cached in memory only"
 
 redis_server = redis_server_fixture()
-
-
-@pytest_twisted.async_yield_fixture
-async def server() -> Any:
-    s = MockServer()
-    yield s
-    await s.stop()
-
-
-@pytest.fixture(params=sorted(ACTIVATIONS))
-def activation(request: pytest.FixtureRequest) -> dict[str, Any]:
-    return ACTIVATIONS[request.param]
 
 
 def errors(caplog: pytest.LogCaptureFixture) -> list[str]:
