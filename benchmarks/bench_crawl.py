@@ -570,7 +570,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     print("scrapy_robots_rfc crawl benchmark" + (" (--quick)" if args.quick else ""))
     print(
-        f"Python {platform.pythonversion()} on {platform.machine()}, {os.cpu_count()} CPUs;"
+        f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs;"
         f" Scrapy {version('scrapy')}, Twisted {version('twisted')},"
         f" Protego {version('protego')};\nscrapy_robots_rfc {scrapy_robots_rfc.__version__}"
         f" from {ROOT}"
@@ -612,7 +612,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         results = {
             "quick": args.quick,
             "settings": asdict(settings),
-            "python": platform.pythonversion(),
+            "python": platform.python_version(),
             "scrapy": version("scrapy"),
             "protego": version("protego"),
             "concurrency": CONCURRENCY,

@@ -869,7 +869,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     print("scrapy_robots_rfc benchmark" + (" (--quick)" if args.quick else ""))
     print(
-        f"Python {platform.pythonversion()} on {platform.machine()}, {os.cpu_count()} CPUs;"
+        f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs;"
         f" scrapy_robots_rfc {scrapy_robots_rfc.__version__} from {ROOT}\n"
         f"({_git_state()}); Protego {version('protego')};"
         f" jwm.robotstxt {version('jwm.robotstxt')}"
@@ -887,7 +887,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     results: dict[str, Any] = {
         "quick": args.quick,
         "settings": settings.__dict__,
-        "python": platform.pythonversion(),
+        "python": platform.python_version(),
         "git": _git_state(),
         "source": source,
         "files": len(files),

@@ -296,7 +296,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     print("scrapy_robots_rfc memory benchmark" + (" (--quick)" if args.quick else ""))
     print(
-        f"Python {platform.pythonversion()}; scrapy_robots_rfc {scrapy_robots_rfc.__version__}"
+        f"Python {platform.python_version()}; scrapy_robots_rfc {scrapy_robots_rfc.__version__}"
         f" from {ROOT}; Protego {version('protego')}"
     )
     size = sum(len(f.body) for f in files)
@@ -317,7 +317,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.json is not None:
         results = {
             "quick": args.quick,
-            "python": platform.pythonversion(),
+            "python": platform.python_version(),
             "protego": version("protego"),
             "source": str(corpus_dir),
             "files": len(files),

@@ -434,7 +434,7 @@ def redis_server(executable: str, directory: Path) -> Iterator[str]:
                     process.wait()
 
 
-def redisversion(executable: str) -> str:
+def redis_version(executable: str) -> str:
     try:
         out = subprocess.run(
             [executable, "--version"], capture_output=True, text=True, timeout=10
@@ -490,7 +490,7 @@ def bench_redis(data: Data, workdir: Path) -> dict[str, Any] | str:
         used_memory_rss_growth=int(after["used_memory_rss"]) - int(info["used_memory_rss"]),
         allocator=str(after.get("mem_allocator", "?")),
         keys=keys_stored,
-        redis_server=redisversion(executable),
+        redis_server=redis_version(executable),
     )
 
 
@@ -550,7 +550,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     print("scrapy_robots_rfc store benchmark" + (" (--quick)" if args.quick else ""))
     print(
-        f"Python {platform.pythonversion()}; scrapy_robots_rfc {scrapy_robots_rfc.__version__}"
+        f"Python {platform.python_version()}; scrapy_robots_rfc {scrapy_robots_rfc.__version__}"
         f" from {ROOT}; SQLite {sqlite3.sqlite_version}; redis-py {version('redis')}"
     )
     data = make_data(count)
@@ -591,7 +591,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.json is not None:
         results = {
             "quick": args.quick,
-            "python": platform.pythonversion(),
+            "python": platform.python_version(),
             "sqlite": sqlite3.sqlite_version,
             "redis_py": version("redis"),
             "source": data.source,
