@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -78,6 +79,17 @@ def _store(settings: BaseSettings) -> str | None:
     return value
 
 
+def _path(settings: BaseSettings, name: str) -> str | None:
+    value = settings.get(name)
+    if value is None:
+        return None
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if not isinstance(value, str) or not value.strip():
+        raise _invalid(name, value, "a file path")
+    return value
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     """Every ``ROBOTSTXT_RFC_*`` setting, validated; README.rst documents each."""
@@ -104,6 +116,9 @@ class Config:
     store: str | None = None
     #: HTTP-7: days unreachable with no good copy before allowing all.
     unreachable_days: float = 30.0
+    #: ``ROBOTSTXT_RFC_REPORT``: where the per-origin table is written as
+    #: JSON lines when the spider closes; ``None`` when unset.
+    report: str | None = None
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Config:
@@ -156,4 +171,5 @@ class Config:
                 settings, "ROBOTSTXT_RFC_UNREACHABLE_DAYS", default.unreachable_days, minimum=0
             ),
             user_agent=str(settings.get("USER_AGENT") or ""),
+            report=_path(settings, "ROBOTSTXT_RFC_REPORT"),
         )

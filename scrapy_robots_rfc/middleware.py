@@ -22,12 +22,14 @@ never pass the scheduler; those wait inside ``process_request``.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import logging
 import os
 import pickle
 import time
 import zlib
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 from urllib.parse import urljoin, urlsplit
@@ -186,6 +188,39 @@ class _Waiting:
     status: int | None = None
 
 
+#: A row's ``kind``: what its last outcome means, before any rule is looked
+#: at. ``None`` while no fetch has decided the origin yet.
+_KINDS = {
+    "rules": "rules",
+    "allow_all": "allow all",
+    "unreachable": "unreachable",
+    "unreachable_last_good": "unreachable with a good copy",
+    None: "undecided",
+}
+
+
+@dataclass(eq=False, slots=True)
+class _Row:
+    """One origin's line of the end-of-crawl report (``ROBOTSTXT_RFC_REPORT``)."""
+
+    kind: str | None = None
+    #: ``policy.Entry.outcome`` of the last fetch: "200", "404: allow all"...
+    outcome: str | None = None
+    #: Where the rules came from (LOC-9: the end of the redirects).
+    robots_url: str | None = None
+    #: robots.txt fetches: a redirect chain is one fetch.
+    fetches: int = 0
+    redirects: int = 0
+    forbidden: int = 0
+    waited: int = 0
+    dropped: int = 0
+    #: The download slot delay set from ``crawl-delay``, if any.
+    crawl_delay: float | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+
 class RobotsTxtMiddleware:
     """Drop-in replacement for Scrapy's ``RobotsTxtMiddleware`` that follows
     RFC 9309 and Google's robots.txt specification (DECISIONS.md)."""
@@ -226,6 +261,14 @@ class RobotsTxtMiddleware:
         self._abandoned: list[Store] = []
         #: ``ROBOTSTXT_RFC_STORE``; ``None`` is memory only.
         self._store = open_store(self.config.store, crawler.settings.get("JOBDIR"))
+        #: The end-of-crawl report: one row per origin, for at most
+        #: ``ROBOTSTXT_RFC_MAX_ORIGINS`` origins (the first seen); the others
+        #: are added up in ``_other``, ``_other_origins`` and
+        #: ``_other_kinds``. Not the LRU: an evicted origin keeps its row.
+        self._rows: dict[Origin, _Row] = {}
+        self._other = _Row()
+        self._other_origins = 0
+        self._other_kinds: Counter[str | None] = Counter()
         connect = crawler.signals.connect
         connect(self._request_scheduled, signal=signals.request_scheduled)
         connect(self._spider_idle, signal=signals.spider_idle)
@@ -253,6 +296,7 @@ class RobotsTxtMiddleware:
         reason = meta.pop(_DROP, None)
         if reason is not None:
             self._stats.inc_value("robotstxt/unreachable/dropped")
+            self._row(key).dropped += 1
             raise IgnoreRequest(f"robots.txt unreachable: {reason}")
         token = self._token(request)
         while True:
@@ -281,6 +325,7 @@ class RobotsTxtMiddleware:
             reason = await self._wait_in_place(key, waiting)
             if reason is not None:
                 self._stats.inc_value("robotstxt/unreachable/dropped")
+                self._row(key).dropped += 1
                 raise IgnoreRequest(f"robots.txt unreachable: {reason}")
 
     def _decide(
@@ -294,6 +339,7 @@ class RobotsTxtMiddleware:
         if rule is None or rule.allow:
             return
         self._stats.inc_value("robotstxt/forbidden")
+        self._row(key).forbidden += 1
         logger.debug(
             "Forbidden by robots.txt: %(request)s (%(rule)s of %(robots)s)",
             {"request": request, "rule": rule, "robots": entry.url or key.robots_url},
@@ -355,6 +401,7 @@ class RobotsTxtMiddleware:
         waiting = self._waiting[key]
         waiting.parked.append((request, time.monotonic()))
         self._stats.inc_value("robotstxt/waiting")
+        self._row(key).waited += 1
         self._arm_drop_timer(key, waiting)
         raise IgnoreRequest  # keeps it out of the scheduler; the engine logs nothing
 
@@ -362,6 +409,7 @@ class RobotsTxtMiddleware:
         d: Deferred[str | None] = Deferred()
         waiting.in_place.append((d, time.monotonic()))
         self._stats.inc_value("robotstxt/waiting")
+        self._row(key).waited += 1
         self._arm_drop_timer(key, waiting)
         return await maybe_deferred_to_future(d)
 
@@ -686,6 +734,7 @@ class RobotsTxtMiddleware:
 
     def _remember(self, key: Origin, entry: policy.Entry) -> None:
         cache = self._cache
+        self._record_outcome(key, entry, cache.get(key))
         cache[key] = entry
         cache.move_to_end(key)
         if len(cache) <= self.config.max_origins:
@@ -710,6 +759,8 @@ class RobotsTxtMiddleware:
         HTTP-8; RFC 9309 §2.3.1)."""
         if previous is not None and previous.good:
             self._stats.inc_value("robotstxt/cache/refreshed")
+        row = self._row(key)
+        row.fetches += 1
         url = key.robots_url
         seen = {url}
         hops = 0
@@ -739,6 +790,7 @@ class RobotsTxtMiddleware:
                 )
             hops += 1
             self._stats.inc_value("robotstxt/redirects")
+            row.redirects += 1
             seen.add(target)
             url = target
         cache_control = parse_cachecontrol(response.headers.get(b"Cache-Control") or b"")
@@ -971,11 +1023,107 @@ class RobotsTxtMiddleware:
         if slot is not None:
             slot.delay = delay
         self._stats.inc_value("robotstxt/crawl_delay/applied")
+        site = self._origin(trigger.url)
+        if site is not None:
+            self._row(site).crawl_delay = delay
         logger.debug(
             "Download slot %(slot)r: crawl-delay %(delay)s s from robots.txt",
             {"slot": key, "delay": delay},
             extra={"spider": self._spider},
         )
+
+    # -- the report ----------------------------------------------------------
+
+    def _row(self, key: Origin) -> _Row:
+        """``key``'s report row; past ``ROBOTSTXT_RFC_MAX_ORIGINS`` rows, the
+        totals of the other origins."""
+        row = self._rows.get(key)
+        if row is None:
+            if len(self._rows) >= self.config.max_origins:
+                return self._other
+            row = self._rows[key] = _Row(robots_url=key.robots_url)
+        return row
+
+    def _kind(self, entry: policy.Entry) -> str:
+        if entry.unreachable_since is None:
+            return "allow_all" if entry.rules is None else "rules"
+        if entry.good:
+            return "unreachable_last_good"
+        if self.clock() - entry.unreachable_since >= self._allow_after:
+            return "allow_all"  # RFC 9309 §2.3.1.4: unreachable for too long
+        return "unreachable"
+
+    def _record_outcome(
+        self, key: Origin, entry: policy.Entry, previous: policy.Entry | None
+    ) -> None:
+        """Once per fetch (or store read): the origin's kind and outcome."""
+        kind = self._kind(entry)
+        row = self._row(key)
+        if row is self._other:
+            # No row to hold the origin's kind: count it by its last kind,
+            # through the cache. An origin the LRU evicted counts again.
+            if previous is None:
+                self._other_origins += 1
+            else:
+                self._other_kinds[self._kind(previous)] -= 1
+            self._other_kinds[kind] += 1
+            return
+        row.kind = kind
+        row.outcome = entry.outcome
+        row.robots_url = entry.url or key.robots_url
+
+    def _report(self, spider: Spider) -> None:
+        """The INFO summary, and the JSON lines file of
+        ``ROBOTSTXT_RFC_REPORT``."""
+        rows = self._rows.values()
+        other = self._other
+        kinds = Counter(row.kind for row in rows) + self._other_kinds
+        origins = len(self._rows) + self._other_origins
+        forbidden = sum(row.forbidden for row in rows) + other.forbidden
+        waited = sum(row.waited for row in rows) + other.waited
+        dropped = sum(row.dropped for row in rows) + other.dropped
+        breakdown = ", ".join(
+            f"{kinds[kind]} {label}" for kind, label in _KINDS.items() if kinds[kind] > 0
+        )
+        logger.info(
+            "robots.txt: %(origins)d %(origin_word)s checked%(breakdown)s; %(forbidden)d "
+            "%(request_word)s forbidden, %(waited)d waited, %(dropped)d dropped",
+            {
+                "origins": origins,
+                "origin_word": "origin" if origins == 1 else "origins",
+                "breakdown": f" ({breakdown})" if breakdown else "",
+                "forbidden": forbidden,
+                "request_word": "request" if forbidden == 1 else "requests",
+                "waited": waited,
+                "dropped": dropped,
+            },
+            extra={"spider": spider},
+        )
+        path = self.config.report
+        if path is None:
+            return
+        lines = [
+            json.dumps({"origin": str(key), **row.as_dict()}, ensure_ascii=False)
+            for key, row in sorted(self._rows.items(), key=lambda item: str(item[0]))
+        ]
+        if self._other_origins or other.as_dict() != _Row().as_dict():
+            totals = {
+                "origin": None,
+                "origins": self._other_origins,
+                "kinds": {kind or "undecided": n for kind, n in self._other_kinds.items() if n > 0},
+                **other.as_dict(),
+            }
+            for name in ("kind", "outcome", "robots_url", "crawl_delay"):
+                del totals[name]
+            lines.append(json.dumps(totals, ensure_ascii=False))
+        try:
+            _write_atomically(path, "".join(f"{line}\n" for line in lines))
+        except OSError as exc:
+            logger.error(
+                "Cannot write the robots.txt report to %(path)s (ROBOTSTXT_RFC_REPORT): %(error)s",
+                {"path": path, "error": exc},
+                extra={"spider": spider},
+            )
 
     # -- the spider's life ---------------------------------------------------
 
@@ -1019,6 +1167,12 @@ class RobotsTxtMiddleware:
         if self._pool is not None:
             self._pool.stop()
             self._pool = None
+        self._put_waiting_aside(spider, reason)
+        self._report(spider)
+
+    def _put_waiting_aside(self, spider: Spider, reason: str) -> None:
+        """Save the requests still waiting in ``JOBDIR``, or count them as
+        abandoned."""
         parked: list[Request] = []
         for waiting in self._waiting.values():
             self._cancel(waiting)
@@ -1081,6 +1235,24 @@ async def _sleep(seconds: float) -> None:
     d: Deferred[None] = Deferred()
     _call_later(seconds, lambda _: d.callback(None), None)  # type: ignore[arg-type]
     await maybe_deferred_to_future(d)
+
+
+def _write_atomically(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file beside it, so that
+    a reader never sees half a report; parent folders are created."""
+    path = os.path.expanduser(path)
+    folder = os.path.dirname(path)
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+    partial = f"{path}.{os.getpid()}.partial"
+    try:
+        with open(partial, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(partial, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(partial)
+        raise
 
 
 def _inflate(raw: bytes, limit: int) -> bytes | None:

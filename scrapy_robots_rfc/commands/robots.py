@@ -1,0 +1,605 @@
+"""``scrapy robots URL``: what robots.txt says about one URL, found the way
+the project's crawl would find it.
+
+The command runs a one-request crawl with the project's settings, its
+downloader middlewares, proxy and headers. ``ROBOTSTXT_OBEY`` is forced on
+and, if the project does not enable this package, ``scrapy_robots_rfc.Addon``
+is added for the run. The middleware fetches robots.txt through the engine
+exactly as in a crawl (status policy, redirects, size limit, store); the
+request for the URL itself gets its verdict from the middleware and is then
+answered by a small downloader middleware placed right after it, so that the
+page is never downloaded.
+
+Exit status: 0 allowed, 1 disallowed (by a rule, or because robots.txt is
+unreachable), 2 error (bad arguments, a crawl that could not start, a request
+that failed for another reason).
+
+Scrapy imports this module for every ``scrapy`` command (entry points are
+loaded to list the commands), so its top level imports little.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from scrapy import Spider, signals
+from scrapy.commands import ScrapyCommand
+from scrapy.exceptions import IgnoreRequest, UsageError
+from scrapy.http import Request, Response
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import AsyncIterator
+
+    from scrapy.crawler import Crawler
+    from scrapy.settings import BaseSettings
+    from twisted.python.failure import Failure
+
+    from ..config import Config
+    from ..matcher import AgentRules, Rule
+    from ..middleware import Origin, RobotsTxtMiddleware
+    from ..parser import RobotsTxt
+    from ..policy import Entry
+
+#: ``meta`` key of the command's request for the URL.
+PROBE = "_robotstxt_rfc_command_probe"
+#: Response flag of the answer that replaces the page download.
+NOT_DOWNLOADED = "not downloaded (scrapy robots)"
+#: The ``IgnoreRequest`` messages of the middleware.
+FORBIDDEN = "Forbidden by robots.txt"
+UNREACHABLE = "robots.txt unreachable"
+
+EXIT_ALLOWED = 0
+EXIT_DISALLOWED = 1
+EXIT_ERROR = 2
+
+_OURS = "scrapy_robots_rfc.RobotsTxtMiddleware"
+_ADDON = "scrapy_robots_rfc.Addon"
+_PROBE_MIDDLEWARE = "scrapy_robots_rfc.commands.robots.ProbeMiddleware"
+
+
+class ProbeMiddleware:
+    """Answers the command's request once the robots.txt middleware has let
+    it through, so that the page is not downloaded. The command installs it
+    right after the robots.txt middleware."""
+
+    def process_request(self, request: Request, spider: Spider | None = None) -> Response | None:
+        if request.meta.get(PROBE):
+            return Response(request.url, status=200, flags=[NOT_DOWNLOADED], request=request)
+        return None
+
+
+class RobotsSpider(Spider):
+    """The spider of the run when no project spider handles the URL."""
+
+    name = "robots"
+
+
+def _load(path: Any) -> Any:
+    from scrapy.utils.misc import load_object
+
+    try:
+        return load_object(path) if isinstance(path, str) else path
+    except (ImportError, NameError, ValueError, AttributeError):
+        return None
+
+
+def _our_priority(settings: BaseSettings) -> int | None:
+    """The priority of this package's middleware (or a subclass of it) in
+    ``DOWNLOADER_MIDDLEWARES``, ``None`` when it is not there."""
+    from ..middleware import RobotsTxtMiddleware
+
+    middlewares = settings["DOWNLOADER_MIDDLEWARES"]
+    for key in middlewares:
+        cls = _load(key)
+        priority = middlewares[key]
+        if priority is not None and isinstance(cls, type) and issubclass(cls, RobotsTxtMiddleware):
+            return int(priority)
+    return None
+
+
+def _has_addon(settings: BaseSettings) -> bool:
+    from ..addon import Addon
+
+    addons = settings["ADDONS"]
+    return any(
+        addons[key] is not None and isinstance(cls := _load(key), type) and issubclass(cls, Addon)
+        for key in addons
+    )
+
+
+@dataclass
+class _Hop:
+    """One robots.txt request of the run and what it got."""
+
+    url: str
+    status: int | None = None
+    location: str | None = None
+
+
+@dataclass
+class _Run:
+    """What the one-request crawl found, gathered from signals."""
+
+    key: Origin
+    middleware: RobotsTxtMiddleware | None = None
+    #: Every robots.txt request, in order, with its response (keyed by the
+    #: request itself, which keeps it alive: an ``id()`` could be reused).
+    hops: dict[Request, _Hop] = field(default_factory=dict)
+    #: The last 2xx robots.txt body, for Scrapy before 2.18 (no
+    #: ``robots_parsed`` signal).
+    body: bytes | None = None
+    robots: RobotsTxt | None = None
+    #: "allowed", "forbidden", "unreachable" or "error".
+    verdict: str | None = None
+    message: str = ""
+
+    def connect(self, crawler: Crawler) -> None:
+        connect = crawler.signals.connect
+        connect(self._opened, signal=signals.spider_opened)
+        connect(self._reached, signal=signals.request_reached_downloader)
+        connect(self._received, signal=signals.response_received)
+        robots_parsed = getattr(signals, "robots_parsed", None)  # Scrapy 2.18+
+        if robots_parsed is not None:
+            connect(self._parsed, signal=robots_parsed)
+        self._crawler = crawler
+
+    # -- signal handlers ---------------------------------------------------
+
+    def _opened(self, spider: Spider) -> None:
+        from ..middleware import RobotsTxtMiddleware
+
+        engine = self._crawler.engine
+        assert engine is not None
+        for middleware in engine.downloader.middleware.middlewares:
+            if isinstance(middleware, RobotsTxtMiddleware):
+                self.middleware = middleware
+
+    @staticmethod
+    def _is_robots(request: Request) -> bool:
+        # The middleware's robots.txt requests: never obeyed, never
+        # redirected by Scrapy (the middleware follows redirects itself).
+        meta = request.meta
+        return bool(meta.get("dont_obey_robotstxt") and meta.get("dont_redirect")) and (
+            PROBE not in meta
+        )
+
+    def _hop(self, request: Request) -> _Hop:
+        hop = self.hops.get(request)
+        if hop is None:
+            hop = self.hops[request] = _Hop(request.url)
+        return hop
+
+    def _reached(self, request: Request, spider: Spider | None = None) -> None:
+        if self._is_robots(request):
+            self._hop(request)
+
+    def _received(self, response: Response, request: Request, spider: Spider | None = None) -> None:
+        if not self._is_robots(request):
+            return
+        hop = self._hop(request)
+        hop.status = response.status
+        location = response.headers.get(b"Location")
+        hop.location = location.decode("latin-1") if location else None
+        if 200 <= response.status < 300:
+            self.body = response.body
+
+    def _parsed(self, robotparser: Any, request: Request) -> None:
+        robots = getattr(robotparser, "robots", None)
+        if robots is not None:
+            self.robots = robots
+
+    # -- the request's callbacks -----------------------------------------------
+
+    def allowed(self, response: Response) -> None:
+        if NOT_DOWNLOADED in response.flags:
+            self.verdict = "allowed"
+        else:
+            self.verdict = "error"
+            self.message = (
+                f"a downloader middleware before scrapy_robots_rfc answered the request "
+                f"({response.status}), so robots.txt was not checked"
+            )
+
+    def failed(self, failure: Failure) -> None:
+        error = failure.value
+        message = str(error)
+        if isinstance(error, IgnoreRequest) and message.startswith(FORBIDDEN):
+            self.verdict = "forbidden"
+        elif isinstance(error, IgnoreRequest) and message.startswith(UNREACHABLE):
+            self.verdict = "unreachable"
+        else:
+            self.verdict = "error"
+            message = f"{type(error).__name__}: {message}"
+        self.message = message
+
+    # -- after the crawl ---------------------------------------------------
+
+    def last_fetch(self) -> list[_Hop]:
+        """The hops of the last fetch: each fetch starts at the origin's
+        ``/robots.txt``, which the middleware never requests again within
+        one fetch."""
+        fetch: list[_Hop] = []
+        for hop in self.hops.values():
+            if hop.url == self.key.robots_url:
+                fetch = []
+            fetch.append(hop)
+        return fetch
+
+    def fetches(self) -> int:
+        return sum(hop.url == self.key.robots_url for hop in self.hops.values())
+
+
+def _agents(agents: tuple[str, ...]) -> str:
+    return ", ".join(repr(agent) for agent in agents)
+
+
+class Command(ScrapyCommand):
+    requires_project = False
+
+    def syntax(self) -> str:
+        return "[options] <url>"
+
+    def short_desc(self) -> str:
+        return "Show what robots.txt says about a URL (scrapy_robots_rfc)"
+
+    def long_desc(self) -> str:
+        return (
+            "Fetch the robots.txt of URL's origin with the project's settings and "
+            "downloader middlewares, as a crawl with scrapy_robots_rfc would, and show "
+            "the status-policy outcome, the verdict for URL with the rule that decides it, "
+            "the sitemaps and the crawl-delay. URL itself is not downloaded. "
+            "ROBOTSTXT_OBEY is on for the run, and scrapy_robots_rfc.Addon is added if the "
+            "project does not enable the package; JOBDIR is not used. An unreachable "
+            "robots.txt makes the command wait as long as the crawl would "
+            "(ROBOTSTXT_RFC_UNREACHABLE_WAIT); --no-wait gives the verdict after the first "
+            "fetch. Logs go to stderr at WARNING unless -L is given. "
+            "Exit status: 0 allowed, 1 disallowed, 2 error."
+        )
+
+    def add_options(self, parser: argparse.ArgumentParser) -> None:
+        super().add_options(parser)
+        parser.add_argument(
+            "--user-agent",
+            dest="user_agent",
+            metavar="NAME",
+            help="the robots.txt product token or User-Agent to check for "
+            "(sets ROBOTSTXT_USER_AGENT for the run)",
+        )
+        parser.add_argument(
+            "--spider", dest="spider", help="use this spider's class and custom_settings"
+        )
+        parser.add_argument(
+            "--no-wait",
+            dest="no_wait",
+            action="store_true",
+            help="do not wait for an unreachable robots.txt to come back "
+            "(ROBOTSTXT_RFC_UNREACHABLE_WAIT=0)",
+        )
+        parser.add_argument(
+            "--json", dest="json", action="store_true", help="print the report as JSON"
+        )
+
+    def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
+        super().process_options(args, opts)
+        settings = self.settings
+        assert settings is not None
+        if not opts.loglevel and not opts.logfile and not opts.nolog:
+            settings.set("LOG_LEVEL", "WARNING", priority="cmdline")
+        self.notes: list[str] = []
+        if not settings.getbool("ROBOTSTXT_OBEY"):
+            self.notes.append(
+                "ROBOTSTXT_OBEY is off in these settings: their crawls do not obey robots.txt "
+                "(it is on for this run)"
+            )
+        settings.set("ROBOTSTXT_OBEY", True, priority="cmdline")
+        # Never resume, nor add to, the project's paused crawl.
+        settings.set("JOBDIR", None, priority="cmdline")
+        if opts.user_agent is not None:
+            settings.set("ROBOTSTXT_USER_AGENT", opts.user_agent, priority="cmdline")
+        if opts.no_wait:
+            settings.set("ROBOTSTXT_RFC_UNREACHABLE_WAIT", 0, priority="cmdline")
+        from ..addon import PRIORITY
+
+        priority = _our_priority(settings)
+        if priority is None:
+            if not _has_addon(settings):
+                self.notes.append(
+                    "the project does not enable scrapy_robots_rfc: this run adds "
+                    f"{_ADDON} to ADDONS"
+                )
+                settings["ADDONS"].set(_ADDON, PRIORITY, priority="cmdline")
+            priority = PRIORITY
+        settings["DOWNLOADER_MIDDLEWARES"].set(_PROBE_MIDDLEWARE, priority + 1, priority="cmdline")
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        from ..middleware import origin
+
+        if len(args) != 1:
+            raise UsageError()
+        url = args[0]
+        key = origin(url)
+        if key is None:
+            raise UsageError(f"{url!r} is not an http or https URL with a host", print_help=False)
+        probe = _Run(key)
+        request = Request(
+            url,
+            callback=probe.allowed,
+            errback=probe.failed,
+            dont_filter=True,
+            meta={
+                PROBE: True,
+                "dont_redirect": True,
+                "dont_retry": True,
+                "dont_cache": True,
+                "handle_httpstatus_all": True,
+                "allow_offsite": True,
+            },
+        )
+        process = self.crawler_process
+        assert process is not None
+        spidercls = self._spider_class(request, opts)
+
+        async def start(self: Spider) -> AsyncIterator[Any]:
+            yield request
+
+        probe_spider = type(
+            spidercls.__name__, (spidercls,), {"start": start, "__module__": __name__}
+        )
+        crawler = process.create_crawler(probe_spider)
+        probe.connect(crawler)
+        process.crawl(crawler)
+        process.start()
+        if process.bootstrap_failed or (probe.verdict is None and probe.middleware is None):
+            print("error: the crawl could not start; see the log above", flush=True)
+            self.exitcode = EXIT_ERROR
+            return
+        report = self._report(probe, crawler, url, opts)
+        if opts.json:
+            print(json.dumps(report, indent=2, ensure_ascii=False))
+        else:
+            print(_text(report))
+        self.exitcode = report["exit_status"]
+
+    def _spider_class(self, request: Request, opts: argparse.Namespace) -> type[Spider]:
+        from scrapy.utils.spider import spidercls_for_request
+
+        assert self.crawler_process is not None
+        loader = self.crawler_process.spider_loader
+        if opts.spider:
+            try:
+                spidercls: type[Spider] = loader.load(opts.spider)
+            except KeyError:
+                raise UsageError(f"Spider not found: {opts.spider}", print_help=False) from None
+            return spidercls
+        return spidercls_for_request(loader, request, RobotsSpider)
+
+    # -- the report --------------------------------------------------------
+
+    def _report(
+        self, probe: _Run, crawler: Crawler, url: str, opts: argparse.Namespace
+    ) -> dict[str, Any]:
+        from ..matcher import product_token
+        from ..parser import RobotsTxt, cut_at_limit
+
+        stats = crawler.stats
+        assert stats is not None
+        notes = list(self.notes)
+        middleware = probe.middleware
+        if middleware is None:
+            return {
+                "url": url,
+                "verdict": "error",
+                "reason": "scrapy_robots_rfc's middleware is not enabled in this crawl",
+                "notes": notes,
+                "exit_status": EXIT_ERROR,
+            }
+        config = middleware.config
+        if config.robots_user_agent is not None:
+            source = "--user-agent" if opts.user_agent is not None else "ROBOTSTXT_USER_AGENT"
+            user_agent = config.robots_user_agent
+        else:
+            source, user_agent = "USER_AGENT", config.user_agent
+        token = product_token(user_agent).lower()
+        # Private: the middleware has no public accessor for an origin's
+        # state yet.
+        cache = getattr(middleware, "_cache", {})
+        entry: Entry | None = cache.get(probe.key)
+        robots = probe.robots
+        if robots is None and probe.body is not None:
+            robots = RobotsTxt.parse(cut_at_limit(probe.body, config.max_bytes)[0], config.mode)
+        hops = probe.last_fetch()
+        from_store = bool(stats.get_value("robotstxt/store/hit"))
+        if from_store:
+            notes.append("robots.txt came from ROBOTSTXT_RFC_STORE, not from a fetch")
+
+        kind, detail = self._outcome(entry, hops, middleware.clock(), config.unreachable_days)
+        rules_url = entry.url if entry is not None and entry.url else probe.key.robots_url
+        report: dict[str, Any] = {
+            "url": url,
+            "robots_txt": probe.key.robots_url,
+            "fetches": probe.fetches(),
+            "chain": [
+                {"url": hop.url, "status": hop.status, "location": hop.location} for hop in hops
+            ],
+            # Each hop after the first is a redirect the middleware followed
+            # (a request that got no response is a hop too).
+            "redirects_followed": max(0, len(hops) - 1),
+            "outcome": kind,
+            "outcome_detail": detail,
+            "rules_url": rules_url,
+            "from_store": from_store,
+            "user_agent": token,
+            "user_agent_source": source,
+            "user_agent_value": user_agent,
+            "mode": config.mode,
+        }
+
+        agent = entry.rules.get(token) if entry is not None and entry.rules else None
+        verdict, reason, rule, agents = self._verdict(
+            probe, kind, robots, agent, url, token, config
+        )
+        report.update(
+            verdict=verdict,
+            reason=reason,
+            rule=None
+            if rule is None
+            else {"allow": rule.allow, "pattern": rule.pattern, "line": rule.line},
+            group=list(agents),
+        )
+        sitemaps: list[str] | None = []
+        delay = None
+        if kind in ("rules", "last good copy"):
+            if robots is not None:
+                sitemaps, delay = list(robots.sitemaps), robots.crawl_delay(token)
+            else:
+                # From the store, before Scrapy 2.18: the middleware keeps the
+                # groups it uses, not the sitemaps.
+                sitemaps = None
+                delay = agent.crawl_delay if agent is not None else None
+        report["sitemaps"] = sitemaps
+        report["crawl_delay"] = delay
+        report["crawl_delay_note"] = self._delay_note(delay, config, crawler)
+        report["page_downloaded"] = False
+        report["notes"] = notes
+        report["exit_status"] = {
+            "allowed": EXIT_ALLOWED,
+            "disallowed": EXIT_DISALLOWED,
+        }.get(verdict, EXIT_ERROR)
+        return report
+
+    @staticmethod
+    def _outcome(entry: Entry | None, hops: list[_Hop], now: float, days: float) -> tuple[str, str]:
+        """The outcome's kind ("rules", "allow all", "disallow all", "last good
+        copy", "unknown") and the middleware's own words for it; ``days`` is
+        ``ROBOTSTXT_RFC_UNREACHABLE_DAYS``."""
+        if entry is None:
+            return "unknown", "the middleware has no robots.txt for this origin"
+        detail = entry.outcome
+        if entry.unreachable_since is not None:
+            if entry.good:
+                return "last good copy", f"unreachable ({detail}); the last good copy is in force"
+            if now - entry.unreachable_since >= days * 86400:
+                return "allow all", f"unreachable ({detail}) for {days:g} days or more"
+            return "disallow all", f"unreachable: {detail}"
+        if entry.rules is None:
+            detail = detail.removesuffix(": allow all")
+            status = hops[-1].status if hops else None
+            if status is not None:
+                detail = detail.removeprefix(f"{status}: ")
+            return "allow all", detail
+        return "rules", ""
+
+    @staticmethod
+    def _verdict(
+        probe: _Run,
+        kind: str,
+        robots: RobotsTxt | None,
+        agent: AgentRules | None,
+        url: str,
+        token: str,
+        config: Config,
+    ) -> tuple[str, str, Rule | None, tuple[str, ...]]:
+        """The verdict, its reason, the deciding rule and the agents of the
+        group it comes from."""
+        from ..matcher import canonical_match_string
+
+        if probe.verdict == "error" or probe.verdict is None:
+            return "error", probe.message or "the request got no verdict", None, ()
+        if probe.verdict == "unreachable":
+            return (
+                "disallowed",
+                f"disallowed: {probe.message} (dropped after ROBOTSTXT_RFC_UNREACHABLE_WAIT"
+                f" = {config.unreachable_wait:g} s)",
+                None,
+                (),
+            )
+        verdict = "allowed" if probe.verdict == "allowed" else "disallowed"
+        if kind in ("allow all", "unknown"):
+            if verdict == "allowed":
+                return verdict, "allowed: robots.txt allows everything", None, ()
+            return verdict, f"{verdict}: {probe.message}", None, ()
+        if robots is None:
+            if agent is None:
+                return verdict, f"{verdict}: {probe.message or 'no deciding rule'}", None, ()
+            # The group the middleware kept: the same rule, fewer words.
+            found = agent.deciding_rule(canonical_match_string(url, config.mode))
+            if found is not None:
+                text = f'{verdict} by "{found}" in the group for {_agents(agent.agents)}'
+            else:
+                text = f"{verdict}: no rule decides"
+            return verdict, text, found, agent.agents
+        why = robots.explain(url, token)
+        rule = why.rule
+        if why.allowed != (verdict == "allowed"):
+            reason = f"the middleware says {verdict}, but explain() says: {why.reason}"
+        elif rule is not None:
+            reason = f'{verdict} by "{rule}" in the group for {_agents(why.agents)}'
+        else:
+            reason = f"{verdict}: {why.reason}"
+        return verdict, reason, rule, why.agents
+
+    @staticmethod
+    def _delay_note(delay: float | None, config: Config, crawler: Crawler) -> str:
+        if delay is None:
+            return ""
+        if not config.crawl_delay:
+            return "not applied: ROBOTSTXT_RFC_CRAWL_DELAY is off"
+        assert crawler.stats is not None
+        if not crawler.stats.get_value("robotstxt/crawl_delay/applied"):
+            return "not applied: the download slot's delay is already as long"
+        if delay > config.crawl_delay_max:
+            return (
+                f"applied to the download slot as {config.crawl_delay_max:g} s "
+                "(ROBOTSTXT_RFC_CRAWL_DELAY_MAX)"
+            )
+        return "applied to the download slot"
+
+
+def _text(report: dict[str, Any]) -> str:
+    """The report as aligned lines."""
+    lines: list[tuple[str, str]] = []
+    if "robots_txt" in report:
+        chain = report["robots_txt"]
+        for i, hop in enumerate(report["chain"]):
+            if i:
+                chain += f" → {hop['url']}"
+            chain += f" → {hop['status'] if hop['status'] is not None else 'no response'}"
+        if report["from_store"] and not report["chain"]:
+            chain += " → from ROBOTSTXT_RFC_STORE"
+        outcome = report["outcome"]
+        if report["rules_url"] != report["robots_txt"] and report["outcome"] == "rules":
+            outcome += f" of {report['rules_url']}"
+        extra = [report["outcome_detail"], f"redirects followed: {report['redirects_followed']}"]
+        if report["fetches"] > 1:
+            extra.append(f"fetched {report['fetches']} times")
+        lines.append(("robots.txt", f"{chain}: {outcome} ({'; '.join(filter(None, extra))})"))
+    lines.append(("URL", report["url"]))
+    if "user_agent" in report:
+        lines.append(
+            (
+                "user agent",
+                f"{report['user_agent']} (from {report['user_agent_source']} "
+                f"{report['user_agent_value']!r})",
+            )
+        )
+    reason = report["reason"]
+    lines.append(("verdict", f"error: {reason}" if report["verdict"] == "error" else reason))
+    if "sitemaps" in report:
+        sitemaps = report["sitemaps"]
+        if sitemaps is None:
+            sitemaps = ["unknown (robots.txt came from the store; Scrapy 2.18+ shows them)"]
+        sitemaps = sitemaps or ["none"]
+        lines.append(("sitemaps", sitemaps[0]))
+        lines.extend(("", sitemap) for sitemap in sitemaps[1:])
+        delay = report["crawl_delay"]
+        if delay is None:
+            lines.append(("crawl-delay", "none"))
+        else:
+            lines.append(("crawl-delay", f"{delay:g} s ({report['crawl_delay_note']})"))
+    for note in report.get("notes", ()):
+        lines.append(("note", note))
+    width = max(len(label) for label, _ in lines) + 1
+    return "\n".join(f"{label:<{width}} {value}".rstrip() for label, value in lines)

@@ -1,0 +1,304 @@
+"""``scrapy robots URL``, run as a real ``scrapy`` command inside
+``example_project`` (its scrapy.cfg and settings apply) against the demo's
+local site, which a separate process serves on 127.0.0.1.
+
+The site is the demo's (``demo_project.localsite``) plus one origin whose
+robots.txt has sitemaps and a crawl-delay, and a control port that tells
+which requests each origin answered, so that the tests can check what the
+command fetched, and that it never downloads the URL itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+from urllib.request import urlopen
+
+import pytest
+
+PROJECT = Path(__file__).resolve().parents[1] / "example_project"
+_SCRAPY = Path(sys.executable).parent / "scrapy"
+SCRAPY = [str(_SCRAPY)] if _SCRAPY.exists() else [sys.executable, "-m", "scrapy"]
+
+EXTRAS_ROBOTS = (
+    b"User-agent: *\n"
+    b"Crawl-delay: 2.5\n"
+    b"Disallow: /private/\n"
+    b"\n"
+    b"Sitemap: http://127.0.0.1/sitemap.xml\n"
+    b"Sitemap: http://127.0.0.1/news-sitemap.xml\n"
+)
+
+#: The site's process: prints {origin name: port, "_control": port} once it
+#: listens, then serves until it is terminated.
+SERVER = f"""
+import json
+from twisted.internet import reactor
+from twisted.web.resource import Resource
+from twisted.web.server import Site
+from demo_project.localsite import ORIGINS, LocalSite, OriginSpec
+
+extras = OriginSpec(
+    "extras", "sitemaps and a crawl-delay", 200, {EXTRAS_ROBOTS!r}, pages={{"/": ()}}
+)
+site = LocalSite(ORIGINS + (extras,))
+site.start()
+
+class Hits(Resource):
+    isLeaf = True
+
+    def render_GET(self, request):
+        return json.dumps([[h.origin, h.path, h.status] for h in site.hits]).encode()
+
+control = reactor.listenTCP(0, Site(Hits()), interface="127.0.0.1")
+print(json.dumps({{**site.ports, "_control": control.getHost().port}}), flush=True)
+reactor.run()
+"""
+
+
+class DemoSite:
+    def __init__(self, ports: dict[str, int]) -> None:
+        self.ports = ports
+
+    def url(self, origin: str, path: str = "/") -> str:
+        return f"http://127.0.0.1:{self.ports[origin]}{path}"
+
+    def hits(self, origin: str) -> list[tuple[str, int]]:
+        """(path, status) of every request ``origin`` answered so far."""
+        with urlopen(f"http://127.0.0.1:{self.ports['_control']}/", timeout=10) as answer:
+            hits = json.load(answer)
+        return [(path, status) for name, path, status in hits if name == origin]
+
+
+@pytest.fixture(scope="module")
+def site() -> Any:
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER],
+        cwd=PROJECT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stdout is not None
+    assert server.stderr is not None
+    try:
+        line = server.stdout.readline()
+        if not line:
+            pytest.fail(f"the demo site did not start: {server.stderr.read()}")
+        yield DemoSite(json.loads(line))
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+        server.stdout.close()
+        server.stderr.close()
+
+
+def robots(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """Run ``scrapy robots ARGS`` in the example project."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SCRAPY_")}
+    done = subprocess.run(
+        [*SCRAPY, "robots", *args],
+        cwd=PROJECT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
+
+
+def field(output: str, label: str) -> str:
+    """The value on the report line that starts with ``label``."""
+    for line in output.splitlines():
+        if line.startswith(f"{label} "):
+            return line[len(label) :].strip()
+    raise AssertionError(f"no {label!r} line in:\n{output}")
+
+
+def test_the_command_is_listed_in_the_project():
+    done = subprocess.run(
+        SCRAPY, cwd=PROJECT, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert "robots        Show what robots.txt says about a URL" in done.stdout
+
+
+def test_disallowed_url_exits_1_with_the_rule_and_its_line(site: DemoSite):
+    before = site.hits("normal")
+    done = robots(site.url("normal", "/private/x"))
+    assert done.returncode == 1, done.stdout + done.stderr
+    out = done.stdout
+    assert field(out, "robots.txt") == (
+        f"{site.url('normal', '/robots.txt')} → 200: rules (redirects followed: 0)"
+    )
+    assert field(out, "URL") == site.url("normal", "/private/x")
+    assert field(out, "user agent") == "demobot (from ROBOTSTXT_USER_AGENT 'DemoBot')"
+    assert field(out, "verdict") == (
+        "disallowed by \"disallow: /private/ (line 7)\" in the group for 'DemoBot'"
+    )
+    # robots.txt was fetched once, and the page never.
+    assert site.hits("normal")[len(before) :] == [("/robots.txt", 200)]
+
+
+def test_allowed_url_exits_0_and_is_not_downloaded(site: DemoSite):
+    before = site.hits("normal")
+    done = robots(site.url("normal", "/private/press/launch"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert field(done.stdout, "verdict") == (
+        "allowed by \"allow: /private/press/ (line 8)\" in the group for 'DemoBot'"
+    )
+    assert site.hits("normal")[len(before) :] == [("/robots.txt", 200)]
+
+
+def test_404_origin_allows_all(site: DemoSite):
+    done = robots(site.url("no-robots", "/private/diary"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert field(done.stdout, "robots.txt") == (
+        f"{site.url('no-robots', '/robots.txt')} → 404: allow all "
+        "(no robots.txt; redirects followed: 0)"
+    )
+    assert field(done.stdout, "verdict") == "allowed: robots.txt allows everything"
+
+
+def test_503_origin_is_unreachable_and_disallows_all(site: DemoSite):
+    before = site.hits("unreachable")
+    started = time.monotonic()
+    done = robots(
+        site.url("unreachable", "/news"),
+        "-s",
+        "ROBOTSTXT_RFC_UNREACHABLE_WAIT=1",
+        "-s",
+        "ROBOTSTXT_RFC_UNREACHABLE_RETRY=0.3",
+    )
+    took = time.monotonic() - started
+    assert done.returncode == 1, done.stdout + done.stderr
+    out = done.stdout
+    fetched = site.hits("unreachable")[len(before) :]
+    # Fetched again after 0.3 s and 0.6 s more, as the crawl would, until
+    # the request had waited 1 s.
+    assert len(fetched) >= 2
+    assert set(fetched) == {("/robots.txt", 503)}
+    assert field(out, "robots.txt") == (
+        f"{site.url('unreachable', '/robots.txt')} → 503: disallow all "
+        f"(unreachable: HTTP 503; redirects followed: 0; fetched {len(fetched)} times)"
+    )
+    assert field(out, "verdict") == (
+        "disallowed: robots.txt unreachable: HTTP 503 "
+        "(dropped after ROBOTSTXT_RFC_UNREACHABLE_WAIT = 1 s)"
+    )
+    assert 1 <= took < 30
+    assert "is unreachable (HTTP 503)" in done.stderr  # the middleware's warning
+
+
+def test_no_wait_gives_the_unreachable_verdict_after_one_fetch(site: DemoSite):
+    before = site.hits("unreachable")
+    done = robots(site.url("unreachable", "/contact"), "--no-wait", "--nolog")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert site.hits("unreachable")[len(before) :] == [("/robots.txt", 503)]
+    assert field(done.stdout, "verdict").startswith("disallowed: robots.txt unreachable: HTTP 503")
+
+
+def test_redirect_is_followed_and_its_rules_apply_to_the_origin(site: DemoSite):
+    target = site.url("moved-target", "/robots.txt")
+    done = robots(site.url("moved", "/old/archive"))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert field(done.stdout, "robots.txt") == (
+        f"{site.url('moved', '/robots.txt')} → 301 → {target} → 200: rules of {target} "
+        "(redirects followed: 1)"
+    )
+    assert field(done.stdout, "verdict") == (
+        "disallowed by \"disallow: /old/ (line 3)\" in the group for '*'"
+    )
+    kept = robots(site.url("moved", "/old/kept"))
+    assert kept.returncode == 0, kept.stdout + kept.stderr
+    assert field(kept.stdout, "verdict") == (
+        "allowed by \"allow: /old/kept (line 4)\" in the group for '*'"
+    )
+
+
+def test_user_agent_option_changes_the_group(site: DemoSite):
+    url = site.url("normal", "/beta/x")
+    demobot = robots(url)
+    assert demobot.returncode == 0, demobot.stdout + demobot.stderr
+    assert field(demobot.stdout, "verdict") == (
+        "allowed: no rule of the group for 'DemoBot' matches '/beta/x'"
+    )
+    other = robots(url, "--user-agent", "OtherBot/2.0")
+    assert other.returncode == 1, other.stdout + other.stderr
+    assert field(other.stdout, "user agent") == "otherbot (from --user-agent 'OtherBot/2.0')"
+    assert field(other.stdout, "verdict") == (
+        "disallowed by \"disallow: /beta/ (line 4)\" in the group for '*'"
+    )
+
+
+def test_sitemaps_and_crawl_delay_are_shown(site: DemoSite):
+    done = robots(site.url("extras", "/page"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("sitemaps "))
+    assert lines[at].split() == ["sitemaps", "http://127.0.0.1/sitemap.xml"]
+    assert lines[at + 1].split() == ["http://127.0.0.1/news-sitemap.xml"]
+    assert field(done.stdout, "crawl-delay") == (
+        "2.5 s (not applied: ROBOTSTXT_RFC_CRAWL_DELAY is off)"
+    )
+    applied = robots(site.url("extras", "/page"), "-s", "ROBOTSTXT_RFC_CRAWL_DELAY=True")
+    assert field(applied.stdout, "crawl-delay") == "2.5 s (applied to the download slot)"
+
+
+def test_json_report(site: DemoSite):
+    done = robots(site.url("extras", "/private/a"), "--json")
+    assert done.returncode == 1, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["verdict"] == "disallowed"
+    assert report["outcome"] == "rules"
+    assert report["chain"] == [
+        {"url": site.url("extras", "/robots.txt"), "status": 200, "location": None}
+    ]
+    assert report["rule"] == {"allow": False, "pattern": "/private/", "line": 3}
+    assert report["group"] == ["*"]
+    assert report["sitemaps"] == [
+        "http://127.0.0.1/sitemap.xml",
+        "http://127.0.0.1/news-sitemap.xml",
+    ]
+    assert report["crawl_delay"] == 2.5
+    assert report["exit_status"] == 1
+
+
+def test_a_project_without_the_package_gets_the_addon_for_the_run(site: DemoSite):
+    done = robots(
+        site.url("normal", "/drafts/next-post"), "-s", "ADDONS={}", "-s", "ROBOTSTXT_OBEY=False"
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert field(done.stdout, "verdict") == (
+        "disallowed by \"disallow: /drafts/ (line 9)\" in the group for 'DemoBot'"
+    )
+    notes = [line for line in done.stdout.splitlines() if line.startswith("note ")]
+    assert len(notes) == 2
+    assert "ROBOTSTXT_OBEY is off" in notes[0]
+    assert "adds scrapy_robots_rfc.Addon to ADDONS" in notes[1]
+
+
+def test_a_url_robots_txt_does_not_apply_to_is_a_usage_error():
+    done = robots("ftp://127.0.0.1/file")
+    assert done.returncode == 2
+    assert "is not an http or https URL" in done.stderr
+
+
+def test_a_project_spider_can_be_named_and_robots_txt_is_always_allowed(site: DemoSite):
+    done = robots(site.url("normal", "/robots.txt"), "--spider", "tour")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert field(done.stdout, "verdict") == (
+        "allowed: /robots.txt is always allowed (RFC 9309 §2.2.2)"
+    )
+
+
+def test_an_unknown_spider_is_a_usage_error():
+    done = robots("http://127.0.0.1:1/", "--spider", "nope")
+    assert done.returncode == 2
+    assert "Spider not found: nope" in done.stderr

@@ -1,0 +1,242 @@
+"""The end-of-crawl report: the INFO summary line and the JSON lines file of
+``ROBOTSTXT_RFC_REPORT``, from real crawls against the local server."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_twisted
+
+from .crawling import FakeClock, Stage, make_crawler, use_clock
+from .mockserver import Reply
+from .test_middleware import ROBOTS, crawl, pages, robots_origin, stat
+
+LOGGER = "scrapy_robots_rfc.middleware"
+#: Short enough for a quick test; the first fetch of an unreachable origin is
+#: retried after 0.3 s, and its requests are dropped 1 s after it failed.
+UNREACHABLE = {"ROBOTSTXT_RFC_UNREACHABLE_RETRY": 0.3, "ROBOTSTXT_RFC_UNREACHABLE_WAIT": 1.0}
+#: A slow robots.txt, so that every request of a stage waits for it.
+SLOW = 0.3
+
+
+def summaries(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == LOGGER and r.levelno == logging.INFO and r.getMessage().startswith("robots")
+    ]
+
+
+def rows(path: Path) -> dict[str | None, dict[str, Any]]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    found = {row["origin"]: row for row in map(json.loads, lines)}
+    assert len(found) == len(lines), "one line per origin"
+    return found
+
+
+@pytest_twisted.inlineCallbacks
+def test_summary_and_report_of_four_kinds_of_origin(server, activation, caplog, tmp_path):
+    with_rules = robots_origin(server, Reply(body=ROBOTS + b"Crawl-delay: 0.1\n", delay=SLOW))
+    missing = robots_origin(server, Reply(status=404, delay=SLOW))
+    down = robots_origin(server, Reply(status=503))
+    target = server.add_origin({"/robots.txt": Reply(body=b"User-agent: *\nDisallow: /t\n")})
+    moved = robots_origin(
+        server, Reply(status=301, headers={"Location": target.url("/robots.txt")}, delay=SLOW)
+    )
+    # localhost: a download slot of its own for the crawl-delay.
+    ruled = [with_rules.url(p, host="localhost") for p in ("/public", "/private/a", "/private/b")]
+    urls = [
+        *ruled,
+        *pages(missing, "/a", "/private/x"),
+        *pages(down, "/a", "/b"),
+        *pages(moved, "/t1", "/u"),
+    ]
+    report = tmp_path / "reports" / "nested" / "robots.jsonl"
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        crawler = yield crawl(
+            activation,
+            [Stage(urls)],
+            ROBOTSTXT_RFC_REPORT=str(report),
+            ROBOTSTXT_RFC_CRAWL_DELAY=True,
+            **UNREACHABLE,
+        )
+    assert summaries(caplog) == [
+        "robots.txt: 4 origins checked (2 rules, 1 allow all, 1 unreachable); "
+        "3 requests forbidden, 9 waited, 2 dropped"
+    ]
+    # The summary agrees with the stats.
+    assert stat(crawler, "robotstxt/forbidden") == 3
+    assert stat(crawler, "robotstxt/waiting") == 9
+    assert stat(crawler, "robotstxt/unreachable/dropped") == 2
+
+    found = rows(report)
+    assert list(report.parent.iterdir()) == [report], "no temporary file left"
+    down_row = found.pop(down.base)
+    assert down_row.pop("fetches") >= 2, "retried while its requests waited"
+    assert down_row == {
+        "origin": down.base,
+        "kind": "unreachable",
+        "outcome": "HTTP 503",
+        "robots_url": down.url("/robots.txt"),
+        "redirects": 0,
+        "forbidden": 0,
+        "waited": 2,
+        "dropped": 2,
+        "crawl_delay": None,
+    }
+    common = {"fetches": 1, "redirects": 0, "forbidden": 0, "dropped": 0, "crawl_delay": None}
+    assert found == {
+        with_rules.base.replace("127.0.0.1", "localhost"): {
+            **common,
+            "origin": with_rules.base.replace("127.0.0.1", "localhost"),
+            "kind": "rules",
+            "outcome": "200",
+            "robots_url": with_rules.url("/robots.txt", host="localhost"),
+            "forbidden": 2,
+            "waited": 3,
+            "crawl_delay": 0.1,
+        },
+        missing.base: {
+            **common,
+            "origin": missing.base,
+            "kind": "allow_all",
+            "outcome": "404: no robots.txt: allow all",
+            "robots_url": missing.url("/robots.txt"),
+            "waited": 2,
+        },
+        moved.base: {
+            **common,
+            "origin": moved.base,
+            "kind": "rules",
+            "outcome": "200",
+            "robots_url": target.url("/robots.txt"),  # the rules came from there
+            "redirects": 1,
+            "forbidden": 1,
+            "waited": 2,
+        },
+    }
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_good_copy_kept_in_force_is_its_own_kind(server, activation, caplog, tmp_path):
+    clock = FakeClock()
+    origin = robots_origin(
+        server, lambda hit, n: Reply(body=ROBOTS) if n == 1 else Reply(status=503)
+    )
+    stages = [
+        Stage(pages(origin, "/a"), hook=use_clock(clock)),
+        # Expired: the two wait for a fetch, which fails; the copy stays.
+        Stage(pages(origin, "/b", "/private/x"), hook=lambda _: clock.advance(90_000)),
+        # Due for a retry: fetched again, but nothing waits.
+        Stage(pages(origin, "/c", "/private/y"), hook=lambda _: clock.advance(10)),
+    ]
+    report = tmp_path / "report.jsonl"
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        crawler = yield crawl(activation, stages, ROBOTSTXT_RFC_REPORT=report, **UNREACHABLE)
+    assert crawler.spider.seen == pages(origin, "/a", "/b", "/c")
+    assert summaries(caplog) == [
+        "robots.txt: 1 origin checked (1 unreachable with a good copy); "
+        "2 requests forbidden, 3 waited, 0 dropped"
+    ]
+    assert rows(report) == {
+        origin.base: {
+            "origin": origin.base,
+            "kind": "unreachable_last_good",
+            "outcome": "HTTP 503",
+            "robots_url": origin.url("/robots.txt"),
+            "fetches": 3,
+            "redirects": 0,
+            "forbidden": 2,
+            "waited": 3,
+            "dropped": 0,
+            "crawl_delay": None,
+        }
+    }
+
+
+@pytest_twisted.inlineCallbacks
+def test_origins_past_max_origins_are_added_up_in_one_row(server, activation, caplog, tmp_path):
+    first = robots_origin(server, Reply(body=ROBOTS))
+    second = robots_origin(server, Reply(status=404))
+    third = robots_origin(server, Reply(body=ROBOTS, delay=SLOW))
+    stages = [
+        Stage(pages(first, "/private/1")),
+        Stage(pages(second, "/a")),
+        Stage(pages(third, "/private/2", "/private/3", "/b")),
+    ]
+    report = tmp_path / "report.jsonl"
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        yield crawl(
+            activation, stages, ROBOTSTXT_RFC_REPORT=str(report), ROBOTSTXT_RFC_MAX_ORIGINS=2
+        )
+    assert summaries(caplog) == [
+        "robots.txt: 3 origins checked (2 rules, 1 allow all); "
+        "3 requests forbidden, 5 waited, 0 dropped"
+    ]
+    found = rows(report)
+    assert set(found) == {first.base, second.base, None}
+    assert found[first.base]["forbidden"] == 1
+    assert found[second.base]["kind"] == "allow_all"
+    assert found[None] == {
+        "origin": None,
+        "origins": 1,
+        "kinds": {"rules": 1},
+        "fetches": 1,
+        "redirects": 0,
+        "forbidden": 2,
+        "waited": 3,
+        "dropped": 0,
+    }
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_crawl_with_nothing_checked_says_so(server, activation, caplog, tmp_path):
+    origin = robots_origin(server, Reply(body=b"User-agent: *\nDisallow: /\n"))
+    request = {"url": origin.url("/a"), "meta": {"dont_obey_robotstxt": True}}
+    report = tmp_path / "report.jsonl"
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        yield crawl(activation, [Stage([request])], ROBOTSTXT_RFC_REPORT=str(report))
+    assert summaries(caplog) == [
+        "robots.txt: 0 origins checked; 0 requests forbidden, 0 waited, 0 dropped"
+    ]
+    assert report.read_text() == "", "written, and empty"
+
+
+@pytest.mark.parametrize("value", ["", "   ", 42, ["report.jsonl"]])
+@pytest_twisted.inlineCallbacks
+def test_an_invalid_report_setting_fails_the_crawl_at_start_up(server, activation, value):
+    crawler = make_crawler(activation, {"ROBOTSTXT_RFC_REPORT": value})
+    with pytest.raises(ValueError, match="ROBOTSTXT_RFC_REPORT") as info:
+        yield crawler.crawl(stages=[])
+    assert str(info.value) == (
+        f"The value of the ROBOTSTXT_RFC_REPORT setting ({value!r}) is invalid. "
+        "It must be a file path."
+    )
+    assert server.hits == []
+
+
+@pytest_twisted.inlineCallbacks
+def test_an_unwritable_report_is_logged_and_the_crawl_finishes(
+    server, activation, caplog, tmp_path
+):
+    origin = robots_origin(server, Reply(body=ROBOTS))
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("")
+    report = not_a_folder / "report.jsonl"
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        crawler = yield crawl(
+            activation,
+            [Stage(pages(origin, "/a", "/private/b"))],
+            ROBOTSTXT_RFC_REPORT=str(report),
+        )
+    assert crawler.spider.seen == [origin.url("/a")]
+    assert stat(crawler, "finish_reason") == "finished"
+    errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert len(errors) == 1, errors
+    assert errors[0].startswith(f"Cannot write the robots.txt report to {report}")
+    assert len(summaries(caplog)) == 1, "the summary is logged all the same"
+    assert list(tmp_path.iterdir()) == [not_a_folder]
