@@ -85,6 +85,10 @@ CRAWLER = textwrap.dedent(
         "TWISTED_REACTOR": "twisted.internet.asyncioreactor.AsyncioSelectorReactor",
         "LOG_LEVEL": "INFO",
         "RETRY_ENABLED": False,
+        # Two crawls start at the same moment: they must not race for the
+        # telnet console's port (or, on Scrapy 2.19, the remote control's).
+        "TELNETCONSOLE_ENABLED": False,
+        "REMOTE_CONTROL_ENABLED": False,
         "USER_AGENT": "TestBot/1.0 (+https://example.com/bot)",
         "CONCURRENT_REQUESTS": 64,
         "CONCURRENT_REQUESTS_PER_DOMAIN": 64,
