@@ -21,13 +21,20 @@ OURS = "scrapy_robots_rfc.RobotsTxtMiddleware"
 PRIORITY = 100
 
 
-def _refers_to(key: object, cls: object) -> bool:
+def component(key: object) -> object | None:
+    """What a component key (an import path or the object) names, or
+    ``None`` when the path does not load."""
     if isinstance(key, str):
         try:
-            return load_object(key) is cls
+            loaded: object = load_object(key)
         except (ImportError, NameError, ValueError, AttributeError):
-            return False
-    return key is cls
+            return None
+        return loaded
+    return key
+
+
+def _refers_to(key: object, cls: object) -> bool:
+    return component(key) is cls
 
 
 class Addon:

@@ -279,6 +279,12 @@ class RobotsTxtMiddleware:
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
 
+    @property
+    def product_token(self) -> str:
+        """The product token of requests without their own User-Agent
+        header: from ``ROBOTSTXT_USER_AGENT``, else ``USER_AGENT`` (UA-1)."""
+        return self._default_token
+
     # -- the verdict -----------------------------------------------------
 
     async def process_request(self, request: Request, spider: Spider | None = None) -> Any:
@@ -1049,7 +1055,7 @@ class RobotsTxtMiddleware:
             return "allow_all" if entry.rules is None else "rules"
         if entry.good:
             return "unreachable_last_good"
-        if self.clock() - entry.unreachable_since >= self._allow_after:
+        if entry.usable(self.clock(), self._allow_after):
             return "allow_all"  # RFC 9309 §2.3.1.4: unreachable for too long
         return "unreachable"
 

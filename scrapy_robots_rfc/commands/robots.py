@@ -29,6 +29,8 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import IgnoreRequest, UsageError
 from scrapy.http import Request, Response
 
+from ..addon import component
+
 if TYPE_CHECKING:
     import argparse
     from collections.abc import AsyncIterator
@@ -77,15 +79,6 @@ class RobotsSpider(Spider):
     name = "robots"
 
 
-def _load(path: Any) -> Any:
-    from scrapy.utils.misc import load_object
-
-    try:
-        return load_object(path) if isinstance(path, str) else path
-    except (ImportError, NameError, ValueError, AttributeError):
-        return None
-
-
 def _our_priority(settings: BaseSettings) -> int | None:
     """The priority of this package's middleware (or a subclass of it) in
     ``DOWNLOADER_MIDDLEWARES``, ``None`` when it is not there."""
@@ -93,7 +86,7 @@ def _our_priority(settings: BaseSettings) -> int | None:
 
     middlewares = settings["DOWNLOADER_MIDDLEWARES"]
     for key in middlewares:
-        cls = _load(key)
+        cls = component(key)
         priority = middlewares[key]
         if priority is not None and isinstance(cls, type) and issubclass(cls, RobotsTxtMiddleware):
             return int(priority)
@@ -105,7 +98,9 @@ def _has_addon(settings: BaseSettings) -> bool:
 
     addons = settings["ADDONS"]
     return any(
-        addons[key] is not None and isinstance(cls := _load(key), type) and issubclass(cls, Addon)
+        addons[key] is not None
+        and isinstance(cls := component(key), type)
+        and issubclass(cls, Addon)
         for key in addons
     )
 
@@ -381,7 +376,6 @@ class Command(ScrapyCommand):
     def _report(
         self, probe: _Run, crawler: Crawler, url: str, opts: argparse.Namespace
     ) -> dict[str, Any]:
-        from ..matcher import product_token
         from ..parser import RobotsTxt, cut_at_limit
 
         stats = crawler.stats
@@ -402,7 +396,7 @@ class Command(ScrapyCommand):
             user_agent = config.robots_user_agent
         else:
             source, user_agent = "USER_AGENT", config.user_agent
-        token = product_token(user_agent).lower()
+        token = middleware.product_token
         # Private: the middleware has no public accessor for an origin's
         # state yet.
         cache = getattr(middleware, "_cache", {})
@@ -481,7 +475,7 @@ class Command(ScrapyCommand):
         if entry.unreachable_since is not None:
             if entry.good:
                 return "last good copy", f"unreachable ({detail}); the last good copy is in force"
-            if now - entry.unreachable_since >= days * 86400:
+            if entry.usable(now, days * 86400):
                 return "allow all", f"unreachable ({detail}) for {days:g} days or more"
             return "disallow all", f"unreachable: {detail}"
         if entry.rules is None:
