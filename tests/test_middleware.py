@@ -48,6 +48,16 @@ def robots_origin(server: MockServer, route: Any) -> Origin:
     return server.add_origin({"/robots.txt": route})
 
 
+def switchable_origin(server: MockServer, *, up: bool) -> tuple[Origin, dict[str, bool]]:
+    """An origin whose robots.txt is ``ROBOTS`` while ``state["up"]``, else
+    a 503; the test flips ``state["up"]``."""
+    state = {"up": up}
+    origin = robots_origin(
+        server, lambda hit, n: Reply(body=ROBOTS) if state["up"] else Reply(status=503)
+    )
+    return origin, state
+
+
 def pages(origin: Origin, *paths: str) -> list[str]:
     return [origin.url(path) for path in paths]
 
@@ -713,10 +723,7 @@ def paused_with_jobdir(tmp_path: Any) -> dict[str, Any]:
 
 @pytest_twisted.inlineCallbacks
 def test_waiting_requests_survive_a_pause_with_jobdir(server, activation, tmp_path):
-    state = {"up": False}
-    origin = robots_origin(
-        server, lambda hit, n: Reply(body=ROBOTS) if state["up"] else Reply(status=503)
-    )
+    origin, state = switchable_origin(server, up=False)
     settings = paused_with_jobdir(tmp_path)
     first = yield crawl(activation, [Stage(pages(origin, "/a", "/private/b"))], **settings)
     assert stat(first, "finish_reason") == "closespider_timeout"
@@ -747,10 +754,7 @@ def _scrapy_213_disk_queue_leak(test: Any) -> Any:
 @_scrapy_213_disk_queue_leak
 @pytest_twisted.inlineCallbacks
 def test_an_unpicklable_waiting_request_does_not_lose_the_others(server, activation, tmp_path):
-    state = {"up": False}
-    origin = robots_origin(
-        server, lambda hit, n: Reply(body=ROBOTS) if state["up"] else Reply(status=503)
-    )
+    origin, state = switchable_origin(server, up=False)
     settings = paused_with_jobdir(tmp_path)
     specs = [origin.url("/a"), {"url": origin.url("/b"), "meta": {"lock": threading.Lock()}}]
     first = yield crawl(activation, [Stage(specs)], **settings)

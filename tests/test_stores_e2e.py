@@ -12,7 +12,7 @@ import pytest_twisted
 
 from .crawling import FakeClock, Stage, use_clock
 from .mockserver import Reply
-from .test_middleware import ROBOTS, crawl, pages, robots_origin, stat
+from .test_middleware import ROBOTS, crawl, pages, robots_origin, stat, switchable_origin
 
 DAY = 86_400
 
@@ -52,10 +52,7 @@ UNREACHABLE = {"ROBOTSTXT_RFC_UNREACHABLE_RETRY": 0.3, "ROBOTSTXT_RFC_UNREACHABL
 
 @pytest_twisted.inlineCallbacks
 def test_31_days_unreachable_with_a_good_copy_obeys_the_copy(server, activation, tmp_path):
-    state = {"up": True}
-    origin = robots_origin(
-        server, lambda hit, n: Reply(body=ROBOTS) if state["up"] else Reply(status=503)
-    )
+    origin, state = switchable_origin(server, up=True)
     clock = FakeClock()
     settings = {**sqlite(tmp_path), **UNREACHABLE}
     yield crawl(activation, [Stage(pages(origin, "/a"), hook=use_clock(clock))], **settings)
@@ -161,10 +158,7 @@ def test_a_good_copy_missing_from_the_store_is_never_saved_as_allow_all(
     failure as "good, no body" would read back as allow all."""
     import sqlite3
 
-    state = {"up": True}
-    origin = robots_origin(
-        server, lambda hit, n: Reply(body=ROBOTS) if state["up"] else Reply(status=503)
-    )
+    origin, state = switchable_origin(server, up=True)
     clock = FakeClock()
     settings = {**sqlite(tmp_path), **UNREACHABLE}
 
