@@ -41,35 +41,86 @@ _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 # ENC-1: Google escapes bytes >= 0x80 and upper-cases existing escapes.
 _GOOGLE_ESCAPE = re.compile(rb"%[0-9A-Fa-f]{2}|[\x80-\xff]")
 # ENC-6: the rfc canonical form normalises every %XX (_ESCAPE), then escapes
-# what is not printable ASCII (controls, SP, bytes >= 0x80) and, in the URL
-# only, a literal '*' or '$' (ENC-3).
+# what is not printable ASCII (controls, SP, bytes >= 0x80), the characters
+# a URI may never hold raw (D-2; RFC 3986 §2, Appendix A: not unreserved,
+# reserved or '%') and, in the URL only, a literal '*' or '$' (ENC-3).
 _ESCAPE = re.compile(rb"%([0-9A-Fa-f]{2})")
-_PRINTABLE = "".join(map(chr, range(0x21, 0x7F)))
-_PATTERN_SAFE = _PRINTABLE
-_URL_SAFE = _PRINTABLE.replace("*", "").replace("$", "")
+#: D-2: what Scrapy's request URLs always carry %-encoded (w3lib's
+#: ``safe_url_string``), so a raw one in a pattern must be encoded to match.
+URI_ILLEGAL = '"<>\\^`{|}'
+_PATTERN_SAFE = "".join(c for c in map(chr, range(0x21, 0x7F)) if c not in URI_ILLEGAL)
+_URL_SAFE = _PATTERN_SAFE.replace("*", "").replace("$", "")
 _STARS = re.compile(r"\*{2,}")  # a run of '*' matches what one does (PATH-2)
 
 # A URL whose match string needs no work: "scheme://authority" followed by a
 # path, params or query made only of printable ASCII other than '#' (and, for
-# rfc mode, other than '%', '*' and '$'). Everything else takes the general
-# path below, which is the exact port of robots.cc GetPathParamsQuery.
+# rfc mode, other than '%', '*', '$' and URI_ILLEGAL). Everything else takes
+# the general path below, which is the exact port of robots.cc
+# GetPathParamsQuery.
 _FAST_GOOGLE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^/?;#]*([/?;][^#]*)?(?:#.*)?", re.S)
-_FAST_RFC = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^/?;#]*([/?;][!-\"&-)+-~]*)?(?:#.*)?", re.S)
-_RFC_CLEAN = re.compile(r"[!-\"&-)+-~]*")
+_CLEAN = r"[!&-)+-;=?-\[\]_a-z~]"  # _URL_SAFE less '#' and '%', as a class
+_FAST_RFC = re.compile(rf"[A-Za-z][A-Za-z0-9+.\-]*://[^/?;#]*([/?;]{_CLEAN}*)?(?:#.*)?", re.S)
+_RFC_CLEAN = re.compile(rf"{_CLEAN}*")
+
+
+#: The token characters of RFC 9309 §2.2.1 (UA-1): ``product-token =
+#: identifier / "*"``, ``identifier = 1*(%x2D / %x41-5A / %x5F / %x61-7A)``.
+_VALID_NAME = re.compile(r"[A-Za-z_-]+")
+#: ``compatible; Name/1.0`` inside a browser-style User-Agent header.
+_COMPATIBLE = re.compile(r"\bcompatible\s*;\s*([^\s/();]+)", re.IGNORECASE)
+#: The first product of a User-Agent header (RFC 9110 §10.1.5: ``product
+#: *( RWS ( product / comment ) )``), without its version.
+_FIRST_PRODUCT = re.compile(r"[^\s/();]+")
+#: A value's product name ends at its version or at white space (D-21).
+_PRODUCT_END = re.compile(r"[/ \t]")
+#: ASCII letters only: robots.cc compares with ``absl::EqualsIgnoreCase``
+#: (UA-2), so ``\u212a`` (KELVIN SIGN) is not ``k`` as ``str.lower`` has it.
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+#: The name that selects the global (``*``) groups only (D-21).
+GLOBAL_NAME = "*"
+
+
+def ascii_lower(text: str) -> str:
+    """``text`` with ``A-Z`` lower-cased and nothing else (UA-2, D-0)."""
+    return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
+
+
+def caller_name(user_agent: str | bytes) -> str:
+    """The caller's name as text: bytes are read as UTF-8, the way Google's
+    parser receives a Python string (D-21: compared as given)."""
+    if isinstance(user_agent, (bytes, bytearray, memoryview)):
+        return bytes(user_agent).decode("utf-8", "surrogateescape")
+    return user_agent
 
 
 def product_token(user_agent: str | bytes) -> str:
-    """The crawler's product token: the leading ``[A-Za-z_-]`` run (UA-1, UA-3).
+    """The product token that names the crawler in a User-Agent header
+    (DECISIONS.md "crawler name"), for passing to :meth:`RobotsTxt.allowed`.
 
-    A full User-Agent header works too: ``"Mozilla/5.0 (compatible;
-    ExampleBot/1.0)"`` gives ``"Mozilla"``, which is why a crawler should name
-    its token explicitly (RFC 9309 §2.2.1).
+    The ``compatible; Name/1.0`` part when there is one, else the header's
+    first product without its version. A browser's header (``Mozilla/5.0
+    (X11; Linux) Firefox/128.0``) names no crawler: then ``"*"``, which
+    selects the ``User-agent: *`` groups only. Nothing is shortened to
+    letters: ``MJ12bot/v1.4`` gives ``MJ12bot`` (D-21).
+
+    >>> product_token("Mozilla/5.0 (compatible; ExampleBot/1.0; +https://example.com/bot)")
+    'ExampleBot'
+    >>> product_token("Scrapy/2.19 (+https://scrapy.org)")
+    'Scrapy'
+    >>> product_token("MJ12bot/v1.4.8")
+    'MJ12bot'
+    >>> product_token("Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0")
+    '*'
     """
-    if isinstance(user_agent, (bytes, bytearray)):
-        user_agent = bytes(user_agent).decode("latin-1")
-    match = _TOKEN.match(user_agent.strip())
-    assert match is not None  # the pattern matches the empty string
-    return match.group()
+    text = caller_name(user_agent).strip()
+    found = _COMPATIBLE.search(text)
+    if found is not None:
+        return found.group(1)
+    first = _FIRST_PRODUCT.match(text)
+    if first is None or first.group().lower() == "mozilla":
+        return GLOBAL_NAME
+    return first.group()
 
 
 def agent_token(value: str) -> str | None:
@@ -85,6 +136,48 @@ def agent_token(value: str) -> str | None:
     match = _TOKEN.match(value)
     assert match is not None
     return match.group().lower()
+
+
+def agent_product(value: str) -> str:
+    """The whole product name of a ``user-agent:`` line's value, lower-cased:
+    the value up to the first ``/``, space or tab (D-21, ``rfc`` mode).
+    ``MJ12bot/1.0`` -> ``mj12bot``, where :func:`agent_token` gives ``mj``."""
+    end = _PRODUCT_END.search(value)
+    return ascii_lower(value if end is None else value[: end.start()])
+
+
+def name_problem(name: str, mode: Mode) -> str | None:
+    """What a caller's name that is not a product token (``[A-Za-z_-]+``,
+    RFC 9309 §2.2.1) can and cannot match, or ``None`` for a valid one.
+
+    The text completes "The robots.txt name ... " in the middleware's
+    start-up warning (DECISIONS.md "crawler name").
+    """
+    if _VALID_NAME.fullmatch(name):
+        return None
+    if name in ("", GLOBAL_NAME):
+        return "names no crawler, so only the 'User-agent: *' groups apply to it"
+    if mode == "google":
+        return (
+            "is not a product token ([A-Za-z_-]+); google mode compares it verbatim with "
+            "each user-agent line's token, which never holds other characters, so no "
+            f"group for a crawler applies to it, not even 'User-agent: {name}'; only the "
+            "'User-agent: *' groups do"
+        )
+    if _PRODUCT_END.search(name):
+        return (
+            "is not a product token ([A-Za-z_-]+) and holds a '/', space or tab, which no "
+            "user-agent line's product name holds, so only the 'User-agent: *' groups "
+            "apply to it"
+        )
+    prefix = _TOKEN.match(name)
+    assert prefix is not None
+    part = f", never a group named by a part of it such as {prefix.group()!r}"
+    return (
+        f"is not a product token ([A-Za-z_-]+): only groups whose user-agent line names "
+        f"exactly {name!r} apply to it ('User-agent: {name}' or '{name}/2.0', in any "
+        f"case){part if prefix.group() else ''}; without one, the 'User-agent: *' groups apply"
+    )
 
 
 def match_string(url: str) -> str:

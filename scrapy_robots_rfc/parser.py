@@ -26,15 +26,18 @@ import re
 from dataclasses import dataclass
 
 from .matcher import (
+    GLOBAL_NAME,
     MODES,
     ROBOTS_TXT_PATH,
     AgentRules,
     Mode,
     Rule,
+    agent_product,
     agent_token,
+    ascii_lower,
+    caller_name,
     canonical_match_string,
     escape_pattern,
-    product_token,
 )
 
 Body = str | bytes | bytearray | memoryview
@@ -69,7 +72,7 @@ class Explanation:
 
     ``rule`` is the deciding rule, or ``None`` when no rule decides (then the
     URL is allowed, RFC 9309 §2.2.2). ``agents`` are the ``user-agent`` values
-    of the groups that apply to ``user_agent`` (the crawler's product token);
+    of the groups that apply to ``user_agent`` (the caller's name, as given);
     empty when no group applies.
     """
 
@@ -90,14 +93,33 @@ class _Group:
     """One group: its user-agent lines and the records that follow them
     (RFC 9309 §2.1; GRP-1, GRP-2)."""
 
-    __slots__ = ("agents", "crawl_delay", "is_global", "rules", "tokens")
+    __slots__ = ("agents", "binds", "crawl_delay", "is_global", "rules")
 
     def __init__(self) -> None:
         self.agents: list[str] = []
-        self.tokens: set[str] = set()
+        #: The callers' names (ASCII lower-cased) this group is for.
+        self.binds: set[str] = set()
         self.is_global = False
         self.rules: list[Rule] = []
         self.crawl_delay: float | None = None
+
+    def add_agent(self, agent: str, mode: Mode) -> None:
+        """A ``user-agent`` line of this group (UA-3, UA-5, D-7, D-8, D-21).
+
+        Both modes bind the line's token, its leading ``[A-Za-z_-]`` run. An
+        empty run names nobody, except to an empty caller's name in
+        ``google`` mode, as robots.cc compares them. ``rfc`` mode also binds
+        the line's whole product name, so ``MJ12bot`` is for ``MJ12bot``
+        where the token alone (``mj``) would not be.
+        """
+        self.agents.append(agent)
+        token = agent_token(agent)
+        if token is None:
+            self.is_global = True
+        elif mode == "google":
+            self.binds.add(token)
+        else:
+            self.binds.update(name for name in (token, agent_product(agent)) if name)
 
 
 class RobotsTxt:
@@ -145,34 +167,43 @@ class RobotsTxt:
         return _parse(_as_bytes(body), mode)
 
     def for_agent(self, user_agent: str | bytes) -> AgentRules:
-        """The rules that apply to ``user_agent``'s product token.
+        """The rules that apply to the crawler named ``user_agent``.
 
-        The groups naming the token are merged (GRP-4); if there is none, the
-        ``*`` groups are merged instead, and the two never mix (GRP-5, UA-6).
-        A group naming both counts as specific (GRP-8).
+        The name is compared as given, case-insensitively, never shortened
+        (D-21): ``MJ12bot`` is not ``mj``. Pass the crawler's product token,
+        not a whole User-Agent header (:func:`product_token` finds it in
+        one); ``*`` asks for the global groups.
+
+        The groups naming the crawler are merged (GRP-4); if there is none,
+        the ``*`` groups are merged instead, and the two never mix (GRP-5,
+        UA-6). A group naming both counts as specific (GRP-8).
         """
-        key = user_agent if isinstance(user_agent, str) else bytes(user_agent).decode("latin-1")
+        key = user_agent if isinstance(user_agent, str) else caller_name(user_agent)
         found = self._by_agent.get(key)
         if found is not None:
             return found
-        token = product_token(user_agent)
-        found = self._by_token.get(token.lower())
+        lowered = ascii_lower(key)
+        found = self._by_token.get(lowered)
         if found is None:
-            found = self._build(token)
-            self._by_token[token.lower()] = found
+            found = self._build(key, lowered)
+            self._by_token[lowered] = found
         if len(self._by_agent) >= 64:  # a crawler uses few user agents
             self._by_agent.clear()
         self._by_agent[key] = found
         return found
 
-    def _build(self, token: str) -> AgentRules:
-        lowered = token.lower()
-        chosen = [g for g in self._groups if lowered in g.tokens]
+    def _build(self, name: str, lowered: str) -> AgentRules:
+        chosen: list[_Group] = []
+        # D-21: in rfc mode "*" and "" select the global groups only; in
+        # google mode "*" never equals a token and "" is compared like any
+        # other name (UA-7: robots.cc gives it the groups of empty tokens).
+        if self.mode == "google" or lowered not in ("", GLOBAL_NAME):
+            chosen = [g for g in self._groups if lowered in g.binds]
         if not chosen:
             chosen = [g for g in self._groups if g.is_global]
         return AgentRules(
             [rule for group in chosen for rule in group.rules],
-            token=token,
+            token=name,
             agents=tuple(agent for group in chosen for agent in group.agents),
             crawl_delay=next((g.crawl_delay for g in chosen if g.crawl_delay is not None), None),
             mode=self.mode,
@@ -181,8 +212,8 @@ class RobotsTxt:
     def allowed(self, url: str | bytes, user_agent: str | bytes) -> bool:
         """Whether ``user_agent`` may fetch ``url``.
 
-        ``user_agent`` is a product token or a full User-Agent header, of
-        which the leading ``[A-Za-z_-]`` run is used (RFC 9309 §2.2.1).
+        ``user_agent`` is the crawler's name (its product token, RFC 9309
+        §2.2.1), compared as given (D-21); see :meth:`for_agent`.
         """
         return self.for_agent(user_agent).allowed(url)
 
@@ -196,7 +227,8 @@ class RobotsTxt:
         if self.mode == "rfc" and path == ROBOTS_TXT_PATH:
             reason = "/robots.txt is always allowed (RFC 9309 §2.2.2)"
         elif not rules.agents:
-            reason = f"no group names {rules.token!r} and there is no '*' group"
+            named = "" if rules.token == GLOBAL_NAME else f"no group names {rules.token!r} and "
+            reason = f"{named}there is no '*' group"
         else:
             rule = rules.decide(path)
             group = ", ".join(repr(a) for a in rules.agents)
@@ -332,13 +364,7 @@ def _parse(data: bytes, mode: Mode) -> RobotsTxt:
                 group = _Group()
                 groups.append(group)
                 in_rules = False
-            agent = _text(value)
-            group.agents.append(agent)
-            token = agent_token(agent)
-            if token is None:
-                group.is_global = True
-            else:
-                group.tokens.add(token)
+            group.add_agent(_text(value), mode)
         elif lowered.startswith(_ALLOW_KEYS) or lowered.startswith(_DISALLOW_KEYS):
             if group is None:
                 # GRP-3, D-20: rules before any user-agent line are ignored.

@@ -279,3 +279,48 @@ def cases(draw: st.DrawFn, raw: bool = True) -> tuple[RobotsFile, str, str]:
     else:
         url = draw(urls(raw))
     return robots, crawler, url
+
+
+#: Caller names that are not product tokens: digits, spaces, '*', empty,
+#: non-ASCII, versions and whole User-Agent headers (D-21).
+ODD_CALLERS = [
+    "",
+    "*",
+    " ",
+    "008",
+    "8bot",
+    "80legs",
+    "AB42bot",
+    "Foo Bar",
+    " googlebot",
+    "googlebot ",
+    "FooBot/1.0",
+    "BarBot/1.0",
+    "bingbot/2.0",
+    "*bot",
+    "foo*",
+    "\u212a",  # KELVIN SIGN: lower-cases to "k" outside ASCII only
+    "UnicödeBöt",
+    "FooBot\x00",
+    "Mozilla/5.0 (compatible; FooBot/1.0; +http://example.com/bot)",
+    "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0",
+]
+
+
+@st.composite
+def any_caller_cases(draw: st.DrawFn) -> tuple[RobotsFile, str, str]:
+    """:func:`cases`, with the caller's name drawn from arbitrary text, the
+    odd names above, and the file's own user-agent values verbatim."""
+    robots, crawler, url = draw(cases())
+    values = [line.value for line in robots.lines if line.kind == "user-agent"]
+    text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
+    caller = draw(
+        st.sampled_from(ODD_CALLERS)
+        | text
+        | st.sampled_from(values or ODD_CALLERS)
+        | st.builds(
+            lambda v, s: v + s, st.sampled_from(values or ["x"]), st.sampled_from(["2", "/1", " x"])
+        )
+        | st.just(crawler)
+    )
+    return robots, caller, url

@@ -1,14 +1,21 @@
 """Differential property tests against Google's parser (``jwm.robotstxt``,
 a binding of robots.cc), the reference the spec names for testing.
 
-* ``google`` mode gives Google's verdict on every generated file and URL.
+* ``google`` mode gives Google's verdict on every generated file, URL and
+  caller's name, whatever the name (D-21: compared verbatim).
 * ``rfc`` mode differs from it only where DECISIONS.md says so: D-1 (the
-  ``/robots.txt`` exemption) and D-2/D-3 (both sides canonicalised). So its
-  verdict equals Google's on the same file with every allow/disallow value
-  canonicalised and the URL's match string canonicalised.
+  ``/robots.txt`` exemption), D-2/D-3 (both sides canonicalised) and D-21
+  (the caller's name also binds a line's whole product name; ``*`` and
+  ``""`` select the global groups only). So its verdict equals Google's on
+  the same file with every allow/disallow value canonicalised, every
+  user-agent line replaced by a name that binds Google's caller exactly
+  when the line binds ours, and the URL's match string canonicalised.
 """
 
 from __future__ import annotations
+
+import os
+import re
 
 from hypothesis import HealthCheck, example, given, settings
 from jwm.robotstxt.googlebot import RobotsMatcher
@@ -17,7 +24,7 @@ from scrapy_robots_rfc import RobotsTxt
 from scrapy_robots_rfc.matcher import canonical_match_string, escape_pattern
 
 from .conftest import verdict_both_ways
-from .robots_strategies import Line, RobotsFile, cases
+from .robots_strategies import ODD_CALLERS, Line, RobotsFile, any_caller_cases, cases
 
 SETTINGS = settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -80,4 +87,83 @@ def test_rfc_mode_differs_only_as_decided(case: tuple[RobotsFile, str, str]) -> 
     else:
         # D-2, D-3: Google's semantics on canonical patterns and URL.
         expected = google(robots.render(_canonical_value), agent, "http://example.com" + path)
+    assert verdict_both_ways(RobotsTxt.parse(body, "rfc"), url, agent) == expected
+
+
+# -- any caller's name (D-21) -------------------------------------------------
+
+#: ROBOTS_DIFFERENTIAL_EXAMPLES raises the count for a longer run by hand.
+ANY_NAME = settings(
+    max_examples=int(os.environ.get("ROBOTS_DIFFERENTIAL_EXAMPLES", "600")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+
+@ANY_NAME
+@given(any_caller_cases())
+def test_google_mode_equals_google_for_any_name(case: tuple[RobotsFile, str, str]) -> None:
+    robots, agent, url = case
+    body = robots.render()
+    parsed = RobotsTxt.parse(body, "google")
+    assert verdict_both_ways(parsed, url, agent) == google(body, agent, url)
+
+
+def test_google_mode_odd_names_on_every_agent_line() -> None:
+    """Each odd name against a file naming every odd name: google mode and
+    Google's parser pick the same group."""
+    lines = [f"User-agent: {name}\nDisallow: /{i}\n\n" for i, name in enumerate(ODD_CALLERS)]
+    body = "".join(lines).encode()
+    parsed = RobotsTxt.parse(body, "google")
+    checked = 0
+    for name in ODD_CALLERS:
+        for i in range(len(ODD_CALLERS)):
+            url = f"http://example.com/{i}"
+            assert parsed.allowed(url, name) == google(body, name, url), (name, i)
+            checked += 1
+    assert checked == len(ODD_CALLERS) ** 2
+
+
+_WS = " \t\n\v\f\r"
+
+
+def _binds_in_rfc_mode(value: str, name: str) -> bool:
+    """D-21 as DECISIONS.md words it, for a line that is not global: the
+    line's token (its leading [A-Za-z_-] run, D-7) or its whole product
+    name (up to the first '/', space or tab) equals the name, in any ASCII
+    case; an empty one names nobody; "*" and "" name no crawler."""
+    lower = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+    wanted = name.translate(lower)
+    if wanted in ("", "*"):
+        return False
+    token = re.match(r"[A-Za-z_-]*", value).group()  # type: ignore[union-attr]
+    product = re.split(r"[/ \t]", value, maxsplit=1)[0]
+    return wanted in {n.translate(lower) for n in (token, product) if n}
+
+
+def _is_global(value: str) -> bool:
+    return value[:1] == "*" and (len(value) == 1 or value[1] in _WS)
+
+
+@ANY_NAME
+@given(any_caller_cases())
+def test_rfc_mode_differs_only_as_decided_for_any_name(
+    case: tuple[RobotsFile, str, str],
+) -> None:
+    robots, agent, url = case
+    body = robots.render()
+    path = canonical_match_string(url, "rfc")
+
+    def value(line: Line) -> str:
+        if line.kind != "user-agent":
+            return _canonical_value(line)
+        seen = line.value.strip(_WS)
+        if _is_global(seen):
+            return line.value
+        return "MatchedBot" if _binds_in_rfc_mode(seen, agent) else "OtherBot"
+
+    if path == "/robots.txt":
+        expected = True  # D-1
+    else:
+        expected = google(robots.render(value), "MatchedBot", "http://example.com" + path)
     assert verdict_both_ways(RobotsTxt.parse(body, "rfc"), url, agent) == expected

@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jwm.robotstxt.googlebot import RobotsMatcher
+from w3lib.url import safe_url_string
 
-from scrapy_robots_rfc import RobotsTxt
+from scrapy_robots_rfc import RobotsTxt, matcher
 from scrapy_robots_rfc.matcher import (
     AgentRules,
     Rule,
@@ -92,12 +95,57 @@ def test_google_escape(value: bytes, google: str) -> None:
         ("/%25", "/%25"),  # an escaped '%' stays escaped: no double decoding
         ("/%", "/%"),
         ("/%zz", "/%zz"),
-        ('/"<>', '/"<>'),
+        # D-2: the characters a URI never holds raw are %-encoded.
+        ('/"<>', "/%22%3C%3E"),
+        ("/a|b", "/a%7Cb"),
+        ("/a%7cb", "/a%7Cb"),
+        ("/{x}^`\\", "/%7Bx%7D%5E%60%5C"),
+        ("/[x]", "/[x]"),  # '[' and ']' are reserved: kept
     ],
 )
 def test_rfc_canonical_form(raw: str, canonical: str) -> None:
     assert escape_pattern(raw.encode(), "rfc") == canonical
     assert canonical_match_string("http://e.com" + raw, "rfc") == canonical
+
+
+def test_fast_path_agrees_with_the_safe_set() -> None:
+    """The character class of the matcher's fast path is the URL's safe set
+    less '#' (the fragment) and '%' (escapes are normalised)."""
+    clean = re.compile(matcher._CLEAN)
+    ascii_chars = map(chr, range(128))
+    assert "".join(c for c in ascii_chars if clean.fullmatch(c)) == (
+        matcher._URL_SAFE.replace("#", "").replace("%", "")
+    )
+    for char in matcher.URI_ILLEGAL:
+        assert char not in matcher._URL_SAFE
+
+
+# D-2, issue 9: rules with URI-illegal characters match the URLs Scrapy
+# sends (w3lib's safe_url_string %-encodes them) and the raw forms alike.
+URI_ILLEGAL_RULES = [
+    ("*|*", "/a|b", "/a%7Cb", "/ab"),
+    (
+        "/shop/Sort|style=List*",
+        "/shop/Sort|style=List&x=1",
+        "/shop/Sort%7cstyle=List",
+        "/shop/Sort",
+    ),
+    ("/a^b", "/a^b", "/a%5Eb", "/a%5E"),
+    ('/q"x"', '/q"x"', "/q%22x%22", "/q%22"),
+    ("/{id}", "/{id}", "/%7Bid%7D", "/id"),
+    ("/a%7Cb", "/a|b", "/a%7cb", "/a"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "raw", "encoded", "other"), URI_ILLEGAL_RULES)
+def test_uri_illegal_characters_match_raw_and_encoded(
+    pattern: str, raw: str, encoded: str, other: str
+) -> None:
+    robots = RobotsTxt.parse(f"User-agent: *\nDisallow: {pattern}\n".encode())
+    base = "https://example.com"
+    for path in (raw, encoded, safe_url_string(base + raw)[len(base) :]):
+        assert robots.allowed(base + path, "FooBot") is False, path
+    assert robots.allowed(base + other, "FooBot") is True
 
 
 def test_rfc_url_escapes_literal_star_and_dollar() -> None:

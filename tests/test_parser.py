@@ -182,39 +182,6 @@ def test_groups(name: str, body: bytes, path: str, allowed: bool) -> None:
     check(body, "FooBot", path, allowed)
 
 
-def test_agent_digits_cut_the_token() -> None:
-    # UA-3: "AB42bot" in the file is the token "AB".
-    body = b"user-agent: AB42bot\ndisallow: /x\n"
-    check(body, "AB", "/x", False)
-    assert RobotsTxt.parse(body).allowed("http://e.com/x", "AB42bot") is False  # token "AB"
-
-
-@pytest.mark.parametrize(
-    ("user_agent", "token"),
-    [
-        ("FooBot", "FooBot"),
-        ("FooBot/1.2 (+http://example.com/bot)", "FooBot"),
-        ("Mozilla/5.0 (compatible; ExampleBot/1.0)", "Mozilla"),
-        (b"FooBot/1.0", "FooBot"),
-        ("  FooBot", "FooBot"),
-        ("Foo_Bot-x9", "Foo_Bot-x"),
-        ("9lives", ""),
-    ],
-)
-def test_product_token_of_a_user_agent_string(user_agent: str | bytes, token: str) -> None:
-    robots = RobotsTxt.parse(b"user-agent: *\ndisallow: /\n")
-    assert robots.explain("http://e.com/", user_agent).user_agent == token
-
-
-def test_full_user_agent_header_uses_its_product() -> None:
-    body = b"user-agent: ExampleBot\ndisallow: /\nuser-agent: Mozilla\ndisallow: /m\n"
-    robots = RobotsTxt.parse(body)
-    header = "Mozilla/5.0 (compatible; ExampleBot/1.0)"
-    assert robots.allowed("http://e.com/x", header) is True
-    assert robots.allowed("http://e.com/m", header) is False
-    assert robots.allowed("http://e.com/x", "ExampleBot") is False
-
-
 def test_line_length_cut() -> None:
     # FMT-5, D-9: 16,663 bytes are kept; the cut pattern is shorter and broader.
     head = b"disallow: "
