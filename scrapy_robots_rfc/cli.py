@@ -29,21 +29,23 @@ import sys
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from email.message import Message
 from typing import IO, TextIO
 from urllib.parse import urljoin, urlsplit
 
 from . import __version__, policy
 from .matcher import (
+    GLOBAL_NAME,
     MODES,
     ROBOTS_TXT_PATH,
     Mode,
     Rule,
     _literal_prefix,
     _matches,
+    agent_product,
     agent_token,
-    product_token,
+    name_problem,
 )
 from .parser import (
     _ALLOW_KEYS,
@@ -321,20 +323,10 @@ def verdicts(source: Source, urls: Sequence[str], user_agent: str, mode: Mode) -
     if source.kind == "unreachable":
         detail = f"robots.txt unreachable ({source.outcome}): disallow all (RFC 9309 §2.3.1.4)"
         return [Verdict(url, False, detail, detail) for url in urls]
+    # The name is compared as given (D-21): "*", the default, asks for the
+    # '*' groups in both modes.
     robots = RobotsTxt.parse(source.body, mode)
-    agent = user_agent
-    if not product_token(user_agent):
-        # "*" (the default) asks for the '*' group. An empty token would
-        # follow Google's parser, which gives it the groups whose
-        # user-agent has no token (UA-7), so ask with a token no group names.
-        named = {token for group in robots._groups for token in group.tokens}
-        agent = "anybot"
-        while agent in named:
-            agent += "x"
-    found = [_verdict(robots.explain(url, agent), mode) for url in urls]
-    if agent != user_agent:
-        found = [replace(v, token="*") for v in found]
-    return found
+    return [_verdict(robots.explain(url, user_agent), mode) for url in urls]
 
 
 def _verdict_json(
@@ -379,6 +371,10 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     source = load(args.robots, timeout=args.timeout, user_agent=_header(args))
     if source.truncated:
         err.write(f"note: {source.name} is larger than {MAX_BYTES:,} bytes; the rest is ignored\n")
+    problem = name_problem(args.user_agent, mode)
+    if problem is not None and args.user_agent != GLOBAL_NAME:
+        # D-21: the name is used as given, so say what that selects.
+        err.write(f"warning: --user-agent {args.user_agent!r} {problem}\n")
     found = verdicts(source, args.urls, args.user_agent, mode)
     for verdict in found:
         if args.json:
@@ -439,7 +435,7 @@ def _lines(data: bytes) -> Iterator[tuple[int, bytes]]:
     yield from enumerate(data.splitlines(), 1)
 
 
-def _line_findings(number: int, raw: bytes) -> Iterator[Finding]:
+def _line_findings(number: int, raw: bytes, mode: Mode) -> Iterator[Finding]:
     """What parser.py does to one line without saying so in ``notes``:
     typos, key prefixes and missing colons it accepts, non-UTF-8 bytes."""
     try:
@@ -505,13 +501,19 @@ def _line_findings(number: int, raw: bytes) -> Iterator[Finding]:
             f"no ':' after {_show(key)}: read as key and value as Google's parser does "
             "(FMT-9, D-5)",
         )
-    if read_as == "user-agent" and agent_token(value.decode("utf-8", "replace")) == "":
-        what = "has no value" if not value else f"{_show(value)} has no product token"
-        yield Finding(
-            number,
-            "no-token",
-            f"user-agent {what}: its group applies to no crawler (RFC 9309 §2.2.1, UA-3, UA-7)",
-        )
+    agent = value.decode("utf-8", "replace")
+    if read_as == "user-agent" and agent_token(agent) == "":
+        if not value:
+            what = "has no value: its group applies to no crawler"
+        elif mode == "rfc":
+            # D-21: rfc mode binds the whole product name as well.
+            what = (
+                f"{_show(value)} has no product token: its group applies only to a "
+                f"crawler named exactly {agent_product(agent)!r}"
+            )
+        else:
+            what = f"{_show(value)} has no product token: its group applies to no crawler"
+        yield Finding(number, "no-token", f"user-agent {what} (RFC 9309 §2.2.1, UA-3, D-21)")
 
 
 #: parser.py ``notes`` reasons -> kind; line cuts are found by
@@ -666,7 +668,7 @@ def lint(source: Source, mode: Mode) -> list[Finding]:
             )
         )
     for number, raw in lines:
-        found.extend(_line_findings(number, raw))
+        found.extend(_line_findings(number, raw, mode))
     robots = RobotsTxt.parse(data, mode)
     found.extend(_note_findings(robots.notes))
     # The groups as parsed (the public API only offers them merged by agent).
@@ -736,7 +738,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--user-agent",
         default="*",
         metavar="TOKEN",
-        help="the crawler's product token (default *: the '*' groups)",
+        help="the crawler's product token, compared as given (default *: the '*' groups)",
     )
     _common(check)
     check.set_defaults(run=run_check)

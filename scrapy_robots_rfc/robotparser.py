@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from scrapy.robotstxt import RobotParser as _ScrapyRobotParser
 
-from .matcher import MODES, Mode
+from .matcher import MODES, Mode, caller_name, product_token
 from .parser import RobotsTxt, cut_at_limit
 
 if TYPE_CHECKING:
@@ -42,22 +42,41 @@ class RobotParser(_ScrapyRobotParser):
 
     The body is cut at 500 KiB first, dropping a line cut there (RFC 9309
     §2.5), since the built-in middleware reads the whole response.
+
+    The built-in middleware passes ``ROBOTSTXT_USER_AGENT`` or else a whole
+    User-Agent header. The first is the crawler's name and is used as given
+    (D-21); from a header the crawler's product token is taken as
+    :func:`~scrapy_robots_rfc.product_token` does (DECISIONS.md "crawler
+    name"), so that ``Scrapy/2.19 (+https://scrapy.org)`` is ``Scrapy``.
     """
 
-    def __init__(self, robots: RobotsTxt) -> None:
+    def __init__(self, robots: RobotsTxt, robots_user_agent: str | None = None) -> None:
         self.robots = robots
+        #: ``ROBOTSTXT_USER_AGENT``: the one string that is a name already.
+        self.robots_user_agent = robots_user_agent
 
     @classmethod
     def from_crawler(cls, crawler: Crawler | None, robotstxt_body: bytes) -> Self:
-        mode: Mode = "rfc" if crawler is None else mode_from_settings(crawler.settings)
+        mode: Mode = "rfc"
+        robots_user_agent = None
+        if crawler is not None:
+            mode = mode_from_settings(crawler.settings)
+            robots_user_agent = crawler.settings.get("ROBOTSTXT_USER_AGENT") or None
         body, _ = cut_at_limit(robotstxt_body)
-        return cls(RobotsTxt.parse(body, mode))
+        return cls(RobotsTxt.parse(body, mode), robots_user_agent)
+
+    def name(self, user_agent: str | bytes) -> str:
+        """The crawler's name for what the built-in passes as ``user_agent``."""
+        text = caller_name(user_agent)
+        if text == self.robots_user_agent:
+            return text
+        return product_token(text)
 
     def allowed(self, url: str | bytes, user_agent: str | bytes) -> bool:
-        return self.robots.allowed(url, user_agent)
+        return self.robots.allowed(url, self.name(user_agent))
 
     def crawl_delay(self, user_agent: str | bytes) -> float | None:
-        return self.robots.crawl_delay(user_agent)
+        return self.robots.crawl_delay(self.name(user_agent))
 
     def sitemaps(self) -> Iterable[str]:
         return iter(self.robots.sitemaps)

@@ -84,7 +84,7 @@ def test_check_user_agent_and_derived_index_rule(robots_file: str) -> None:
     status, out, _ = run(
         "check",
         "--user-agent",
-        "ExampleBot/2.1",
+        "ExampleBot",
         robots_file,
         "https://example.com/shop/",
         "https://example.com/shop/cart",
@@ -95,6 +95,42 @@ def test_check_user_agent_and_derived_index_rule(robots_file: str) -> None:
         "disallowed https://example.com/shop/cart  line 6 disallow: /  group: ExampleBot",
     ]
     assert status == 1
+
+
+@pytest.mark.parametrize(
+    ("agent", "mode", "warning", "group"),
+    [
+        (
+            "ExampleBot/2.1",
+            "rfc",
+            "warning: --user-agent 'ExampleBot/2.1' is not a product token ([A-Za-z_-]+) and "
+            "holds a '/', space or tab, which no user-agent line's product name holds, so only "
+            "the 'User-agent: *' groups apply to it\n",
+            "*",
+        ),
+        ("*", "rfc", "", "*"),
+        ("ExampleBot", "google", "", "ExampleBot"),
+        (
+            "Example2Bot",
+            "google",
+            "warning: --user-agent 'Example2Bot' is not a product token ([A-Za-z_-]+); google "
+            "mode compares it verbatim with each user-agent line's token, which never holds "
+            "other characters, so no group for a crawler applies to it, not even "
+            "'User-agent: Example2Bot'; only the 'User-agent: *' groups do\n",
+            "*",
+        ),
+    ],
+)
+def test_check_names_as_given(robots_file: str, agent: str, mode: str, warning: str, group: str):
+    """D-21: --user-agent is compared as given; a name that is not a product
+    token gets a warning that says what it selects."""
+    status, out, err = run(
+        "check", "--mode", mode, "--user-agent", agent, robots_file, "https://example.com/x"
+    )
+    assert err == warning
+    assert out[0].endswith(f"group: {group}")
+    # /x: the '*' group allows it, ExampleBot's "Disallow: /" does not.
+    assert status == (0 if group == "*" else 1)
 
 
 def test_check_exit_0_when_all_allowed(robots_file: str) -> None:
@@ -458,3 +494,27 @@ def test_the_default_agent_asks_for_the_star_group(tmp_path, agent):
         "allowed    http://h/a  no rule matches /a  group: *",
         "disallowed http://h/b  line 5 disallow: /b  group: *",
     ]
+
+
+@pytest.mark.parametrize(
+    ("mode", "message"),
+    [
+        (
+            "rfc",
+            "user-agent '42bot' has no product token: its group applies only to a crawler "
+            "named exactly '42bot' (RFC 9309 §2.2.1, UA-3, D-21)",
+        ),
+        (
+            "google",
+            "user-agent '42bot' has no product token: its group applies to no crawler "
+            "(RFC 9309 §2.2.1, UA-3, D-21)",
+        ),
+    ],
+)
+def test_lint_no_token_says_who_the_group_is_for(mode: Mode, message: str) -> None:
+    body = b"User-agent: 42bot\nDisallow: /x\n"
+    found = cli.lint(cli.Source("x", "rules", body), mode)
+    assert [(f.line, f.kind, f.message) for f in found] == [(1, "no-token", message)]
+    # What it says is what the parser does.
+    robots = RobotsTxt.parse(body, mode)
+    assert robots.allowed("http://e.com/x", "42bot") is (mode == "google")
