@@ -46,7 +46,14 @@ from w3lib.url import safe_url_string
 
 from . import policy
 from .config import Config
-from .matcher import ROBOTS_TXT_PATH, canonical_match_string, product_token
+from .matcher import (
+    ROBOTS_TXT_PATH,
+    ascii_lower,
+    caller_name,
+    canonical_match_string,
+    name_problem,
+    product_token,
+)
 from .parser import RobotsTxt, cut_at_limit
 from .robotparser import RobotParser
 from .stores import open_store, store_close
@@ -158,6 +165,18 @@ class _Receiving:
     response: Response | None = None
 
 
+class _Refused(Exception):
+    """A downloader middleware raised ``IgnoreRequest`` for the robots.txt
+    request before it reached the server (DECISIONS.md "robots.txt request
+    refused locally")."""
+
+    def __init__(self, error: IgnoreRequest, by: str | None) -> None:
+        super().__init__(error)
+        self.error = error
+        #: The import path of the middleware that raised it, when known.
+        self.by = by
+
+
 @dataclass(eq=False)
 class _Waiting:
     """An origin whose robots.txt is being fetched, or is unreachable, and
@@ -193,6 +212,7 @@ class _Waiting:
 _KINDS = {
     "rules": "rules",
     "allow_all": "allow all",
+    "refused": "refused locally",
     "unreachable": "unreachable",
     "unreachable_last_good": "unreachable with a good copy",
     None: "undecided",
@@ -248,13 +268,23 @@ class RobotsTxtMiddleware:
         self._origins: dict[str, Origin | None] = {}
         #: Origins already named in a "Dropping requests" warning.
         self._warned: set[Origin] = set()
-        #: Product tokens already warned about.
+        #: Origins already named in a "was not fetched" warning.
+        self._warned_refused: set[Origin] = set()
+        #: Names already warned about.
         self._bad_tokens: set[str] = set()
+        #: User-Agent header -> the crawler's name in it, lower-cased.
         self._tokens: dict[bytes, str] = {}
-        self._default_token = self._checked_token(
-            self.config.robots_user_agent or self.config.user_agent,
-            "ROBOTSTXT_USER_AGENT" if self.config.robots_user_agent else "USER_AGENT",
-        )
+        #: The crawler's name (DECISIONS.md "crawler name"): as given in
+        #: ROBOTSTXT_USER_AGENT, else the product of USER_AGENT that names it.
+        if self.config.robots_user_agent is not None:
+            name = self.config.robots_user_agent
+            self._name = self._checked_name(name, "ROBOTSTXT_USER_AGENT")
+        else:
+            name = product_token(self.config.user_agent)
+            self._name = self._checked_name(name, f"USER_AGENT {self.config.user_agent!r}")
+        #: Its lower-cased form, the key of an entry's rules.
+        self._default_token = ascii_lower(self._name)
+        _warn_about_migration(crawler, self.config.mode)
         self._spider: Spider | None = None
         self._allow_after = self.config.unreachable_days * 86400
         self._pool: ThreadPool | None = None
@@ -281,9 +311,11 @@ class RobotsTxtMiddleware:
 
     @property
     def product_token(self) -> str:
-        """The product token of requests without their own User-Agent
-        header: from ``ROBOTSTXT_USER_AGENT``, else ``USER_AGENT`` (UA-1)."""
-        return self._default_token
+        """The crawler's name for requests without their own User-Agent
+        header, as given: ``ROBOTSTXT_USER_AGENT``, else the product of
+        ``USER_AGENT`` that names the crawler (DECISIONS.md "crawler name",
+        D-21)."""
+        return self._name
 
     # -- the verdict -----------------------------------------------------
 
@@ -367,8 +399,10 @@ class RobotsTxtMiddleware:
             return found
 
     def _token(self, request: Request) -> str:
-        """UA-1: ``ROBOTSTXT_USER_AGENT``, else the request's User-Agent
-        header, else ``USER_AGENT``; reduced to its product token."""
+        """The lower-cased name the request is decided for:
+        ``ROBOTSTXT_USER_AGENT``, else the crawler's product in the request's
+        User-Agent header, else in ``USER_AGENT`` (DECISIONS.md "crawler
+        name")."""
         if self.config.robots_user_agent is not None:
             return self._default_token
         header = request.headers.get(b"User-Agent")
@@ -379,23 +413,25 @@ class RobotsTxtMiddleware:
         except KeyError:
             if len(self._tokens) >= 64:
                 self._tokens.clear()
-            token = self._tokens[header] = self._checked_token(header, "the User-Agent header")
+            text = caller_name(header)
+            name = self._checked_name(product_token(text), f"the User-Agent header {text!r}")
+            token = self._tokens[header] = ascii_lower(name)
             return token
 
-    def _checked_token(self, user_agent: str | bytes, source: str) -> str:
-        """The product token, with a warning when it cannot be what the user
-        means (RFC 9309 §2.2.1: the crawler's own name, ``[A-Za-z_-]+``)."""
-        token = product_token(user_agent).lower()
-        if token in ("", "mozilla") and token not in self._bad_tokens:
-            self._bad_tokens.add(token)
+    def _checked_name(self, name: str, source: str) -> str:
+        """``name``, with one warning per name that is not a product token
+        (``[A-Za-z_-]+``, RFC 9309 §2.2.1) saying which groups it can and
+        cannot match (D-21)."""
+        problem = name_problem(name, self.config.mode)
+        if problem is not None and name not in self._bad_tokens:
+            self._bad_tokens.add(name)
             logger.warning(
-                "The robots.txt product token taken from %(source)s (%(ua)r) is %(token)r, "
-                "so robots.txt groups for your crawler will not match it. Set "
-                "ROBOTSTXT_USER_AGENT to your crawler's name, e.g. ROBOTSTXT_USER_AGENT = "
-                '"MyBot".',
-                {"source": source, "ua": user_agent, "token": token},
+                "The robots.txt name of this crawler, %(name)r from %(source)s, %(problem)s. "
+                "If that is not what you want, set ROBOTSTXT_USER_AGENT to the name site "
+                'owners use for your crawler, e.g. ROBOTSTXT_USER_AGENT = "MyBot".',
+                {"name": name, "source": source, "problem": problem},
             )
-        return token
+        return name
 
     # -- waiting -----------------------------------------------------------
 
@@ -683,6 +719,8 @@ class RobotsTxtMiddleware:
         self._stats.inc_value(stat)
         if robots is not None and entry.rules:
             await self._adopt(waiting, robots, entry.rules)
+        elif entry.good and entry.rules is None:
+            await self._send_robots_parsed(waiting, RobotsTxt.parse(b"", self.config.mode))
         return entry
 
     def _from_record(
@@ -715,7 +753,10 @@ class RobotsTxtMiddleware:
         """The record for what a fetch found, or ``None`` when it cannot be
         stored faithfully: a failed fetch whose good copy (kept in memory as
         parsed rules only) is not in the store either. Saving it without its
-        body would read back as "allow all"."""
+        body would read back as "allow all". A refusal by a local middleware
+        is no answer of the server's, so it is not stored either."""
+        if entry.refused:
+            return None
         if entry.unreachable_since is not None:
             # A failed fetch: the good copy, if any, is the stored one.
             body = old.body if old is not None and old.good else None
@@ -762,7 +803,18 @@ class RobotsTxtMiddleware:
         self, key: Origin, waiting: _Waiting, previous: policy.Entry | None
     ) -> policy.Entry:
         """Fetch, follow redirects, and apply the status policy (HTTP-1 to
-        HTTP-8; RFC 9309 §2.3.1)."""
+        HTTP-8; RFC 9309 §2.3.1). An answer that means "allow all" (4xx,
+        redirects given up on) sends ``robots_parsed`` with a parser that
+        allows everything, as the built-in sends one for every response."""
+        entry = await self._fetch_outcome(key, waiting, previous)
+        if entry.good and entry.rules is None and not entry.refused:
+            await self._send_robots_parsed(waiting, RobotsTxt.parse(b"", self.config.mode))
+        return entry
+
+    async def _fetch_outcome(
+        self, key: Origin, waiting: _Waiting, previous: policy.Entry | None
+    ) -> policy.Entry:
+        """The entry for one fetch: the redirect loop and the status policy."""
         if previous is not None and previous.good:
             self._stats.inc_value("robotstxt/cache/refreshed")
         row = self._row(key)
@@ -773,6 +825,8 @@ class RobotsTxtMiddleware:
         while True:
             try:
                 response = await self._download(self._robots_request(url, key, waiting.trigger))
+            except _Refused as refused:
+                return self._refused(key, url, refused)
             except Exception as exc:
                 return self._failed(key, previous, exc)
             self._stats.inc_value("robotstxt/response_count")
@@ -841,10 +895,16 @@ class RobotsTxtMiddleware:
         """What follows parsing, fetched or from the store: the crawl-delay
         (OTHER-2) and the ``robots_parsed`` signal (Scrapy 2.18+)."""
         self._apply_crawl_delay(waiting.trigger, rules[self._default_token])
+        await self._send_robots_parsed(waiting, robots)
+
+    async def _send_robots_parsed(self, waiting: _Waiting, robots: RobotsTxt) -> None:
+        """The ``robots_parsed`` signal (Scrapy 2.18+), with the request that
+        triggered the fetch, as the built-in sends it."""
         robots_parsed = getattr(signals, "robots_parsed", None)
         if robots_parsed is not None:
+            parser = RobotParser(robots, self.config.robots_user_agent)
             await self.crawler.signals.send_catch_log_async(
-                signal=robots_parsed, robotparser=RobotParser(robots), request=waiting.trigger
+                signal=robots_parsed, robotparser=parser, request=waiting.trigger
             )
 
     def _rules(
@@ -873,10 +933,37 @@ class RobotsTxtMiddleware:
         )
 
     def _failed(self, key: Origin, previous: policy.Entry | None, exc: Exception) -> policy.Entry:
-        """HTTP-6: a download error makes robots.txt unreachable."""
+        """HTTP-6: a download error makes robots.txt unreachable; logged at
+        ERROR, as the built-in logs it."""
         if not isinstance(exc, IgnoreRequest):
             self._stats.inc_value(f"robotstxt/exception_count/{type(exc)}")
-        return self._unreachable(previous, f"{type(exc).__name__}: {exc}", None, key)
+        outcome = f"{type(exc).__name__}: {exc}"
+        return self._unreachable(previous, outcome, None, key, level=logging.ERROR)
+
+    def _refused(self, key: Origin, url: str, refused: _Refused) -> policy.Entry:
+        """DECISIONS.md "robots.txt request refused locally": nothing was
+        asked of the server, so no retry loop; allow all, as Scrapy's
+        built-in does, with one WARNING per origin."""
+        self._stats.inc_value("robotstxt/refused")
+        by = refused.by or "a downloader middleware"
+        if key not in self._warned_refused:
+            self._warned_refused.add(key)
+            logger.warning(
+                "%(url)s was not fetched: %(by)s raised %(error)r for it, so nothing was asked "
+                "of the server and every request to %(origin)s is allowed, as Scrapy's "
+                "built-in allows it. Let robots.txt requests through (their meta has "
+                "dont_obey_robotstxt) to obey the site's rules.",
+                {"url": url, "by": by, "error": refused.error, "origin": key},
+                extra={"spider": self._spider},
+            )
+        entry = policy.fetched(
+            None,
+            outcome=f"robots.txt not fetched (refused by {by})",
+            now=self.clock(),
+            fresh_for=self.config.cache_ttl,
+        )
+        entry.refused = True
+        return entry
 
     def _unreachable(
         self,
@@ -884,6 +971,8 @@ class RobotsTxtMiddleware:
         outcome: str,
         hint: float | None,
         key: Origin | None = None,
+        *,
+        level: int = logging.WARNING,
     ) -> policy.Entry:
         """HTTP-4, HTTP-5: disallow all while retrying, unless a good copy
         is in force."""
@@ -899,7 +988,8 @@ class RobotsTxtMiddleware:
             self._stats.inc_value("robotstxt/unreachable/last_good")
         else:
             self._stats.inc_value("robotstxt/disallow_all")
-        logger.warning(
+        logger.log(
+            level,
             "%(url)s is unreachable (%(outcome)s): %(policy)s; next try in %(delay).0f s",
             {
                 "url": key.robots_url if key is not None else "robots.txt",
@@ -969,7 +1059,10 @@ class RobotsTxtMiddleware:
                 response = await maybe_deferred_to_future(engine.download(request))
         except IgnoreRequest as exc:
             raw = state.response
-            if raw is None or "decompression" not in str(exc):
+            if raw is None:
+                # Refused before it reached the server.
+                raise _Refused(exc, self._raised_by(exc)) from exc
+            if "decompression" not in str(exc):
                 raise
             # HttpCompressionMiddleware refuses more than download_maxsize of
             # decoded body; the first max_bytes of it are still what is read.
@@ -986,6 +1079,22 @@ class RobotsTxtMiddleware:
                 disconnect(self._bytes_received, signal=signals.bytes_received)
                 disconnect(self._response_downloaded, signal=signals.response_downloaded)
         return response
+
+    def _raised_by(self, exc: BaseException) -> str | None:
+        """The import path of the downloader middleware in whose code
+        ``exc`` was raised, read off its traceback; ``None`` if unknown."""
+        middlewares = self.crawler.engine.downloader.middleware.middlewares
+        found = None
+        tb = exc.__traceback__
+        while tb is not None:
+            owner = tb.tb_frame.f_locals.get("self")
+            if owner is not None and owner is not self and any(owner is m for m in middlewares):
+                found = owner  # the innermost one raised it
+            tb = tb.tb_next
+        if found is None:
+            return None
+        cls = type(found)
+        return f"{cls.__module__}.{cls.__qualname__}"
 
     def _bytes_received(self, data: bytes, request: Request, spider: Spider | None = None) -> None:
         state = self._receiving.get(request)
@@ -1051,6 +1160,8 @@ class RobotsTxtMiddleware:
         return row
 
     def _kind(self, entry: policy.Entry) -> str:
+        if entry.refused:
+            return "refused"
         if entry.unreachable_since is None:
             return "allow_all" if entry.rules is None else "rules"
         if entry.good:
@@ -1221,6 +1332,45 @@ class RobotsTxtMiddleware:
     def _jobdir_file(self) -> str | None:
         jobdir = self.crawler.settings.get("JOBDIR")
         return os.path.join(jobdir, _JOBDIR_FILE) if jobdir else None
+
+
+# -- migrating from the built-in ------------------------------------------------------
+
+
+def _warn_about_migration(crawler: Crawler, mode: str) -> None:
+    """Start-up warnings for what a project coming from Scrapy's built-in
+    middleware would otherwise meet silently (README.rst, "Migrating from
+    the built-in")."""
+    from scrapy.settings import SETTINGS_PRIORITIES
+    from scrapy.utils.conf import build_component_list
+
+    from .addon import BUILTIN, OURS, component
+
+    settings = crawler.settings
+    builtin = component(BUILTIN)
+    enabled = build_component_list(settings.getwithbase("DOWNLOADER_MIDDLEWARES"))
+    for key in enabled:
+        found = component(key)
+        if isinstance(found, type) and isinstance(builtin, type) and issubclass(found, builtin):
+            path = key if isinstance(key, str) else f"{found.__module__}.{found.__qualname__}"
+            logger.warning(
+                "Scrapy's built-in robots.txt middleware (%(key)r) is enabled beside "
+                "%(ours)r: robots.txt is fetched twice per origin, and the built-in drops "
+                "requests by its own rules, which this package's stats and report do not "
+                'count. Add "%(path)s": None to DOWNLOADER_MIDDLEWARES, or use ADDONS = '
+                '{"scrapy_robots_rfc.Addon": 100} instead, which does that for you.',
+                {"key": key, "ours": OURS, "path": path},
+            )
+            break
+    parser = settings.get("ROBOTSTXT_PARSER")
+    chosen = (settings.getpriority("ROBOTSTXT_PARSER") or 0) > SETTINGS_PRIORITIES["default"]
+    if chosen and component(parser) is not RobotParser:
+        logger.warning(
+            "ROBOTSTXT_PARSER (%(parser)r) is not used by %(ours)r, which parses robots.txt "
+            "itself as ROBOTSTXT_RFC_MODE (%(mode)r) says. Remove ROBOTSTXT_PARSER, or set "
+            'ROBOTSTXT_RFC_MODE = "google" for the verdicts of Google\'s parser.',
+            {"parser": parser, "ours": OURS, "mode": mode},
+        )
 
 
 # -- version bridges -------------------------------------------------------------

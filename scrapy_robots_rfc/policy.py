@@ -134,6 +134,10 @@ class Entry:
     retry_at: float = 0.0
     #: Where the rules came from when redirects led elsewhere (LOC-9).
     url: str | None = None
+    #: A downloader middleware refused the robots.txt request, so nothing
+    #: was asked of the server (DECISIONS.md "robots.txt request refused
+    #: locally"): allow all, and never shared through a store.
+    refused: bool = False
 
     def usable(self, now: float, allow_after: float = UNREACHABLE_ALLOW_AFTER) -> bool:
         """Whether requests can be decided now without waiting for a fetch.

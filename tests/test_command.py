@@ -98,9 +98,14 @@ def site() -> Any:
         server.stderr.close()
 
 
-def robots(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    """Run ``scrapy robots ARGS`` in the example project."""
+def robots(
+    *args: str, timeout: float = 60, pythonpath: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``scrapy robots ARGS`` in the example project; ``pythonpath``
+    lets the project load a middleware of the tests."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SCRAPY_")}
+    if pythonpath is not None:
+        env["PYTHONPATH"] = pythonpath
     done = subprocess.run(
         [*SCRAPY, "robots", *args],
         cwd=PROJECT,
@@ -138,7 +143,8 @@ def test_disallowed_url_exits_1_with_the_rule_and_its_line(site: DemoSite):
         f"{site.url('normal', '/robots.txt')} → 200: rules (redirects followed: 0)"
     )
     assert field(out, "URL") == site.url("normal", "/private/x")
-    assert field(out, "user agent") == "demobot (from ROBOTSTXT_USER_AGENT 'DemoBot')"
+    assert field(out, "user agent") == "DemoBot (from ROBOTSTXT_USER_AGENT 'DemoBot')"
+    assert "note" not in [line.split(" ", 1)[0] for line in out.splitlines()]
     assert field(out, "verdict") == (
         "disallowed by \"disallow: /private/ (line 7)\" in the group for 'DemoBot'"
     )
@@ -164,6 +170,25 @@ def test_404_origin_allows_all(site: DemoSite):
         "(no robots.txt; redirects followed: 0)"
     )
     assert field(done.stdout, "verdict") == "allowed: robots.txt allows everything"
+
+
+def test_a_refused_robots_request_is_its_own_outcome(site: DemoSite):
+    """Another downloader middleware refused the robots.txt request: nothing
+    was asked of the server, and everything is allowed."""
+    before = site.hits("normal")
+    done = robots(
+        site.url("normal", "/private/x"),
+        "-s",
+        'DOWNLOADER_MIDDLEWARES={"tests.refuser.RefuseRobotsTxt": 50}',
+        pythonpath=str(PROJECT.parent),
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert field(done.stdout, "robots.txt") == (
+        f"{site.url('normal', '/robots.txt')}: refused (robots.txt not fetched (refused by "
+        "tests.refuser.RefuseRobotsTxt): allow all, as Scrapy's built-in; redirects followed: 0)"
+    )
+    assert field(done.stdout, "verdict") == "allowed: robots.txt allows everything"
+    assert site.hits("normal")[len(before) :] == []
 
 
 def test_503_origin_is_unreachable_and_disallows_all(site: DemoSite):
@@ -231,9 +256,15 @@ def test_user_agent_option_changes_the_group(site: DemoSite):
     )
     other = robots(url, "--user-agent", "OtherBot/2.0")
     assert other.returncode == 1, other.stdout + other.stderr
-    assert field(other.stdout, "user agent") == "otherbot (from --user-agent 'OtherBot/2.0')"
+    # D-21: the name is used as given; a version makes it no product token.
+    assert field(other.stdout, "user agent") == "OtherBot/2.0 (from --user-agent 'OtherBot/2.0')"
     assert field(other.stdout, "verdict") == (
         "disallowed by \"disallow: /beta/ (line 4)\" in the group for '*'"
+    )
+    assert field(other.stdout, "note") == (
+        "the name 'OtherBot/2.0' is not a product token ([A-Za-z_-]+) and holds a '/', space "
+        "or tab, which no user-agent line's product name holds, so only the 'User-agent: *' "
+        "groups apply to it"
     )
 
 

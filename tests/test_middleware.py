@@ -617,7 +617,9 @@ GROUPS = b"User-agent: *\nDisallow: /all\n\nUser-agent: examplebot\nDisallow: /e
 @pytest.mark.parametrize(
     ("settings", "headers", "blocked"),
     [
-        ({"ROBOTSTXT_USER_AGENT": "ExampleBot/2"}, {}, "/example"),
+        ({"ROBOTSTXT_USER_AGENT": "ExampleBot"}, {}, "/example"),
+        # D-21: ROBOTSTXT_USER_AGENT is the name as given (and warned about).
+        ({"ROBOTSTXT_USER_AGENT": "ExampleBot/2"}, {}, "/all"),
         ({}, {}, "/all"),  # USER_AGENT "TestBot/1.0" names no group
         ({}, {"User-Agent": "ExampleBot/3"}, "/example"),
         ({"ROBOTSTXT_USER_AGENT": "Other"}, {"User-Agent": "ExampleBot/3"}, "/all"),
@@ -633,14 +635,19 @@ def test_the_product_token_chooses_the_group(server, activation, settings, heade
 
 @pytest_twisted.inlineCallbacks
 def test_a_mozilla_token_is_warned_about_once(server, activation, caplog):
+    """A browser's header names no crawler: "*", and one warning."""
     origin = robots_origin(server, Reply(body=ROBOTS))
     with caplog.at_level(logging.WARNING, logger="scrapy_robots_rfc.middleware"):
         yield crawl(
             activation, [Stage(pages(origin, "/a", "/b"))], USER_AGENT="Mozilla/5.0 (X11) Firefox"
         )
     warnings = [r for r in caplog.records if "ROBOTSTXT_USER_AGENT" in r.getMessage()]
-    assert len(warnings) == 1
-    assert "'mozilla'" in warnings[0].getMessage()
+    assert [r.getMessage() for r in warnings] == [
+        "The robots.txt name of this crawler, '*' from USER_AGENT 'Mozilla/5.0 (X11) Firefox', "
+        "names no crawler, so only the 'User-agent: *' groups apply to it. If that is not what "
+        "you want, set ROBOTSTXT_USER_AGENT to the name site owners use for your crawler, e.g. "
+        'ROBOTSTXT_USER_AGENT = "MyBot".'
+    ]
 
 
 @pytest_twisted.inlineCallbacks

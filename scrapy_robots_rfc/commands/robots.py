@@ -30,6 +30,7 @@ from scrapy.exceptions import IgnoreRequest, UsageError
 from scrapy.http import Request, Response
 
 from ..addon import component
+from ..matcher import ascii_lower, name_problem
 
 if TYPE_CHECKING:
     import argparse
@@ -397,6 +398,9 @@ class Command(ScrapyCommand):
         else:
             source, user_agent = "USER_AGENT", config.user_agent
         token = middleware.product_token
+        problem = name_problem(token, config.mode)
+        if problem is not None:
+            notes.append(f"the name {token!r} {problem}")
         # Private: the middleware has no public accessor for an origin's
         # state yet.
         cache = getattr(middleware, "_cache", {})
@@ -431,7 +435,8 @@ class Command(ScrapyCommand):
             "mode": config.mode,
         }
 
-        agent = entry.rules.get(token) if entry is not None and entry.rules else None
+        rules_key = ascii_lower(token)
+        agent = entry.rules.get(rules_key) if entry is not None and entry.rules else None
         verdict, reason, rule, agents = self._verdict(
             probe, kind, robots, agent, url, token, config
         )
@@ -466,12 +471,14 @@ class Command(ScrapyCommand):
 
     @staticmethod
     def _outcome(entry: Entry | None, hops: list[_Hop], now: float, days: float) -> tuple[str, str]:
-        """The outcome's kind ("rules", "allow all", "disallow all", "last good
-        copy", "unknown") and the middleware's own words for it; ``days`` is
-        ``ROBOTSTXT_RFC_UNREACHABLE_DAYS``."""
+        """The outcome's kind ("rules", "allow all", "refused", "disallow
+        all", "last good copy", "unknown") and the middleware's own words for
+        it; ``days`` is ``ROBOTSTXT_RFC_UNREACHABLE_DAYS``."""
         if entry is None:
             return "unknown", "the middleware has no robots.txt for this origin"
         detail = entry.outcome
+        if entry.refused:
+            return "refused", f"{detail}: allow all, as Scrapy's built-in"
         if entry.unreachable_since is not None:
             if entry.good:
                 return "last good copy", f"unreachable ({detail}); the last good copy is in force"
@@ -511,7 +518,7 @@ class Command(ScrapyCommand):
                 (),
             )
         verdict = "allowed" if probe.verdict == "allowed" else "disallowed"
-        if kind in ("allow all", "unknown"):
+        if kind in ("allow all", "refused", "unknown"):
             if verdict == "allowed":
                 return verdict, "allowed: robots.txt allows everything", None, ()
             return verdict, f"{verdict}: {probe.message}", None, ()

@@ -1,0 +1,37 @@
+"""Downloader middlewares the crawl tests put in front of the robots.txt
+middleware, loaded by import path like a project's own."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, ClassVar
+
+from scrapy.exceptions import IgnoreRequest
+
+
+class RefuseRobotsTxt:
+    """Refuses every robots.txt request, as a project's own URL filter
+    might (DECISIONS.md "robots.txt request refused locally")."""
+
+    def process_request(self, request: Any, spider: Any = None) -> None:
+        if request.url.endswith("/robots.txt"):
+            raise IgnoreRequest("robots.txt requests are not allowed here")
+
+
+class CountRequests:
+    """Counts the requests it sees, by URL, in a class attribute."""
+
+    seen: ClassVar[Counter[str]] = Counter()
+
+    def process_request(self, request: Any, spider: Any = None) -> None:
+        CountRequests.seen[request.url] += 1
+
+
+class DropRobotsTxtResponse:
+    """Drops the response to every robots.txt request: the server was asked
+    and answered, so this is not a refusal."""
+
+    def process_response(self, request: Any, response: Any, spider: Any = None) -> Any:
+        if request.url.endswith("/robots.txt"):
+            raise IgnoreRequest("robots.txt responses are dropped here")
+        return response
