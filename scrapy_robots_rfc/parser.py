@@ -103,24 +103,6 @@ class _Group:
         self.rules: list[Rule] = []
         self.crawl_delay: float | None = None
 
-    def add_agent(self, agent: str, mode: Mode) -> None:
-        """A ``user-agent`` line of this group (UA-3, UA-5, D-7, D-8, D-21).
-
-        Both modes bind the line's token, its leading ``[A-Za-z_-]`` run. An
-        empty run names nobody, except to an empty caller's name in
-        ``google`` mode, as robots.cc compares them. ``rfc`` mode also binds
-        the line's whole product name, so ``MJ12bot`` is for ``MJ12bot``
-        where the token alone (``mj``) would not be.
-        """
-        self.agents.append(agent)
-        token = agent_token(agent)
-        if token is None:
-            self.is_global = True
-        elif mode == "google":
-            self.binds.add(token)
-        else:
-            self.binds.update(name for name in (token, agent_product(agent)) if name)
-
 
 class RobotsTxt:
     """A parsed robots.txt file.
@@ -364,7 +346,26 @@ def _parse(data: bytes, mode: Mode) -> RobotsTxt:
                 group = _Group()
                 groups.append(group)
                 in_rules = False
-            group.add_agent(_text(value), mode)
+            # UA-3, UA-5, D-7, D-8, D-21: both modes bind the line's token, its
+            # leading [A-Za-z_-] run; an empty one names nobody, except to an
+            # empty caller's name in google mode, as robots.cc compares them.
+            # rfc mode also binds the whole product name (MJ12bot, where the
+            # token alone is "mj"), which only a value longer than its token
+            # can have.
+            agent = _text(value)
+            group.agents.append(agent)
+            token = agent_token(agent)
+            if token is None:
+                group.is_global = True
+            elif mode == "google":
+                group.binds.add(token)
+            else:
+                if token:
+                    group.binds.add(token)
+                if len(token) < len(agent):
+                    product = agent_product(agent)
+                    if product:
+                        group.binds.add(product)
         elif lowered.startswith(_ALLOW_KEYS) or lowered.startswith(_DISALLOW_KEYS):
             if group is None:
                 # GRP-3, D-20: rules before any user-agent line are ignored.
