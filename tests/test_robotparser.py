@@ -57,3 +57,46 @@ def test_body_is_cut_at_500_kib() -> None:
     assert parser.allowed("http://e.com/x", "x") is True
     parser = RobotParser.from_crawler(get_crawler(), b"user-agent: *\ndisallow: /\n" + head)
     assert parser.allowed("http://e.com/x", "x") is False
+
+
+def test_what_scrapys_parser_interface_expects() -> None:
+    """What Scrapy's own tests ask of a ROBOTSTXT_PARSER, in our words:
+    empty and garbage bodies allow everything, '*' asks for the global
+    group, a non-ASCII crawler name selects its group, and a non-ASCII
+    path matches raw and %-encoded."""
+    assert RobotParser.from_crawler(None, b"").allowed("https://site.local/x", "*") is True
+    garbage = bytes(range(256)) * 4
+    assert RobotParser.from_crawler(None, garbage).allowed("https://site.local/x", "*") is True
+    body = (
+        "User-Agent: *\nDisallow: /admin/\nDisallow: /wiki/Käyttäjä:\n\n"
+        "User-Agent: UnicödeBöt\nDisallow: /some/page.html\n"
+    ).encode()
+    parser = RobotParser.from_crawler(None, body)
+    assert parser.allowed("https://site.local/", "*") is True
+    assert parser.allowed("https://site.local/admin/", "*") is False
+    assert parser.allowed("https://site.local/admin/", "UnicödeBöt") is True
+    assert parser.allowed("https://site.local/some/page.html", "UnicödeBöt") is False
+    assert parser.allowed("https://site.local/wiki/Käyttäjä:", "*") is False
+    assert parser.allowed("https://site.local/wiki/K%C3%A4ytt%C3%A4j%C3%A4:", "*") is False
+
+
+@pytest.mark.parametrize(
+    ("settings", "user_agent", "blocked"),
+    [
+        # ROBOTSTXT_USER_AGENT is the name as given (D-21)...
+        ({"ROBOTSTXT_USER_AGENT": "MJ12bot"}, "MJ12bot", "/mj12"),
+        ({"ROBOTSTXT_USER_AGENT": "MyBot/1.0"}, "MyBot/1.0", "/star"),
+        # ... anything else the built-in passes is a User-Agent header.
+        ({}, "MJ12bot/1.4 (+http://mj12bot.com/)", "/mj12"),
+        ({}, "Mozilla/5.0 (compatible; MyBot/1.0)", "/mybot"),
+        ({}, "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0", "/star"),
+    ],
+)
+def test_the_name_the_builtin_passes(settings, user_agent, blocked) -> None:
+    body = (
+        b"User-agent: MJ12bot\nDisallow: /mj12\n\nUser-agent: MyBot\nDisallow: /mybot\n\n"
+        b"User-agent: *\nDisallow: /star\n"
+    )
+    parser = RobotParser.from_crawler(get_crawler(settings_dict=settings), body)
+    paths = ("/mj12", "/mybot", "/star")
+    assert [p for p in paths if not parser.allowed(f"http://e.com{p}", user_agent)] == [blocked]
