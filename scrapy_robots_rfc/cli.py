@@ -505,7 +505,7 @@ def _line_findings(number: int, raw: bytes, mode: Mode) -> Iterator[Finding]:
     if read_as == "user-agent" and agent_token(agent) == "":
         if not value:
             what = "has no value: its group applies to no crawler"
-        elif mode == "rfc":
+        elif mode == "rfc" and agent_product(agent):
             # D-21: rfc mode binds the whole product name as well.
             what = (
                 f"{_show(value)} has no product token: its group applies only to a "

@@ -66,11 +66,34 @@ _RFC_CLEAN = re.compile(rf"{_CLEAN}*")
 #: The token characters of RFC 9309 §2.2.1 (UA-1): ``product-token =
 #: identifier / "*"``, ``identifier = 1*(%x2D / %x41-5A / %x5F / %x61-7A)``.
 _VALID_NAME = re.compile(r"[A-Za-z_-]+")
-#: ``compatible; Name/1.0`` inside a browser-style User-Agent header.
-_COMPATIBLE = re.compile(r"\bcompatible\s*;\s*([^\s/();]+)", re.IGNORECASE)
 #: The first product of a User-Agent header (RFC 9110 §10.1.5: ``product
 #: *( RWS ( product / comment ) )``), without its version.
 _FIRST_PRODUCT = re.compile(r"[^\s/();]+")
+#: A comment of a User-Agent header, without its parentheses.
+_COMMENT = re.compile(r"\(([^()]*)\)")
+#: ``Name/version`` at the start of a comment element.
+_VERSIONED = re.compile(r"([A-Za-z0-9][A-Za-z0-9._!-]*)/\S")
+#: Products of browsers' headers, which crawlers copy but which never name
+#: a crawler (DECISIONS.md "crawler name": never ``Mozilla``), lower-cased.
+_BROWSER_PRODUCTS = frozenset(
+    (
+        "mozilla",
+        "applewebkit",
+        "khtml",
+        "gecko",
+        "chrome",
+        "chromium",
+        "safari",
+        "firefox",
+        "trident",
+        "edge",
+        "edg",
+        "opr",
+        "opera",
+        "version",
+        "mobile",
+    )
+)
 #: A value's product name ends at its version or at white space (D-21).
 _PRODUCT_END = re.compile(r"[/ \t]")
 #: ASCII letters only: robots.cc compares with ``absl::EqualsIgnoreCase``
@@ -98,11 +121,13 @@ def product_token(user_agent: str | bytes) -> str:
     """The product token that names the crawler in a User-Agent header
     (DECISIONS.md "crawler name"), for passing to :meth:`RobotsTxt.allowed`.
 
-    The ``compatible; Name/1.0`` part when there is one, else the header's
-    first product without its version. A browser's header (``Mozilla/5.0
-    (X11; Linux) Firefox/128.0``) names no crawler: then ``"*"``, which
-    selects the ``User-agent: *`` groups only. Nothing is shortened to
-    letters: ``MJ12bot/v1.4`` gives ``MJ12bot`` (D-21).
+    The header's first product, without its version, unless it is a
+    browser's (``Mozilla``, ``AppleWebKit``...: crawlers copy those); then
+    the ``Name/1.0`` that follows ``compatible;`` in a comment, or a comment
+    that starts with ``Name/1.0`` (Applebot's form). A header with none of
+    these names no crawler: ``"*"``, which selects the ``User-agent: *``
+    groups only. Nothing is shortened to letters: ``MJ12bot/v1.4`` gives
+    ``MJ12bot`` (D-21).
 
     >>> product_token("Mozilla/5.0 (compatible; ExampleBot/1.0; +https://example.com/bot)")
     'ExampleBot'
@@ -114,13 +139,22 @@ def product_token(user_agent: str | bytes) -> str:
     '*'
     """
     text = caller_name(user_agent).strip()
-    found = _COMPATIBLE.search(text)
-    if found is not None:
-        return found.group(1)
     first = _FIRST_PRODUCT.match(text)
-    if first is None or first.group().lower() == "mozilla":
-        return GLOBAL_NAME
-    return first.group()
+    if first is not None and first.group().lower() not in _BROWSER_PRODUCTS:
+        return first.group()
+    for comment in _COMMENT.findall(text):
+        elements = [element.strip() for element in comment.split(";")]
+        lowered = [element.lower() for element in elements]
+        # After "compatible;" any element may be the crawler's; elsewhere
+        # only a comment's first ("Nexus 5X Build/MMB29P" is a device).
+        candidates = (
+            elements[lowered.index("compatible") + 1 :] if "compatible" in lowered else elements[:1]
+        )
+        for element in candidates:
+            versioned = _VERSIONED.match(element)
+            if versioned is not None and versioned.group(1).lower() not in _BROWSER_PRODUCTS:
+                return versioned.group(1)
+    return GLOBAL_NAME
 
 
 def agent_token(value: str) -> str | None:
@@ -155,8 +189,14 @@ def name_problem(name: str, mode: Mode) -> str | None:
     """
     if _VALID_NAME.fullmatch(name):
         return None
-    if name in ("", GLOBAL_NAME):
+    if name == GLOBAL_NAME or (name == "" and mode == "rfc"):
         return "names no crawler, so only the 'User-agent: *' groups apply to it"
+    if name == "":
+        return (
+            "is empty; google mode gives it the groups whose user-agent line has no token "
+            "(such as 'User-agent: 008'), as Google's parser does, else the 'User-agent: *' "
+            "groups"
+        )
     if mode == "google":
         return (
             "is not a product token ([A-Za-z_-]+); google mode compares it verbatim with "

@@ -163,6 +163,9 @@ def _idna(host: str) -> str:
 class _Receiving:
     received: int = 0
     response: Response | None = None
+    #: Every downloader middleware's process_request let it through
+    #: (``request_reached_downloader``): the server was asked.
+    reached: bool = False
 
 
 class _Refused(Exception):
@@ -719,7 +722,7 @@ class RobotsTxtMiddleware:
         self._stats.inc_value(stat)
         if robots is not None and entry.rules:
             await self._adopt(waiting, robots, entry.rules)
-        elif entry.good and entry.rules is None:
+        elif entry.allows_all_by_answer():
             await self._send_robots_parsed(waiting, RobotsTxt.parse(b"", self.config.mode))
         return entry
 
@@ -807,7 +810,7 @@ class RobotsTxtMiddleware:
         redirects given up on) sends ``robots_parsed`` with a parser that
         allows everything, as the built-in sends one for every response."""
         entry = await self._fetch_outcome(key, waiting, previous)
-        if entry.good and entry.rules is None and not entry.refused:
+        if entry.allows_all_by_answer():
             await self._send_robots_parsed(waiting, RobotsTxt.parse(b"", self.config.mode))
         return entry
 
@@ -956,14 +959,11 @@ class RobotsTxtMiddleware:
                 {"url": url, "by": by, "error": refused.error, "origin": key},
                 extra={"spider": self._spider},
             )
-        entry = policy.fetched(
-            None,
+        return policy.refused(
             outcome=f"robots.txt not fetched (refused by {by})",
             now=self.clock(),
             fresh_for=self.config.cache_ttl,
         )
-        entry.refused = True
-        return entry
 
     def _unreachable(
         self,
@@ -1048,6 +1048,7 @@ class RobotsTxtMiddleware:
         receiving = self._receiving
         if not receiving:
             connect = self.crawler.signals.connect
+            connect(self._reached_downloader, signal=signals.request_reached_downloader)
             connect(self._bytes_received, signal=signals.bytes_received)
             connect(self._response_downloaded, signal=signals.response_downloaded)
         state = receiving[request] = _Receiving()
@@ -1058,11 +1059,11 @@ class RobotsTxtMiddleware:
             else:
                 response = await maybe_deferred_to_future(engine.download(request))
         except IgnoreRequest as exc:
-            raw = state.response
-            if raw is None:
-                # Refused before it reached the server.
+            if not state.reached:
+                # A process_request refused it: the server was never asked.
                 raise _Refused(exc, self._raised_by(exc)) from exc
-            if "decompression" not in str(exc):
+            raw = state.response
+            if raw is None or "decompression" not in str(exc):
                 raise
             # HttpCompressionMiddleware refuses more than download_maxsize of
             # decoded body; the first max_bytes of it are still what is read.
@@ -1076,6 +1077,7 @@ class RobotsTxtMiddleware:
             del receiving[request]
             if not receiving:
                 disconnect = self.crawler.signals.disconnect
+                disconnect(self._reached_downloader, signal=signals.request_reached_downloader)
                 disconnect(self._bytes_received, signal=signals.bytes_received)
                 disconnect(self._response_downloaded, signal=signals.response_downloaded)
         return response
@@ -1095,6 +1097,11 @@ class RobotsTxtMiddleware:
             return None
         cls = type(found)
         return f"{cls.__module__}.{cls.__qualname__}"
+
+    def _reached_downloader(self, request: Request, spider: Spider | None = None) -> None:
+        state = self._receiving.get(request)
+        if state is not None:
+            state.reached = True
 
     def _bytes_received(self, data: bytes, request: Request, spider: Spider | None = None) -> None:
         state = self._receiving.get(request)
@@ -1246,6 +1253,7 @@ class RobotsTxtMiddleware:
 
     def _spider_opened(self, spider: Spider) -> None:
         self._spider = spider
+        _warn_about_builtin(self.crawler, spider)
         path = self._jobdir_file()
         if path is None or not os.path.exists(path):
             return
@@ -1337,31 +1345,43 @@ class RobotsTxtMiddleware:
 # -- migrating from the built-in ------------------------------------------------------
 
 
+def _warn_about_builtin(crawler: Crawler, spider: Spider) -> None:
+    """Warn when Scrapy's built-in robots.txt middleware runs beside this
+    one. Read off the middlewares the engine built, so that it holds
+    whichever way the project named them (README.rst, "Migrating from the
+    built-in")."""
+    from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as Builtin
+
+    from .addon import OURS
+
+    engine = crawler.engine
+    if engine is None:
+        return
+    for found in engine.downloader.middleware.middlewares:
+        if isinstance(found, Builtin):
+            cls = type(found)
+            path = f"{cls.__module__}.{cls.__qualname__}"
+            logger.warning(
+                "Scrapy's built-in robots.txt middleware (%(path)r) is enabled beside "
+                "%(ours)r: robots.txt is fetched twice per origin, and the built-in drops "
+                "requests by its own rules, which this package's stats and report do not "
+                'count. Add "%(path)s": None to DOWNLOADER_MIDDLEWARES, or use ADDONS = '
+                '{"scrapy_robots_rfc.Addon": 100} instead, which does that for you.',
+                {"path": path, "ours": OURS},
+                extra={"spider": spider},
+            )
+            return
+
+
 def _warn_about_migration(crawler: Crawler, mode: str) -> None:
     """Start-up warnings for what a project coming from Scrapy's built-in
     middleware would otherwise meet silently (README.rst, "Migrating from
     the built-in")."""
     from scrapy.settings import SETTINGS_PRIORITIES
-    from scrapy.utils.conf import build_component_list
 
-    from .addon import BUILTIN, OURS, component
+    from .addon import OURS, component
 
     settings = crawler.settings
-    builtin = component(BUILTIN)
-    enabled = build_component_list(settings.getwithbase("DOWNLOADER_MIDDLEWARES"))
-    for key in enabled:
-        found = component(key)
-        if isinstance(found, type) and isinstance(builtin, type) and issubclass(found, builtin):
-            path = key if isinstance(key, str) else f"{found.__module__}.{found.__qualname__}"
-            logger.warning(
-                "Scrapy's built-in robots.txt middleware (%(key)r) is enabled beside "
-                "%(ours)r: robots.txt is fetched twice per origin, and the built-in drops "
-                "requests by its own rules, which this package's stats and report do not "
-                'count. Add "%(path)s": None to DOWNLOADER_MIDDLEWARES, or use ADDONS = '
-                '{"scrapy_robots_rfc.Addon": 100} instead, which does that for you.',
-                {"key": key, "ours": OURS, "path": path},
-            )
-            break
     parser = settings.get("ROBOTSTXT_PARSER")
     chosen = (settings.getpriority("ROBOTSTXT_PARSER") or 0) > SETTINGS_PRIORITIES["default"]
     if chosen and component(parser) is not RobotParser:

@@ -153,6 +153,12 @@ class Entry:
         """Whether every URL is allowed, once :meth:`usable`."""
         return self.rules is None
 
+    def allows_all_by_answer(self) -> bool:
+        """Whether the server's last answer means "no robots.txt": a 4xx or
+        redirects given up on (HTTP-2, HTTP-3). Not a failed fetch, and not
+        a request that was refused before it reached the server."""
+        return self.good and self.rules is None and self.unreachable_since is None
+
     def due(self, now: float) -> bool:
         """Whether robots.txt should be fetched again."""
         if self.unreachable_since is not None:
@@ -165,6 +171,15 @@ def fetched(
 ) -> Entry:
     """The entry for a successful fetch (2xx rules, or 4xx allow all)."""
     return Entry(rules, good=True, expires=now + fresh_for, outcome=outcome)
+
+
+def refused(*, outcome: str, now: float, fresh_for: float) -> Entry:
+    """The entry when a downloader middleware refused the robots.txt
+    request (DECISIONS.md "robots.txt request refused locally"): allow all,
+    as Scrapy's built-in does, but no good copy: the server never answered,
+    so a later failure falls back on nothing (HTTP-5) and no store keeps it.
+    """
+    return Entry(None, good=False, expires=now + fresh_for, outcome=outcome, refused=True)
 
 
 def unreachable(

@@ -35,3 +35,23 @@ class DropRobotsTxtResponse:
         if request.url.endswith("/robots.txt"):
             raise IgnoreRequest("robots.txt responses are dropped here")
         return response
+
+
+class SwitchableRefuser:
+    """Refuses robots.txt requests while ``on`` (a class attribute the test
+    flips between stages)."""
+
+    on: ClassVar[bool] = True
+
+    def process_request(self, request: Any, spider: Any = None) -> None:
+        if SwitchableRefuser.on and request.url.endswith("/robots.txt"):
+            raise IgnoreRequest("robots.txt requests are not allowed here")
+
+
+class IgnoreOnException:
+    """Turns a download error of robots.txt into ``IgnoreRequest`` in
+    ``process_exception``: the server was asked, so this is no refusal."""
+
+    def process_exception(self, request: Any, exception: Any, spider: Any = None) -> None:
+        if request.url.endswith("/robots.txt"):
+            raise IgnoreRequest(f"gave up: {exception!r}")

@@ -180,6 +180,31 @@ def test_bytes_names_are_utf8() -> None:
         ("", "*"),
         ("   ", "*"),
         ("(compatible)", "*"),
+        # Real headers (review of issue 9): the first product unless a
+        # browser's, then "compatible; Name/1.0", then a comment's first.
+        ("LinkedInBot/1.0 (compatible; Mozilla/5.0; Apache-HttpClient +http://x)", "LinkedInBot"),
+        ("Mozilla/5.0 (compatible; Linux x86_64; Mail.RU_Bot/2.0; +http://x/)", "Mail.RU_Bot"),
+        ("Mozilla/5.0 (compatible; MSIE 10.0; Windows NT 6.1; Trident/6.0)", "*"),
+        ("Mozilla/5.0 (compatible; +http://example.com/bot)", "*"),
+        ("Mozilla/5.0 (compatible; Yahoo! Slurp; http://help.yahoo.com/slurp)", "*"),
+        (
+            "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_5) AppleWebKit/605.1.15 (KHTML, like "
+            "Gecko) Version/13.1.1 Safari/605.1.15 (Applebot/0.1; +http://www.apple.com/go/applebot)",
+            "Applebot",
+        ),
+        (
+            "Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, "
+            "like Gecko) Chrome/120.0 Mobile Safari/537.36 (compatible; Googlebot/2.1; "
+            "+http://www.google.com/bot.html)",
+            "Googlebot",
+        ),
+        (
+            "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+            "Chrome/120.0.0.0 Safari/537.36",
+            "*",
+        ),
+        ("CCBot/2.0 (https://commoncrawl.org/faq/)", "CCBot"),
+        ("Googlebot-Image/1.0", "Googlebot-Image"),
     ],
 )
 def test_product_token_of_a_header(header: str | bytes, token: str) -> None:
@@ -222,7 +247,15 @@ def test_ascii_lower() -> None:
         ("FooBot", "rfc", None),
         ("Foo_Bot-x", "google", None),
         ("*", "rfc", "names no crawler, so only the 'User-agent: *' groups apply to it"),
-        ("", "google", "names no crawler, so only the 'User-agent: *' groups apply to it"),
+        ("*", "google", "names no crawler, so only the 'User-agent: *' groups apply to it"),
+        ("", "rfc", "names no crawler, so only the 'User-agent: *' groups apply to it"),
+        (
+            "",
+            "google",
+            "is empty; google mode gives it the groups whose user-agent line has no token "
+            "(such as 'User-agent: 008'), as Google's parser does, else the 'User-agent: *' "
+            "groups",
+        ),
         (
             "MJ12bot",
             "rfc",

@@ -518,3 +518,22 @@ def test_lint_no_token_says_who_the_group_is_for(mode: Mode, message: str) -> No
     # What it says is what the parser does.
     robots = RobotsTxt.parse(body, mode)
     assert robots.allowed("http://e.com/x", "42bot") is (mode == "google")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_lint_a_value_without_a_product_name(mode: Mode) -> None:
+    """``User-agent: /foo`` has neither a token nor a product name."""
+    body = b"User-agent: /foo\nDisallow: /x\n"
+    found = cli.lint(cli.Source("x", "rules", body), mode)
+    assert [(f.kind, f.message) for f in found] == [
+        (
+            "no-token",
+            "user-agent '/foo' has no product token: its group applies to no crawler "
+            "(RFC 9309 §2.2.1, UA-3, D-21)",
+        )
+    ]
+    robots = RobotsTxt.parse(body, mode)
+    for name in ("", "/foo", "foo", "*"):
+        if mode == "google" and name == "":
+            continue  # Google's parser gives "" the groups of empty tokens (UA-7)
+        assert robots.allowed("http://e.com/x", name) is True, name

@@ -115,13 +115,10 @@ def test_google_mode_odd_names_on_every_agent_line() -> None:
     lines = [f"User-agent: {name}\nDisallow: /{i}\n\n" for i, name in enumerate(ODD_CALLERS)]
     body = "".join(lines).encode()
     parsed = RobotsTxt.parse(body, "google")
-    checked = 0
     for name in ODD_CALLERS:
         for i in range(len(ODD_CALLERS)):
             url = f"http://example.com/{i}"
             assert parsed.allowed(url, name) == google(body, name, url), (name, i)
-            checked += 1
-    assert checked == len(ODD_CALLERS) ** 2
 
 
 _WS = " \t\n\v\f\r"

@@ -17,16 +17,20 @@ from typing import Any
 import pytest
 import pytest_twisted
 from scrapy import signals
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as BuiltinMiddleware
 
-from .crawling import BUILTIN, Stage, make_crawler
+from .crawling import BUILTIN, FakeClock, Recorder, Stage, make_crawler, use_clock
 from .mockserver import MockServer, Origin, Reply
-from .refuser import CountRequests
-from .test_middleware import ROBOTS, crawl, pages, robots_origin, stat
+from .refuser import CountRequests, SwitchableRefuser
+from .test_middleware import ROBOTS, crawl, pages, robots_origin, stat, switchable_origin
 
 LOGGER = "scrapy_robots_rfc.middleware"
 OURS = "scrapy_robots_rfc.RobotsTxtMiddleware"
 REFUSER = "tests.refuser.RefuseRobotsTxt"
 DROPPER = "tests.refuser.DropRobotsTxtResponse"
+SWITCHABLE = "tests.refuser.SwitchableRefuser"
+ON_EXCEPTION = "tests.refuser.IgnoreOnException"
+DAY = 24 * 3600.0
 COUNTER = "tests.refuser.CountRequests"
 
 
@@ -209,6 +213,21 @@ def test_the_builtin_beside_ours_is_warned_about(server, caplog):
             {"ADDONS": {"scrapy_robots_rfc.Addon": 100}, "DOWNLOADER_MIDDLEWARES": {OURS: 100}},
             id="addon-and-manual",
         ),
+        # The add-on switches the built-in off whatever its key.
+        pytest.param(
+            {
+                "ADDONS": {"scrapy_robots_rfc.Addon": 100},
+                "DOWNLOADER_MIDDLEWARES": {BuiltinMiddleware: None},
+            },
+            id="addon-class-key-off",
+        ),
+        pytest.param(
+            {
+                "ADDONS": {"scrapy_robots_rfc.Addon": 100},
+                "DOWNLOADER_MIDDLEWARES": {BuiltinMiddleware: 543},
+            },
+            id="addon-class-key-on",
+        ),
     ],
 )
 @pytest_twisted.inlineCallbacks
@@ -245,6 +264,26 @@ def test_a_robotstxt_parser_setting_is_warned_about(server, activation, caplog, 
     # The crawl is this package's either way.
     assert page_paths(server, origin) == ["/a"]
     assert stat(crawler, "robotstxt/forbidden") == 1
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_class_key_is_judged_as_scrapy_judges_it(server, caplog):
+    """``{RobotsTxtMiddleware: None}`` with the class as key switches the
+    built-in off on Scrapy 2.15+, which merges keys that name one class;
+    before, the import path in DOWNLOADER_MIDDLEWARES_BASE stays on. The
+    warning says what really runs."""
+    from scrapy.settings import BaseSettings
+
+    merges = hasattr(BaseSettings, "get_component_priority_dict_with_base")
+    origin = robots_origin(server, Reply(body=ROBOTS))
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        yield crawl(
+            {},
+            [Stage(pages(origin, "/a"))],
+            DOWNLOADER_MIDDLEWARES={BuiltinMiddleware: None, OURS: 100},
+        )
+    assert messages(caplog) == ([] if merges else [BESIDE])
+    assert server.paths(origin).count("/robots.txt") == (1 if merges else 2)
 
 
 # -- robots.txt refused by another middleware ---------------------------------------------
@@ -318,6 +357,68 @@ def test_a_refused_robots_request_is_not_shared_through_the_store(server, activa
 
 
 @pytest_twisted.inlineCallbacks
+def test_a_refusal_is_no_good_copy_for_a_later_failure(server, activation, tmp_path):
+    """Refused, then 25 h later the server answers 503: the origin is
+    unreachable with no good copy (disallow all), for this crawler and for
+    another one reading the same store."""
+    origin, _ = switchable_origin(server, up=False)  # always 503
+    clock = FakeClock()
+    store = f"sqlite:///{tmp_path / 'robots.db'}"
+    SwitchableRefuser.on = True
+
+    def later(spider: Recorder) -> None:
+        SwitchableRefuser.on = False
+        clock.advance(DAY + 3600)
+
+    try:
+        crawler = yield crawl(
+            activation,
+            [
+                Stage(pages(origin, "/private/a"), use_clock(clock)),
+                Stage(pages(origin, "/private/b"), later),
+            ],
+            DOWNLOADER_MIDDLEWARES=with_middlewares(activation, {SWITCHABLE: 50}),
+            ROBOTSTXT_RFC_STORE=store,
+            ROBOTSTXT_RFC_UNREACHABLE_RETRY=5,
+            ROBOTSTXT_RFC_UNREACHABLE_WAIT=0.3,
+        )
+    finally:
+        SwitchableRefuser.on = True
+    assert page_paths(server, origin) == ["/private/a"]
+    assert crawler.spider.failed_with("robots.txt unreachable") == [origin.url("/private/b")]
+    assert stat(crawler, "robotstxt/refused") == 1
+    assert stat(crawler, "robotstxt/unreachable/last_good") is None
+    assert stat(crawler, "robotstxt/disallow_all") == 1
+    other = yield crawl(
+        activation,
+        [Stage(pages(origin, "/private/c"), use_clock(clock))],  # the store's times
+        ROBOTSTXT_RFC_STORE=store,
+        ROBOTSTXT_RFC_UNREACHABLE_RETRY=5,
+        ROBOTSTXT_RFC_UNREACHABLE_WAIT=0.3,
+    )
+    assert "/private/c" not in server.paths(origin)
+    assert other.spider.failed_with("robots.txt unreachable") == [origin.url("/private/c")]
+
+
+@pytest_twisted.inlineCallbacks
+def test_ignore_request_from_process_exception_is_not_a_refusal(server, activation, caplog):
+    """The server was asked (the connection was reset): unreachable."""
+    origin = robots_origin(server, Reply(reset=True))
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        crawler = yield crawl(
+            activation,
+            [Stage(pages(origin, "/private/a"))],
+            DOWNLOADER_MIDDLEWARES=with_middlewares(activation, {ON_EXCEPTION: 50}),
+            ROBOTSTXT_RFC_UNREACHABLE_RETRY=5,
+            ROBOTSTXT_RFC_UNREACHABLE_WAIT=0.3,
+        )
+    assert set(server.paths(origin)) == {"/robots.txt"}
+    assert crawler.spider.failed_with("robots.txt unreachable") == [origin.url("/private/a")]
+    assert stat(crawler, "robotstxt/refused") is None
+    assert not [m for m in messages(caplog) if "was not fetched" in m]
+
+
+@pytest_twisted.inlineCallbacks
 def test_an_ignored_response_is_not_a_refusal(server, activation, caplog):
     """IgnoreRequest from process_response: the server answered, so the
     origin is unreachable (disallow all, retried), not "refused"."""
@@ -327,8 +428,8 @@ def test_an_ignored_response_is_not_a_refusal(server, activation, caplog):
             activation,
             [Stage(pages(origin, "/a"))],
             DOWNLOADER_MIDDLEWARES=with_middlewares(activation, {DROPPER: 50}),
-            ROBOTSTXT_RFC_UNREACHABLE_RETRY=0.2,
-            ROBOTSTXT_RFC_UNREACHABLE_WAIT=0.5,
+            ROBOTSTXT_RFC_UNREACHABLE_RETRY=0.1,
+            ROBOTSTXT_RFC_UNREACHABLE_WAIT=1.0,
         )
     assert set(server.paths(origin)) == {"/robots.txt"}
     assert len(server.paths(origin)) >= 2, "robots.txt was asked for again"
@@ -374,6 +475,37 @@ def test_robots_parsed_for_every_outcome_with_a_parser(server, activation, reply
     allows_all = reply.status != 200
     assert parser.allowed(origin.url("/private/x"), "TestBot/1.0") is allows_all
     assert list(parser.sitemaps()) == []
+
+
+@pytest_twisted.inlineCallbacks
+def test_robots_parsed_is_not_sent_for_a_503_after_a_404(server, activation):
+    """The second fetch fails: no parser for it, although the 404's "allow
+    all" stays in force as the last good copy."""
+    if not hasattr(signals, "robots_parsed"):
+        pytest.skip("the robots_parsed signal is Scrapy 2.18+")
+    state = {"status": 404}
+    origin = robots_origin(server, lambda hit, n: Reply(status=state["status"]))
+    clock = FakeClock()
+    received: list[str] = []
+
+    def later(spider: Recorder) -> None:
+        state["status"] = 503
+        clock.advance(DAY + 3600)
+
+    crawler = make_crawler(
+        activation, {"ROBOTSTXT_RFC_UNREACHABLE_RETRY": 5, "ROBOTSTXT_RFC_UNREACHABLE_WAIT": 0.3}
+    )
+    crawler.signals.connect(
+        lambda robotparser, request: received.append(request.url),
+        signal=signals.robots_parsed,
+        weak=False,
+    )
+    stages = [Stage(pages(origin, "/a"), use_clock(clock)), Stage(pages(origin, "/b"), later)]
+    yield crawler.crawl(stages=stages)
+    assert received == [origin.url("/a")]
+    # The 404's "allow all" is the last good copy, in force while it fails.
+    assert server.paths(origin) == ["/robots.txt", "/a", "/robots.txt", "/b"]
+    assert stat(crawler, "robotstxt/unreachable/last_good") == 1
 
 
 @pytest_twisted.inlineCallbacks
