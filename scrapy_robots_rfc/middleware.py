@@ -40,6 +40,7 @@ from scrapy.extensions.httpcache import parse_cachecontrol
 from scrapy.http import Request
 from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
+from scrapy.utils.python import global_object_name
 from scrapy.utils.request import request_from_dict
 from twisted.internet.defer import Deferred
 from w3lib.url import safe_url_string
@@ -274,7 +275,7 @@ class RobotsTxtMiddleware:
         #: Origins already named in a "was not fetched" warning.
         self._warned_refused: set[Origin] = set()
         #: Names already warned about.
-        self._bad_tokens: set[str] = set()
+        self._warned_names: set[str] = set()
         #: User-Agent header -> the crawler's name in it, lower-cased.
         self._tokens: dict[bytes, str] = {}
         #: The crawler's name (DECISIONS.md "crawler name"): as given in
@@ -287,7 +288,7 @@ class RobotsTxtMiddleware:
             self._name = self._checked_name(name, f"USER_AGENT {self.config.user_agent!r}")
         #: Its lower-cased form, the key of an entry's rules.
         self._default_token = ascii_lower(self._name)
-        _warn_about_migration(crawler, self.config.mode)
+        _warn_about_robotstxt_parser(crawler, self.config.mode)
         self._spider: Spider | None = None
         self._allow_after = self.config.unreachable_days * 86400
         self._pool: ThreadPool | None = None
@@ -426,8 +427,8 @@ class RobotsTxtMiddleware:
         (``[A-Za-z_-]+``, RFC 9309 §2.2.1) saying which groups it can and
         cannot match (D-21)."""
         problem = name_problem(name, self.config.mode)
-        if problem is not None and name not in self._bad_tokens:
-            self._bad_tokens.add(name)
+        if problem is not None and name not in self._warned_names:
+            self._warned_names.add(name)
             logger.warning(
                 "The robots.txt name of this crawler, %(name)r from %(source)s, %(problem)s. "
                 "If that is not what you want, set ROBOTSTXT_USER_AGENT to the name site "
@@ -1093,10 +1094,7 @@ class RobotsTxtMiddleware:
             if owner is not None and owner is not self and any(owner is m for m in middlewares):
                 found = owner  # the innermost one raised it
             tb = tb.tb_next
-        if found is None:
-            return None
-        cls = type(found)
-        return f"{cls.__module__}.{cls.__qualname__}"
+        return None if found is None else global_object_name(type(found))
 
     def _reached_downloader(self, request: Request, spider: Spider | None = None) -> None:
         state = self._receiving.get(request)
@@ -1359,8 +1357,7 @@ def _warn_about_builtin(crawler: Crawler, spider: Spider) -> None:
         return
     for found in engine.downloader.middleware.middlewares:
         if isinstance(found, Builtin):
-            cls = type(found)
-            path = f"{cls.__module__}.{cls.__qualname__}"
+            path = global_object_name(type(found))
             logger.warning(
                 "Scrapy's built-in robots.txt middleware (%(path)r) is enabled beside "
                 "%(ours)r: robots.txt is fetched twice per origin, and the built-in drops "
@@ -1373,10 +1370,10 @@ def _warn_about_builtin(crawler: Crawler, spider: Spider) -> None:
             return
 
 
-def _warn_about_migration(crawler: Crawler, mode: str) -> None:
-    """Start-up warnings for what a project coming from Scrapy's built-in
-    middleware would otherwise meet silently (README.rst, "Migrating from
-    the built-in")."""
+def _warn_about_robotstxt_parser(crawler: Crawler, mode: str) -> None:
+    """Warn at start-up when the project sets ``ROBOTSTXT_PARSER``, which
+    this middleware does not use (README.rst, "Migrating from the
+    built-in")."""
     from scrapy.settings import SETTINGS_PRIORITIES
 
     from .addon import OURS, component
