@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .matcher import AgentRules, Rule, product_token
+from .agents import product_token
+from .matcher import AgentRules, Rule
 from .parser import Explanation, RobotsTxt
 
 if TYPE_CHECKING:

@@ -35,17 +35,14 @@ from typing import IO, TextIO
 from urllib.parse import urljoin, urlsplit
 
 from . import __version__, policy
+from .agents import GLOBAL_NAME, agent_product, agent_token, name_problem
 from .matcher import (
-    GLOBAL_NAME,
     MODES,
     ROBOTS_TXT_PATH,
     Mode,
     Rule,
     _literal_prefix,
     _matches,
-    agent_product,
-    agent_token,
-    name_problem,
 )
 from .parser import (
     _ALLOW_KEYS,
@@ -505,11 +502,11 @@ def _line_findings(number: int, raw: bytes, mode: Mode) -> Iterator[Finding]:
     if read_as == "user-agent" and agent_token(agent) == "":
         if not value:
             what = "has no value: its group applies to no crawler"
-        elif mode == "rfc" and agent_product(agent):
+        elif mode == "rfc" and (product := agent_product(agent)):
             # D-21: rfc mode binds the whole product name as well.
             what = (
                 f"{_show(value)} has no product token: its group applies only to a "
-                f"crawler named exactly {agent_product(agent)!r}"
+                f"crawler named exactly {product!r}"
             )
         else:
             what = f"{_show(value)} has no product token: its group applies to no crawler"

@@ -46,15 +46,9 @@ from twisted.internet.defer import Deferred
 from w3lib.url import safe_url_string
 
 from . import policy
+from .agents import ascii_lower, caller_name, name_problem, product_token
 from .config import Config
-from .matcher import (
-    ROBOTS_TXT_PATH,
-    ascii_lower,
-    caller_name,
-    canonical_match_string,
-    name_problem,
-    product_token,
-)
+from .matcher import ROBOTS_TXT_PATH, canonical_match_string
 from .parser import RobotsTxt, cut_at_limit
 from .robotparser import RobotParser
 from .stores import open_store, store_close

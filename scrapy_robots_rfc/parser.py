@@ -25,17 +25,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .agents import GLOBAL_NAME, agent_product, agent_token, ascii_lower, caller_name
 from .matcher import (
-    GLOBAL_NAME,
     MODES,
     ROBOTS_TXT_PATH,
     AgentRules,
     Mode,
     Rule,
-    agent_product,
-    agent_token,
-    ascii_lower,
-    caller_name,
     canonical_match_string,
     escape_pattern,
 )

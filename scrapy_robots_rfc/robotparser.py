@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 from scrapy.robotstxt import RobotParser as _ScrapyRobotParser
 
-from .matcher import MODES, Mode, caller_name, product_token
+from .agents import caller_name, product_token
+from .matcher import MODES, Mode
 from .parser import RobotsTxt, cut_at_limit
 
 if TYPE_CHECKING:

@@ -30,7 +30,7 @@ from scrapy.exceptions import IgnoreRequest, UsageError
 from scrapy.http import Request, Response
 
 from ..addon import component
-from ..matcher import ascii_lower, name_problem
+from ..agents import ascii_lower, name_problem
 
 if TYPE_CHECKING:
     import argparse
