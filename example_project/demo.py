@@ -39,7 +39,7 @@ SHOWN = 6  # crawled paths listed per origin
 
 class ForbiddenLog(logging.Handler):
     """Keeps the rule the middleware names in its DEBUG line
-    "Forbidden by robots.txt: <GET url> (rule (line N) of robots.txt)"."""
+    "Forbidden by robots.txt: <GET url>: <verdict> of <robots.txt URL>"."""
 
     def __init__(self) -> None:
         super().__init__(logging.DEBUG)
@@ -49,7 +49,7 @@ class ForbiddenLog(logging.Handler):
         args = record.args
         if not record.msg.startswith("Forbidden by robots.txt") or not isinstance(args, Mapping):
             return
-        rule = args["rule"]
+        rule = args["verdict"].rule
         self.rules[args["request"].url] = (f"{rule.kind} {rule.pattern}", rule.line)
 
 

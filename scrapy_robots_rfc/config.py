@@ -15,6 +15,12 @@ if TYPE_CHECKING:
 
     from .matcher import Mode
 
+__all__ = ["LOGGER_NAME", "Config"]
+
+#: Every part of the middleware logs under this one name, so that a project
+#: sets one level for all of it (``LOG_LEVEL`` per logger).
+LOGGER_NAME = "scrapy_robots_rfc.middleware"
+
 _TRUE = frozenset(("1", "true", "yes", "on"))
 _FALSE = frozenset(("0", "false", "no", "off", "none", ""))
 
@@ -119,6 +125,11 @@ class Config:
     #: ``ROBOTSTXT_RFC_REPORT``: where the per-origin table is written as
     #: JSON lines when the spider closes; ``None`` when unset.
     report: str | None = None
+
+    @property
+    def allow_after(self) -> float:
+        """HTTP-7: seconds unreachable with no good copy before allowing all."""
+        return self.unreachable_days * 86400
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Config:

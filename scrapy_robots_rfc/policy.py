@@ -9,15 +9,87 @@ tests drive it with a fake clock.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import OrderedDict
+from collections.abc import Callable, Container
+from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from typing import TYPE_CHECKING, Literal
+from enum import Enum
+from typing import TYPE_CHECKING, Generic, Literal, TypeVar
+from urllib.parse import urljoin, urlsplit
+
+from .stores.base import Record
 
 if TYPE_CHECKING:
     from .matcher import AgentRules
 
-#: What a fetch outcome allows, before any rule is looked at.
-Kind = Literal["rules", "allow_all", "unreachable"]
+__all__ = [
+    "DEFAULT_TTL",
+    "MAX_RETRY_DELAY",
+    "MIN_LIFETIME",
+    "UNREACHABLE_ALLOW_AFTER",
+    "Answer",
+    "Entry",
+    "LruCache",
+    "Redirects",
+    "State",
+    "backoff",
+    "classify",
+    "entry_for",
+    "entry_from_record",
+    "fetched",
+    "lifetime",
+    "record_for",
+    "refused",
+    "retry_after",
+    "unreachable",
+]
+
+
+class State(Enum):
+    """What an origin's robots.txt means for its requests, before any rule
+    is looked at: the one outcome vocabulary of the log, the crawl report
+    (``kind``), ``check --json`` (``robots.kind``) and ``scrapy robots``
+    (README.rst, "Outcomes")."""
+
+    #: A 2xx: the rules decide (RFC 9309 §2.3.1.1).
+    RULES = "rules"
+    #: No robots.txt: a 4xx, redirects given up on (§2.3.1.2, §2.3.1.3), or
+    #: unreachable for ``ROBOTSTXT_RFC_UNREACHABLE_DAYS`` (§2.3.1.4).
+    ALLOW_ALL = "allow_all"
+    #: A local downloader middleware refused the robots.txt request:
+    #: nothing was asked of the server; allow all, as Scrapy's built-in.
+    REFUSED = "refused"
+    #: 429, 5xx or a network error with no good copy: disallow all while
+    #: retrying (§2.3.1.4).
+    UNREACHABLE = "unreachable"
+    #: Unreachable, and the last good copy stays in force (HTTP-5).
+    UNREACHABLE_LAST_GOOD = "unreachable_last_good"
+
+    @property
+    def label(self) -> str:
+        """How the end-of-crawl summary line counts it."""
+        return _LABELS[self]
+
+    @property
+    def effect(self) -> str:
+        """What it does to requests, in words."""
+        return _EFFECTS[self]
+
+
+_LABELS = {
+    State.RULES: "rules",
+    State.ALLOW_ALL: "allow all",
+    State.REFUSED: "refused locally",
+    State.UNREACHABLE: "unreachable",
+    State.UNREACHABLE_LAST_GOOD: "unreachable with a good copy",
+}
+_EFFECTS = {
+    State.RULES: "rules",
+    State.ALLOW_ALL: "allow all",
+    State.REFUSED: "refused",
+    State.UNREACHABLE: "disallow all",
+    State.UNREACHABLE_LAST_GOOD: "last good copy",
+}
 
 #: RFC 9309 §2.4: "SHOULD NOT use a cached version for more than 24 hours".
 DEFAULT_TTL = 24 * 3600.0
@@ -106,6 +178,117 @@ def backoff(failures: int, first: float, hint: float | None = None) -> float:
     return delay
 
 
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What one robots.txt fetch found, redirects followed, before parsing:
+    the status step of RFC 9309 §2.3.1 (HTTP-1 to HTTP-8), the same for the
+    middleware and ``check``.
+
+    >>> Answer(State.ALLOW_ALL, "no robots.txt", 404).outcome
+    '404: no robots.txt: allow all'
+    >>> Answer(State.UNREACHABLE, "HTTP 503", 503).outcome
+    'HTTP 503'
+    """
+
+    #: ``RULES`` (parse the body), ``ALLOW_ALL``, ``UNREACHABLE`` or
+    #: ``REFUSED``; never ``UNREACHABLE_LAST_GOOD``, which only
+    #: :func:`entry_for` can tell.
+    state: State
+    #: Why, for people: "no robots.txt", "HTTP 503", "redirect loop at X"...
+    detail: str
+    #: The status of the last response, ``None`` without one.
+    status: int | None = None
+    #: Where the answer came from when redirects led elsewhere (LOC-9).
+    url: str | None = None
+    #: Redirects followed.
+    redirects: int = 0
+    #: ``Retry-After`` of a 429 or 5xx, in seconds.
+    retry_hint: float | None = None
+
+    @property
+    def outcome(self) -> str:
+        """The outcome in the log, the report and ``check``: "200",
+        "404: no robots.txt: allow all", "HTTP 503"..."""
+        if self.state is State.RULES:
+            return f"{self.status}"
+        if self.state is State.ALLOW_ALL:
+            prefix = "" if self.status is None else f"{self.status}: "
+            return f"{prefix}{self.detail}: allow all"
+        if self.state is State.REFUSED:
+            return f"robots.txt not fetched ({self.detail})"
+        return self.detail
+
+
+def status_answer(status: int) -> Answer | None:
+    """The answer a non-redirect status gives (HTTP-1 to HTTP-8), ``None``
+    for a 3xx (:class:`Redirects` follows it)."""
+    step = classify(status)
+    if step == "parse":
+        return Answer(State.RULES, "", status)
+    if step == "allow_all":
+        return Answer(State.ALLOW_ALL, "no robots.txt", status)
+    if step == "unreachable":
+        return Answer(State.UNREACHABLE, f"HTTP {status}", status)
+    return None
+
+
+@dataclass(slots=True)
+class Redirects:
+    """The redirect step of a fetch (RFC 9309 §2.3.1.2; HTTP-2, HTTP-3,
+    LOC-9), with no I/O: give it each response's status and ``Location``.
+
+    >>> chain = Redirects("http://a.test/robots.txt", limit=5)
+    >>> chain.follow(301, "https://a.test/robots.txt")
+    'https://a.test/robots.txt'
+    >>> chain.follow(301, "/robots.txt").outcome
+    '301: redirect loop at https://a.test/robots.txt: allow all'
+    """
+
+    url: str
+    limit: int
+    #: Applied to each redirect target (the middleware makes it a safe URL
+    #: as Scrapy's RedirectMiddleware does).
+    clean: Callable[[str], str] | None = None
+    hops: int = 0
+    seen: set[str] = field(default_factory=set)
+
+    def follow(self, status: int, location: str | None) -> str | Answer:
+        """The URL to fetch next for a 3xx, or the :class:`Answer` that ends
+        the chain: a non-3xx status, or a redirect given up on (no
+        ``Location``, not HTTP, a loop, more than ``limit``), which means
+        no robots.txt (allow all, D-14)."""
+        answer = status_answer(status)
+        if answer is not None:
+            return self._at_end(answer)
+        self.seen.add(self.url)
+        if not location:
+            gave_up = "redirect without a Location header"
+        else:
+            target = urljoin(self.url, location)
+            if self.clean is not None:
+                target = self.clean(target)
+            if urlsplit(target).scheme.lower() not in ("http", "https"):
+                gave_up = f"redirect to a non-HTTP URL ({target})"
+            elif target in self.seen:
+                gave_up = f"redirect loop at {target}"
+            elif self.hops >= self.limit:
+                gave_up = f"more than {self.limit} redirects"
+            else:
+                self.hops += 1
+                self.url = target
+                return target
+        return self._at_end(Answer(State.ALLOW_ALL, gave_up, status))
+
+    def ended(self, state: State, detail: str, status: int | None = None) -> Answer:
+        """The answer when the chain ends without a usable response (a
+        network error, a refusal)."""
+        return self._at_end(Answer(state, detail, status))
+
+    def _at_end(self, answer: Answer) -> Answer:
+        url = self.url if self.hops else None
+        return Answer(answer.state, answer.detail, answer.status, url, self.hops, answer.retry_hint)
+
+
 @dataclass(slots=True)
 class Entry:
     """What is known about one origin's robots.txt.
@@ -125,7 +308,8 @@ class Entry:
     good: bool
     #: When the copy stops being fresh (fetched + :func:`lifetime`).
     expires: float
-    #: What the last fetch found, for logs: "200", "404: allow all"...
+    #: What the last fetch found (:attr:`Answer.outcome`): "200",
+    #: "404: no robots.txt: allow all", "HTTP 503"...
     outcome: str
     #: When the current run of failed fetches began.
     unreachable_since: float | None = None
@@ -138,6 +322,9 @@ class Entry:
     #: was asked of the server (DECISIONS.md "robots.txt request refused
     #: locally"): allow all, and never shared through a store.
     refused: bool = False
+    #: :attr:`Answer.detail` of the last fetch; the outcome itself when the
+    #: entry was read from a store.
+    detail: str = ""
 
     def usable(self, now: float, allow_after: float = UNREACHABLE_ALLOW_AFTER) -> bool:
         """Whether requests can be decided now without waiting for a fetch.
@@ -149,9 +336,17 @@ class Entry:
             return self.good or now - self.unreachable_since >= allow_after
         return now < self.expires
 
-    def allows_all(self) -> bool:
-        """Whether every URL is allowed, once :meth:`usable`."""
-        return self.rules is None
+    def state(self, now: float, allow_after: float = UNREACHABLE_ALLOW_AFTER) -> State:
+        """What the entry means for requests now (:class:`State`)."""
+        if self.refused:
+            return State.REFUSED
+        if self.unreachable_since is None:
+            return State.ALLOW_ALL if self.rules is None else State.RULES
+        if self.good:
+            return State.UNREACHABLE_LAST_GOOD
+        if self.usable(now, allow_after):
+            return State.ALLOW_ALL  # RFC 9309 §2.3.1.4: unreachable for too long
+        return State.UNREACHABLE
 
     def allows_all_by_answer(self) -> bool:
         """Whether the server's last answer means "no robots.txt": a 4xx or
@@ -167,19 +362,27 @@ class Entry:
 
 
 def fetched(
-    rules: dict[str, AgentRules] | None, *, outcome: str, now: float, fresh_for: float
+    rules: dict[str, AgentRules] | None,
+    *,
+    outcome: str,
+    now: float,
+    fresh_for: float,
+    detail: str = "",
+    url: str | None = None,
 ) -> Entry:
     """The entry for a successful fetch (2xx rules, or 4xx allow all)."""
-    return Entry(rules, good=True, expires=now + fresh_for, outcome=outcome)
+    return Entry(rules, good=True, expires=now + fresh_for, outcome=outcome, url=url, detail=detail)
 
 
-def refused(*, outcome: str, now: float, fresh_for: float) -> Entry:
+def refused(*, outcome: str, now: float, fresh_for: float, detail: str = "") -> Entry:
     """The entry when a downloader middleware refused the robots.txt
     request (DECISIONS.md "robots.txt request refused locally"): allow all,
     as Scrapy's built-in does, but no good copy: the server never answered,
     so a later failure falls back on nothing (HTTP-5) and no store keeps it.
     """
-    return Entry(None, good=False, expires=now + fresh_for, outcome=outcome, refused=True)
+    return Entry(
+        None, good=False, expires=now + fresh_for, outcome=outcome, refused=True, detail=detail
+    )
 
 
 def unreachable(
@@ -208,6 +411,7 @@ def unreachable(
             failures=failures,
             retry_at=now + delay,
             url=previous.url,
+            detail=outcome,
         )
     return Entry(
         None,
@@ -217,4 +421,120 @@ def unreachable(
         unreachable_since=now if since is None else since,
         failures=failures,
         retry_at=now + delay,
+        detail=outcome,
     )
+
+
+def entry_for(
+    answer: Answer,
+    previous: Entry | None,
+    *,
+    rules: dict[str, AgentRules] | None,
+    now: float,
+    fresh_for: float,
+    first_retry: float,
+) -> Entry:
+    """The entry after ``answer``: ``rules`` are the parsed groups of a
+    ``RULES`` answer; ``fresh_for`` is the copy's :func:`lifetime`."""
+    if answer.state is State.RULES:
+        return fetched(rules, outcome=answer.outcome, now=now, fresh_for=fresh_for, url=answer.url)
+    if answer.state is State.ALLOW_ALL:
+        return fetched(
+            None, outcome=answer.outcome, now=now, fresh_for=fresh_for, detail=answer.detail
+        )
+    if answer.state is State.REFUSED:
+        return refused(outcome=answer.outcome, now=now, fresh_for=fresh_for, detail=answer.detail)
+    return unreachable(
+        previous, outcome=answer.outcome, now=now, first_retry=first_retry, hint=answer.retry_hint
+    )
+
+
+def entry_from_record(
+    record: Record, rules: dict[str, AgentRules] | None, *, now: float, ttl: float
+) -> Entry:
+    """The entry for a stored record, ``rules`` parsed from its body. Times
+    are limited to what this crawler would have set, so that a machine
+    whose clock runs ahead cannot hold an origin back for long."""
+    return Entry(
+        rules,
+        good=record.good,
+        expires=min(record.expires_at, now + ttl),
+        outcome=record.outcome,
+        unreachable_since=record.unreachable_since,
+        failures=record.failures,
+        retry_at=min(record.retry_at, now + MAX_RETRY_DELAY),
+        url=record.url,
+        detail=record.outcome,
+    )
+
+
+def record_for(
+    entry: Entry, *, body: bytes | None, status: int | None, old: Record | None, now: float
+) -> Record | None:
+    """The record for what a fetch found (``body`` and ``status`` of its
+    last response), or ``None`` when it cannot be stored faithfully: a
+    failed fetch whose good copy (kept in memory as parsed rules only) is
+    not in the store either; saving it without its body would read back as
+    "allow all". A refusal by a local middleware is no answer of the
+    server's, so it is not stored either."""
+    if entry.refused:
+        return None
+    if entry.unreachable_since is not None:
+        # A failed fetch: the good copy, if any, is the stored one.
+        body = old.body if old is not None and old.good else None
+        if entry.good and entry.rules is not None and body is None:
+            return None
+        fetched_at = old.fetched_at if old is not None else now
+    else:
+        fetched_at = now
+    return Record(
+        good=entry.good,
+        body=body,
+        status=status,
+        outcome=entry.outcome,
+        fetched_at=fetched_at,
+        expires_at=entry.expires,
+        url=entry.url,
+        unreachable_since=entry.unreachable_since,
+        failures=entry.failures,
+        retry_at=entry.retry_at,
+    )
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class LruCache(Generic[K, V]):
+    """A bounded map, least recently used first out (the cache of entries:
+    ``ROBOTSTXT_RFC_MAX_ORIGINS``)."""
+
+    __slots__ = ("_items", "size")
+
+    def __init__(self, size: int) -> None:
+        self._items: OrderedDict[K, V] = OrderedDict()
+        self.size = size
+
+    def get(self, key: K) -> V | None:
+        return self._items.get(key)
+
+    def touch(self, key: K) -> None:
+        """Mark ``key`` as just used."""
+        self._items.move_to_end(key)
+
+    def put(self, key: K, value: V, *, keep: Container[K] = ()) -> int:
+        """Store ``value`` and evict the least recently used keys above
+        ``size``, never one in ``keep``; the number evicted."""
+        items = self._items
+        items[key] = value
+        items.move_to_end(key)
+        excess = len(items) - self.size
+        if excess <= 0:
+            return 0
+        victims = [old for old in items if old != key and old not in keep][:excess]
+        for old in victims:
+            del items[old]
+        return len(victims)
+
+    def __len__(self) -> int:
+        return len(self._items)

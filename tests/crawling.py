@@ -8,7 +8,7 @@ Every crawl test runs twice, once per activation (``ADDONS`` and a manual
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from scrapy import Request, Spider, signals
@@ -104,7 +104,7 @@ class Recorder(Spider):
             for mw in self.crawler.engine.downloader.middleware.middlewares
             if isinstance(mw, RobotsTxtMiddleware)
         ]
-        if any(w.fetching or w.parked or w.in_place for m in robots for w in m._waiting.values()):
+        if any(m.busy for m in robots):
             raise DontCloseSpider
         if self.stages:
             for request in self._next_stage():
@@ -141,15 +141,6 @@ def use_clock(clock: FakeClock) -> Hook:
         middleware_of(spider.crawler).clock = clock
 
     return hook
-
-
-@dataclass
-class Crawl:
-    """What one crawl left behind."""
-
-    crawler: Any
-    spider: Recorder
-    stats: dict[str, Any] = field(default_factory=dict)
 
 
 def make_crawler(activation: dict[str, Any], settings: dict[str, Any] | None = None) -> Any:

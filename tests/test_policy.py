@@ -123,7 +123,8 @@ def test_unreachable_without_a_good_copy_disallows_until_30_days():
     assert again.retry_at == 30 + 60
     assert not again.usable(policy.UNREACHABLE_ALLOW_AFTER - 1)
     assert again.usable(policy.UNREACHABLE_ALLOW_AFTER)
-    assert again.allows_all()
+    assert again.rules is None
+    assert again.state(policy.UNREACHABLE_ALLOW_AFTER) is policy.State.ALLOW_ALL
 
 
 def test_unreachable_keeps_the_last_good_copy_in_force():

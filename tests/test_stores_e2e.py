@@ -187,19 +187,14 @@ def test_a_good_copy_missing_from_the_store_is_never_saved_as_allow_all(
     )
 
 
-def test_stored_times_are_limited_to_what_this_crawler_would_set(tmp_path):
+def test_stored_times_are_limited_to_what_this_crawler_would_set():
     """A record written by a machine whose clock runs hours ahead cannot
     hold an origin back longer than the longest backoff or the lifetime."""
-    from scrapy.utils.test import get_crawler
-
-    from scrapy_robots_rfc import policy
-    from scrapy_robots_rfc.middleware import Origin, RobotsTxtMiddleware, _Waiting
+    from scrapy_robots_rfc import RobotsTxt, policy
     from scrapy_robots_rfc.stores.base import Record
 
-    crawler = get_crawler(settings_dict={"ROBOTSTXT_OBEY": True})
-    middleware = RobotsTxtMiddleware(crawler)
-    middleware.clock = FakeClock(1_000_000.0)
-    ahead = 1_000_000.0 + 10 * DAY
+    now = 1_000_000.0
+    ahead = now + 10 * DAY
     record = Record(
         good=True,
         body=ROBOTS,
@@ -211,11 +206,9 @@ def test_stored_times_are_limited_to_what_this_crawler_would_set(tmp_path):
         failures=1,
         retry_at=ahead + 30,
     )
-    waiting = _Waiting(trigger=None)  # type: ignore[arg-type]
-    entry, robots = middleware._from_record(Origin("http", "h", 80), waiting, record)
-    assert entry.expires == 1_000_000.0 + DAY
-    assert entry.retry_at == 1_000_000.0 + policy.MAX_RETRY_DELAY
-    assert robots is not None
-    assert not entry.rules[
-        "testbot" if "testbot" in entry.rules else next(iter(entry.rules))
-    ].allowed("http://h/private/x")
+    rules = {"testbot": RobotsTxt.parse(ROBOTS).for_agent("testbot")}
+    entry = policy.entry_from_record(record, rules, now=now, ttl=DAY)
+    assert entry.expires == now + DAY
+    assert entry.retry_at == now + policy.MAX_RETRY_DELAY
+    assert entry.rules is not None
+    assert not entry.rules["testbot"].allowed("http://h/private/x")

@@ -22,7 +22,17 @@ MEMORY = "memory"
 SCHEMES = ("memory", "sqlite://", "redis://", "rediss://", "unix://")
 _JOBDIR_DB = "robotstxt_rfc.db"
 
-__all__ = ["FORMAT_VERSION", "MEMORY", "Record", "Store", "StoreError", "open_store"]
+__all__ = [
+    "FORMAT_VERSION",
+    "MEMORY",
+    "SCHEMES",
+    "Record",
+    "Store",
+    "StoreError",
+    "open_store",
+    "store_close",
+    "valid_store",
+]
 
 
 def valid_store(value: str) -> bool:
@@ -32,7 +42,8 @@ def valid_store(value: str) -> bool:
 
 def open_store(value: str | None, jobdir: str | None) -> Store | None:
     """The store ``value`` names (``None`` for memory). A store that cannot
-    be opened is logged at ERROR and memory is used instead (issue 4)."""
+    be opened is logged at ERROR and memory is used instead: a
+    crawl never fails for its cache."""
     if value is None:
         if not jobdir:
             return None

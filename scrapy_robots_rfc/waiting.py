@@ -1,0 +1,386 @@
+"""The waiting room: requests whose origin's robots.txt is not decided yet.
+
+A request that comes through the scheduler is *parked*: taken out of the
+scheduler, so that it holds none of ``CONCURRENT_REQUESTS`` while it waits,
+and sent back to the engine when its origin is decided. A request that
+never passed the scheduler (``engine.download``) waits *in place*, inside
+``process_request``. While robots.txt is unreachable, the retry timer
+fetches it again when the backoff ends (RFC 9309 §2.3.1.4), and the drop
+timer sends back, to be dropped, what waited longer than
+``ROBOTSTXT_RFC_UNREACHABLE_WAIT``.
+
+The clock and ``call_later`` are passed in, so that tests drive the timers
+with ``twisted.internet.task.Clock``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+from collections import deque
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+from scrapy.exceptions import IgnoreRequest
+from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.request import request_from_dict
+from twisted.internet.defer import Deferred
+
+from .config import LOGGER_NAME
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from scrapy import Spider
+    from scrapy.http import Request
+    from scrapy.statscollectors import StatsCollector
+
+    from .origin import Origin
+    from .report import Report
+
+__all__ = [
+    "DROP_KEY",
+    "FILTER_KEY",
+    "JOBDIR_FILE",
+    "SCHEDULED_KEY",
+    "Timer",
+    "Waiting",
+    "WaitingRoom",
+    "call_later",
+    "load_waiting",
+    "save_waiting",
+    "sleep",
+]
+
+logger = logging.getLogger(LOGGER_NAME)
+
+#: Set on a request that waited longer than ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``
+#: and was sent back to the engine to be dropped; kept in ``meta`` so that it
+#: survives a disk queue.
+DROP_KEY = "_robotstxt_rfc_drop"
+#: Set by the ``request_scheduled`` handler and taken off again by
+#: ``process_request``: the request came through the scheduler, so it can be
+#: sent back to it to wait. A ``meta`` key rather than the request's identity,
+#: because a ``JOBDIR`` disk queue gives back a new object.
+SCHEDULED_KEY = "_robotstxt_rfc_scheduled"
+#: On a request that was sent back to the scheduler with ``dont_filter``
+#: set only for that; ``process_request`` clears the flag again, so that
+#: redirects and offsite filtering treat it as the user made it.
+FILTER_KEY = "_robotstxt_rfc_filter"
+#: ``JOBDIR`` file for requests still waiting when the crawl pauses.
+JOBDIR_FILE = "robotstxt_rfc.waiting"
+
+
+class Timer(Protocol):
+    """What ``call_later`` returns: Twisted's ``IDelayedCall``, or asyncio's
+    ``TimerHandle``."""
+
+    def cancel(self) -> Any: ...
+
+
+@dataclass(eq=False)
+class Waiting:
+    """An origin whose robots.txt is being fetched, or is unreachable, and
+    the requests that wait for it."""
+
+    #: The request that triggered the current fetch: its proxy and slot are
+    #: used, and ``robots_parsed`` receives it.
+    trigger: Request
+    fetching: bool = False
+    #: Requests taken out of the scheduler, with when they began to wait,
+    #: oldest first.
+    parked: deque[tuple[Request, float]] = field(default_factory=deque)
+    #: Deferreds of requests waiting inside ``process_request``, the same
+    #: way; fired with ``None`` to decide again, or a reason to drop.
+    in_place: deque[tuple[Deferred[str | None], float]] = field(default_factory=deque)
+    #: Product tokens the next parse must keep rules for.
+    tokens: set[str] = field(default_factory=set)
+    #: When a fetch first found the origin unreachable:
+    #: ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` counts from here or from when the
+    #: request began to wait, whichever is later; a first fetch that is only
+    #: slow never drops anything.
+    unreachable_at: float | None = None
+    retry_timer: Timer | None = None
+    drop_timer: Timer | None = None
+
+    def has_waiters(self) -> bool:
+        return bool(self.parked or self.in_place)
+
+
+class WaitingRoom:
+    """Every origin's :class:`Waiting`, and the timers that move them on.
+
+    ``start`` begins a fetch of an origin; ``release`` gives requests back to
+    the engine; ``reason`` says why an origin's requests are dropped.
+    """
+
+    def __init__(
+        self,
+        *,
+        wait: float,
+        monotonic: Callable[[], float],
+        call_later: Callable[[float, Callable[[], None]], Timer],
+        start: Callable[[Origin, Waiting], None],
+        release: Callable[[Iterable[Request]], None],
+        reason: Callable[[Origin], str],
+        stats: StatsCollector,
+        report: Report,
+        spider: Callable[[], Spider | None],
+    ) -> None:
+        self.wait = wait
+        self._monotonic = monotonic
+        self._call_later = call_later
+        self._start = start
+        self._release = release
+        self._reason = reason
+        self._stats = stats
+        self._report = report
+        self._spider = spider
+        self._origins: dict[Origin, Waiting] = {}
+        #: Copies returned by ``process_request`` that the
+        #: ``request_scheduled`` handler is to park.
+        self._to_park: dict[Request, Origin] = {}
+        #: Origins already named in a "Dropping requests" warning.
+        self._warned: set[Origin] = set()
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._origins
+
+    def get(self, key: Origin) -> Waiting | None:
+        return self._origins.get(key)
+
+    def join(self, key: Origin, trigger: Request, token: str) -> Waiting:
+        """``key``'s waiting list, opened for ``trigger`` if there is none;
+        ``token`` is a name whose rules the next parse must keep."""
+        waiting = self._origins.get(key)
+        if waiting is None:
+            waiting = self._origins[key] = Waiting(trigger)
+        waiting.tokens.add(token)
+        return waiting
+
+    def busy(self) -> bool:
+        """Whether any request waits (the spider must not close)."""
+        return any(waiting.has_waiters() for waiting in self._origins.values())
+
+    def fetching(self) -> bool:
+        """Whether a robots.txt fetch is under way."""
+        return any(waiting.fetching for waiting in self._origins.values())
+
+    # -- coming in -----------------------------------------------------------
+
+    def park_when_scheduled(self, copy: Request, key: Origin) -> None:
+        """Park ``copy`` when the scheduler receives it (:meth:`scheduled`)."""
+        self._to_park[copy] = key
+
+    def scheduled(self, request: Request) -> None:
+        """The ``request_scheduled`` handler: park a request
+        ``process_request`` sent back, or mark one that came through the
+        scheduler (:data:`SCHEDULED_KEY`)."""
+        key = self._to_park.pop(request, None)
+        waiting = None if key is None else self._origins.get(key)
+        if key is None or waiting is None:  # or decided meanwhile
+            request.meta[SCHEDULED_KEY] = True
+            return
+        waiting.parked.append((request, self._monotonic()))
+        self._joined(key, waiting)
+        raise IgnoreRequest  # keeps it out of the scheduler; the engine logs nothing
+
+    async def wait_in_place(self, key: Origin, waiting: Waiting) -> str | None:
+        """Wait inside ``process_request``: ``None`` once ``key`` is decided,
+        or why the request is dropped."""
+        d: Deferred[str | None] = Deferred()
+        waiting.in_place.append((d, self._monotonic()))
+        self._joined(key, waiting)
+        return await maybe_deferred_to_future(d)
+
+    def _joined(self, key: Origin, waiting: Waiting) -> None:
+        self._stats.inc_value("robotstxt/waiting")
+        self._report.row(key).waited += 1
+        self._arm_drop_timer(key, waiting)
+
+    # -- moving on -----------------------------------------------------------
+
+    def settle(self, key: Origin, *, decided: bool, retry_in: float | None) -> None:
+        """After a fetch: release what waits for ``key`` if it is
+        ``decided``; otherwise keep waiting, and fetch again in
+        ``retry_in`` seconds (RFC 9309 §2.3.1.4)."""
+        waiting = self._origins.get(key)
+        if waiting is None or waiting.fetching:
+            return
+        if decided:
+            self._close(key, waiting)
+            self._release([request for request, _ in waiting.parked])
+            for d, _ in waiting.in_place:
+                d.callback(None)
+            return
+        if not waiting.has_waiters():
+            self._close(key, waiting)
+            return
+        if retry_in is not None:
+            if waiting.unreachable_at is None:
+                waiting.unreachable_at = self._monotonic()
+            self.retry_later(key, waiting, retry_in)
+            self._arm_drop_timer(key, waiting)
+
+    def retry_later(self, key: Origin, waiting: Waiting, delay: float) -> None:
+        """Fetch ``key`` again in ``delay`` seconds, if requests still wait
+        then (the backoff of RFC 9309 §2.3.1.4)."""
+        if waiting.retry_timer is None:
+            waiting.retry_timer = self._call_later(max(0.0, delay), lambda: self._retry(key))
+
+    def _retry(self, key: Origin) -> None:
+        waiting = self._origins.get(key)
+        if waiting is None:
+            return
+        waiting.retry_timer = None
+        if waiting.has_waiters() and not waiting.fetching:
+            self._start(key, waiting)
+
+    def _drop_time(self, waiting: Waiting) -> float | None:
+        """When the longest-waiting request is to be dropped, if the origin
+        is unreachable."""
+        if waiting.unreachable_at is None:
+            return None
+        starts = [queue[0][1] for queue in (waiting.parked, waiting.in_place) if queue]
+        if not starts:
+            return None
+        return max(min(starts), waiting.unreachable_at) + self.wait
+
+    def _arm_drop_timer(self, key: Origin, waiting: Waiting) -> None:
+        if waiting.drop_timer is not None:
+            return
+        when = self._drop_time(waiting)
+        if when is not None:
+            delay = max(0.0, when - self._monotonic())
+            waiting.drop_timer = self._call_later(delay, lambda: self._drop_expired(key))
+
+    def _drop_expired(self, key: Origin) -> None:
+        """Send back, to be dropped, the requests that waited too long
+        (``ROBOTSTXT_RFC_UNREACHABLE_WAIT``) for an unreachable origin."""
+        waiting = self._origins.get(key)
+        if waiting is None:
+            return
+        waiting.drop_timer = None
+        if waiting.unreachable_at is None:
+            return
+        # Requests wait from when they came or from when the origin turned
+        # unreachable, whichever is later: the queues are in that order.
+        limit = self._monotonic() - self.wait
+        if waiting.unreachable_at > limit:
+            self._arm_drop_timer(key, waiting)
+            return
+        reason = self._reason(key)
+        expired: list[Request] = []
+        while waiting.parked and waiting.parked[0][1] <= limit:
+            expired.append(waiting.parked.popleft()[0])
+        while waiting.in_place and waiting.in_place[0][1] <= limit:
+            waiting.in_place.popleft()[0].callback(reason)
+        if expired:
+            if key not in self._warned:
+                self._warned.add(key)
+                logger.warning(
+                    "Dropping requests to %(origin)s: its robots.txt has been unreachable "
+                    "(%(reason)s) for ROBOTSTXT_RFC_UNREACHABLE_WAIT (%(wait)s s); more "
+                    "requests to it will be dropped the same way while it stays unreachable",
+                    {"origin": key, "reason": reason, "wait": self.wait},
+                    extra={"spider": self._spider()},
+                )
+            for request in expired:
+                request.meta[DROP_KEY] = reason
+            self._release(expired)
+        if not waiting.has_waiters() and not waiting.fetching:
+            self._close(key, waiting)  # nobody waits: the next request fetches again
+            return
+        self._arm_drop_timer(key, waiting)
+
+    def _close(self, key: Origin, waiting: Waiting) -> None:
+        del self._origins[key]
+        _cancel(waiting)
+
+    def close(self) -> list[Request]:
+        """The spider closed: stop every timer, drop the requests waiting in
+        place, and hand back the parked ones."""
+        parked: list[Request] = []
+        for waiting in self._origins.values():
+            _cancel(waiting)
+            parked.extend(request for request, _ in waiting.parked)
+            for d, _ in waiting.in_place:
+                d.callback("the spider closed")
+        self._origins.clear()
+        return parked
+
+
+def _cancel(waiting: Waiting) -> None:
+    for timer in (waiting.retry_timer, waiting.drop_timer):
+        if timer is not None:
+            timer.cancel()
+    waiting.retry_timer = waiting.drop_timer = None
+
+
+# -- JOBDIR -----------------------------------------------------------------------
+
+
+def load_waiting(path: str, spider: Spider) -> list[Request] | None:
+    """The requests :func:`save_waiting` left in ``path``, which is removed;
+    ``None`` when it cannot be read (it is left in place: nothing is lost,
+    and the next run tries again)."""
+    try:
+        with open(path, "rb") as f:
+            requests = [
+                request_from_dict(pickle.loads(blob), spider=spider) for blob in pickle.load(f)
+            ]
+    except Exception:
+        logger.error(
+            "Cannot read %(path)s, the requests that were waiting for robots.txt "
+            "when the crawl paused",
+            {"path": path},
+            exc_info=True,
+            extra={"spider": spider},
+        )
+        return None
+    os.remove(path)
+    return requests
+
+
+def save_waiting(path: str, requests: list[Request], spider: Spider) -> tuple[int, int]:
+    """Save ``requests`` in ``path``; how many were saved and how many could
+    not be. Each request is pickled on its own, as Scrapy's disk queues do,
+    so that one that cannot be does not take the others with it."""
+    saved: list[bytes] = []
+    for request in requests:
+        try:
+            saved.append(pickle.dumps(request.to_dict(spider=spider), protocol=4))
+        except (ValueError, TypeError, AttributeError, pickle.PicklingError):
+            logger.error(
+                "Cannot save %(request)s, which was waiting for robots.txt, in JOBDIR",
+                {"request": request},
+                exc_info=True,
+                extra={"spider": spider},
+            )
+    partial = f"{path}.partial"
+    with open(partial, "wb") as f:
+        pickle.dump(saved, f, protocol=4)
+    os.replace(partial, path)  # never a half-written file
+    return len(saved), len(requests) - len(saved)
+
+
+# -- the reactor's clock -----------------------------------------------------------
+
+
+def call_later(delay: float, func: Callable[[], None]) -> Timer:
+    """``scrapy.utils.asyncio.call_later`` (2.14+), or the reactor's."""
+    try:
+        from scrapy.utils.asyncio import call_later as scrapy_call_later
+    except ImportError:  # Scrapy 2.13
+        from twisted.internet import reactor
+
+        return cast("Timer", cast("Any", reactor).callLater(delay, func))
+    return cast("Timer", scrapy_call_later(delay, func))
+
+
+async def sleep(seconds: float) -> None:
+    """Wait ``seconds`` on the reactor's clock."""
+    d: Deferred[None] = Deferred()
+    call_later(seconds, lambda: d.callback(None))
+    await maybe_deferred_to_future(d)
