@@ -74,14 +74,11 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
-from pathlib import Path
+from functools import partial
 from typing import Any
 
-from _common import table, version
-
-# Measure the working tree, whether or not the package is installed.
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+# harness puts the repository root first on sys.path: the working tree is measured.
+import harness
 
 MODES = ("a", "b", "c")
 MODE_NAMES = {
@@ -194,16 +191,18 @@ class _Http(asyncio.Protocol):
         return _page(self.port, path)
 
 
+def _protocol(holder: list[int], cache: dict[bytes, bytes]) -> _Http:
+    """A connection to the origin whose port is ``holder[0]``."""
+    return _Http(holder[0], cache)
+
+
 async def _serve(origins: int) -> None:
     loop = asyncio.get_running_loop()
     servers = []
     ports = []
     for _ in range(origins):
-        cache: dict[bytes, bytes] = {}
-        holder: list[int] = []
-        server = await loop.create_server(
-            lambda cache=cache, holder=holder: _Http(holder[0], cache), HOST, 0, backlog=512
-        )
+        holder: list[int] = []  # the port, once known
+        server = await loop.create_server(partial(_protocol, holder, {}), HOST, 0, backlog=512)
         port = server.sockets[0].getsockname()[1]
         holder.append(port)
         servers.append(server)
@@ -330,7 +329,7 @@ def run_crawl(mode: str, ports: Sequence[int], pages: int, profile_out: str | No
     if profiler is not None:
         profiler.enable()
     process.start()
-    if profiler is not None:
+    if profiler is not None and profile_out:
         profiler.disable()
         profiler.dump_stats(profile_out)
     assert crawler.stats is not None
@@ -440,9 +439,7 @@ def rotate(round_: int) -> tuple[str, ...]:
 
 
 def ratio_text(value: float, target: float) -> str:
-    verdict = "meets" if value >= target else "BELOW"
-    shown = f"{value:.3f}"
-    return f"{shown} ({verdict} target >= {target:.2f})"
+    return harness.against(value, target, f"{value:.3f}", f"{target:.2f}", ">=")
 
 
 def report(runs: Sequence[Run], settings: Settings) -> dict[str, Any]:
@@ -474,17 +471,17 @@ def report(runs: Sequence[Run], settings: Settings) -> dict[str, Any]:
         )
     rounds = [f"round {n + 1}" for n in range(settings.rounds)]
     print(f"\npages/s ({settings.origins * settings.pages:,} pages per crawl, one crawl a process)")
-    print(table(["mode", *rounds, "median", "spread", "pages/CPU-s"], rows))
+    print(harness.table(["mode", *rounds, "median", "spread", "pages/CPU-s"], rows))
     print(
         "   spread = (max - min) / median over the rounds; pages/CPU-s uses the crawl\n"
         "   process's median CPU time between spider_opened and spider_closed."
     )
     medians = {m: summary["modes"][m]["median_pages_per_s"] for m in MODES}
-    cpu = {m: summary["modes"][m]["pages_per_cpu_s"] for m in MODES}
+    per_cpu = {m: summary["modes"][m]["pages_per_cpu_s"] for m in MODES}
     summary["c_over_a"] = medians["c"] / medians["a"]
     summary["c_over_b"] = medians["c"] / medians["b"]
-    summary["cpu_c_over_a"] = cpu["c"] / cpu["a"]
-    summary["cpu_c_over_b"] = cpu["c"] / cpu["b"]
+    summary["cpu_c_over_a"] = per_cpu["c"] / per_cpu["a"]
+    summary["cpu_c_over_b"] = per_cpu["c"] / per_cpu["b"]
     paired = {
         other: statistics.median(
             c.pages_per_s / o.pages_per_s for c, o in zip(by_mode["c"], by_mode[other], strict=True)
@@ -535,11 +532,7 @@ def profile(site: Site, settings: Settings) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument(
-        "--quick", action="store_true", help="1 round, 5 origins x 40 pages (seconds)"
-    )
-    parser.add_argument("--json", type=Path, metavar="PATH", help="also write results as JSON")
+    parser = harness.arguments(__doc__, "1 round, 5 origins x 40 pages (seconds)")
     parser.add_argument(
         "--rounds", type=int, metavar="N", help=f"rounds of a, b, c (default {FULL.rounds})"
     )
@@ -566,14 +559,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.rounds is not None:
         settings = replace(settings, rounds=max(1, args.rounds))
     started = time.perf_counter()
-    import scrapy_robots_rfc
-
-    print("scrapy_robots_rfc crawl benchmark" + (" (--quick)" if args.quick else ""))
+    harness.title("crawl benchmark", args.quick)
     print(
-        f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs;"
-        f" Scrapy {version('scrapy')}, Twisted {version('twisted')},"
-        f" Protego {version('protego')};\nscrapy_robots_rfc {scrapy_robots_rfc.__version__}"
-        f" from {ROOT}"
+        f"{harness.python_text(machine=True)}; Scrapy {harness.version('scrapy')},"
+        f" Twisted {harness.version('twisted')}, Protego {harness.version('protego')};\n"
+        + harness.package_text()
     )
     print(
         f"Site: {settings.origins} origins x {settings.pages} pages (+{FORBIDDEN_PER_ORIGIN}"
@@ -606,24 +596,19 @@ def main(argv: Sequence[str] | None = None) -> None:
         site.stop()
 
     summary = report(runs, settings)
-    elapsed = time.perf_counter() - started
-    print(f"\nTotal time {elapsed:.1f} s")
-    if args.json is not None:
-        results = {
-            "quick": args.quick,
-            "settings": asdict(settings),
-            "python": platform.python_version(),
-            "scrapy": version("scrapy"),
-            "protego": version("protego"),
-            "concurrency": CONCURRENCY,
-            "forbidden_per_origin": FORBIDDEN_PER_ORIGIN,
-            "targets": {"c_over_a": TARGET_VS_OFF, "c_over_b": TARGET_VS_BUILTIN},
-            "summary": summary,
-            "runs": [asdict(r) for r in runs],
-            "elapsed_s": elapsed,
-        }
-        args.json.write_text(json.dumps(results, indent=2) + "\n")
-        print(f"Results written to {args.json}")
+    results = {
+        "quick": args.quick,
+        "settings": asdict(settings),
+        "python": platform.python_version(),
+        "scrapy": harness.version("scrapy"),
+        "protego": harness.version("protego"),
+        "concurrency": CONCURRENCY,
+        "forbidden_per_origin": FORBIDDEN_PER_ORIGIN,
+        "targets": {"c_over_a": TARGET_VS_OFF, "c_over_b": TARGET_VS_BUILTIN},
+        "summary": summary,
+        "runs": [asdict(r) for r in runs],
+    }
+    harness.finish(args.json, results, started)
 
 
 if __name__ == "__main__":

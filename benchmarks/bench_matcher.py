@@ -36,38 +36,24 @@ run with the garbage collector off, as ``timeit`` does.
 
 from __future__ import annotations
 
-import argparse
-import gc
-import json
 import math
-import os
 import platform
 import random
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
-from _common import HOST, RULE_VALUE, rule_paths, shared_dir, version
-from _common import table as _table
-
-# Measure the working tree, whether or not the package is installed.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
+# harness puts the repository root first on sys.path: the working tree is measured.
+import harness
 from jwm.robotstxt.googlebot import RobotsMatcher
 from protego import Protego
 
-import scrapy_robots_rfc
 from scrapy_robots_rfc import AgentRules, RobotsTxt
 
-ROOT = Path(__file__).resolve().parents[1]
 AGENTS = ("ExampleBot", "Googlebot")
-FIXED_URL = HOST + "/"
-SEED = 9309
+FIXED_URL = harness.HOST + "/"
 #: At most this many allow/disallow values of one corpus file become URLs.
 MAX_VALUES_PER_FILE = 25
 BIG_FILE_BYTES = 500 * 1024  # RFC 9309 §2.5 limit
@@ -124,12 +110,6 @@ MIN_REPEATS = 3
 
 
 @dataclass(frozen=True)
-class RobotsFile:
-    name: str
-    body: bytes
-
-
-@dataclass(frozen=True)
 class Pair:
     file: int
     url: str
@@ -146,44 +126,6 @@ class Adversarial:
 # --- timing ---------------------------------------------------------------
 
 
-def best_of(
-    passes: int, run: Callable[[], object], setup: Callable[[], object] | None = None
-) -> float:
-    """The shortest of ``passes`` timed calls of ``run``, in seconds.
-
-    ``setup`` runs before each call, outside the timed region.
-    """
-    best = math.inf
-    enabled = gc.isenabled()
-    try:
-        for _ in range(passes):
-            if setup is not None:
-                setup()
-            gc.disable()
-            start = time.perf_counter()
-            run()
-            best = min(best, time.perf_counter() - start)
-            if enabled:
-                gc.enable()
-    finally:
-        if enabled:
-            gc.enable()
-    return best
-
-
-def timed(run: Callable[[], list[bool]]) -> tuple[float, list[bool]]:
-    """One timed call of ``run``: seconds, and what it returned."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        start = time.perf_counter()
-        found = run()
-        return time.perf_counter() - start, found
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def best_call(
     fn: Callable[[str, str], object],
     url: str,
@@ -195,10 +137,8 @@ def best_call(
     seconds; it stops early, after ``MIN_REPEATS`` calls, once ``budget``
     seconds are spent."""
     best = math.inf
-    enabled = gc.isenabled()
-    gc.disable()
     deadline = time.perf_counter() + budget
-    try:
+    with harness.gc_off():
         for n in range(repeats):
             start = time.perf_counter()
             fn(url, agent)
@@ -206,37 +146,17 @@ def best_call(
             best = min(best, end - start)
             if n + 1 >= MIN_REPEATS and end > deadline:
                 break
-    finally:
-        if enabled:
-            gc.enable()
     return best
 
 
 # --- inputs ---------------------------------------------------------------
 
 
-def load_corpus(folder: Path) -> list[RobotsFile]:
-    return [RobotsFile(p.name, p.read_bytes()) for p in sorted(folder.glob("*.txt"))]
-
-
-def protego_text(body: bytes) -> str:
-    """What Scrapy's ProtegoRobotParser gives ``Protego.parse``."""
-    return body.decode("utf-8-sig", errors="ignore")
-
-
-def urls_from_rules(text: str, rng: random.Random) -> list[str]:
-    """URLs built from a file's own allow/disallow values, plus two generic ones."""
-    values = list(dict.fromkeys(RULE_VALUE.findall(text)))
-    if len(values) > MAX_VALUES_PER_FILE:
-        values = rng.sample(values, MAX_VALUES_PER_FILE)
-    return [HOST + path for path in rule_paths(values, rng)]
-
-
-def build_pairs(files: Sequence[RobotsFile], rng: random.Random) -> list[Pair]:
+def build_pairs(files: Sequence[harness.RobotsFile], rng: random.Random) -> list[Pair]:
     pairs: list[Pair] = []
     for index, robots in enumerate(files):
         text = robots.body.decode("utf-8", errors="ignore")
-        for n, url in enumerate(urls_from_rules(text, rng)):
+        for n, url in enumerate(harness.rule_urls(text, rng, MAX_VALUES_PER_FILE)):
             pairs.append(Pair(index, url, AGENTS[n % 2]))
     return pairs
 
@@ -290,7 +210,7 @@ def generated_file(rng: random.Random, size: int) -> bytes:
         if rng.random() < 0.2:
             block.append(f"# section {rng.randint(1, 10**6)}")
         if rng.random() < 0.05:
-            block.append(f"Sitemap: {HOST}/sitemap-{rng.randint(1, 999)}.xml")
+            block.append(f"Sitemap: {harness.HOST}/sitemap-{rng.randint(1, 999)}.xml")
         block.append("")
         lines += block
         total += sum(len(line) + 1 for line in block)
@@ -298,11 +218,12 @@ def generated_file(rng: random.Random, size: int) -> bytes:
     return data[: data.rfind(b"\n") + 1]
 
 
-def generated_corpus(rng: random.Random) -> list[RobotsFile]:
+def generated_corpus(rng: random.Random) -> list[harness.RobotsFile]:
     """Stand-in for the corpus when the shared folder is absent."""
     sizes = [rng.randint(200, 40_000) for _ in range(40)]
     return [
-        RobotsFile(f"generated-{i:02}.txt", generated_file(rng, s)) for i, s in enumerate(sizes)
+        harness.RobotsFile(f"generated-{i:02}.txt", generated_file(rng, s))
+        for i, s in enumerate(sizes)
     ]
 
 
@@ -314,41 +235,41 @@ def adversarial_cases(big: bytes, big_urls: Sequence[str]) -> list[Adversarial]:
         "User-agent: *\nDisallow: /*?*sort=\nDisallow: /search\nAllow: /*.css$\n"
         "Disallow: /*/print$\nDisallow: /private/\n"
     )
-    long_path = 65_536 - len(HOST)
+    long_path = 65_536 - len(harness.HOST)
     return [
         Adversarial(
             "/a*a*...*b, 1000 '*', 8 KiB URL",
             ("User-agent: *\nDisallow: /" + "a*" * 1000 + "b\n").encode(),
-            (HOST + "/" + "a" * 8192,),
+            (harness.HOST + "/" + "a" * 8192,),
         ),
         Adversarial(
             "5,000 plain prefix rules",
             ("User-agent: *\n" + prefixes).encode(),
             (
-                HOST + "/section/4999/item/4999/page",
-                HOST + "/section/4998/item/4999/",
-                HOST + "/section/1/item/2/",
-                HOST + "/other",
+                harness.HOST + "/section/4999/item/4999/page",
+                harness.HOST + "/section/4998/item/4999/",
+                harness.HOST + "/section/1/item/2/",
+                harness.HOST + "/other",
             ),
         ),
         Adversarial(
             "4 KiB of '*'",
             ("User-agent: *\nDisallow: /" + "*" * 4096 + "x\n").encode(),
-            (HOST + "/" + "a" * 8192, HOST + "/" + "a" * 8192 + "x"),
+            (harness.HOST + "/" + "a" * 8192, harness.HOST + "/" + "a" * 8192 + "x"),
         ),
         Adversarial(
             "/*x*x...*x$, 500 segments, 16 KiB URL",
             ("User-agent: *\nDisallow: /" + "*x" * 500 + "$\n").encode(),
-            (HOST + "/" + "x" * 16_384 + "a", HOST + "/" + "xa" * 8192),
+            (harness.HOST + "/" + "x" * 16_384 + "a", harness.HOST + "/" + "xa" * 8192),
         ),
         Adversarial(
             "64 KiB URL, 5 typical rules",
             typical.encode(),
             (
-                HOST + "/" + "a" * (long_path - 1),
-                HOST + "/search?q=" + "%7e" * ((long_path - 10) // 3),
-                HOST + "/a/" + "é" * ((long_path - 3) // 2),
-                HOST + "/x/" + "y?sort=" * ((long_path - 3) // 7),
+                harness.HOST + "/" + "a" * (long_path - 1),
+                harness.HOST + "/search?q=" + "%7e" * ((long_path - 10) // 3),
+                harness.HOST + "/a/" + "é" * ((long_path - 3) // 2),
+                harness.HOST + "/x/" + "y?sort=" * ((long_path - 3) // 7),
             ),
         ),
         Adversarial("500 KiB generated file", big, tuple(big_urls)),
@@ -358,7 +279,9 @@ def adversarial_cases(big: bytes, big_urls: Sequence[str]) -> list[Adversarial]:
 # --- measurements ---------------------------------------------------------
 
 
-def parse_throughput(files: Sequence[RobotsFile], settings: Settings) -> list[dict[str, Any]]:
+def parse_throughput(
+    files: Sequence[harness.RobotsFile], settings: Settings
+) -> list[dict[str, Any]]:
     bodies = [f.body for f in files]
     size = sum(map(len, bodies))
     matcher = RobotsMatcher()
@@ -379,11 +302,11 @@ def parse_throughput(files: Sequence[RobotsFile], settings: Settings) -> list[di
 
     def protego() -> None:
         for body in bodies:
-            Protego.parse(protego_text(body))
+            Protego.parse(harness.protego_text(body))
 
     def protego_first() -> None:
         for body in bodies:
-            Protego.parse(protego_text(body)).can_fetch(FIXED_URL, AGENTS[0])
+            Protego.parse(harness.protego_text(body)).can_fetch(FIXED_URL, AGENTS[0])
 
     def jwm() -> None:
         for body in bodies:
@@ -402,7 +325,7 @@ def parse_throughput(files: Sequence[RobotsFile], settings: Settings) -> list[di
     ]
     results: list[dict[str, Any]] = []
     for impl, what, run, setup in rows:
-        best = best_of(settings.parse_passes, run, setup)
+        best = harness.best_of(settings.parse_passes, run, setup)
         results.append(
             {
                 "impl": impl,
@@ -417,11 +340,11 @@ def parse_throughput(files: Sequence[RobotsFile], settings: Settings) -> list[di
 
 
 def verdict_speed(
-    files: Sequence[RobotsFile], pairs: Sequence[Pair], settings: Settings
+    files: Sequence[harness.RobotsFile], pairs: Sequence[Pair], settings: Settings
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     rfc = [RobotsTxt.parse(f.body) for f in files]
     google = [RobotsTxt.parse(f.body, "google") for f in files]
-    protego = [Protego.parse(protego_text(f.body)) for f in files]
+    protego = [Protego.parse(harness.protego_text(f.body)) for f in files]
 
     def calls(parsed: Sequence[Any], method: str) -> list[tuple[Verdict, str, str]]:
         return [(getattr(parsed[p.file], method), p.url, p.agent) for p in pairs]
@@ -451,9 +374,9 @@ def verdict_speed(
     results: list[dict[str, Any]] = []
     for impl, how, run in rows:
         re.purge()  # the first pass pays for compiling rules, as in a crawl
-        first_pass, found = timed(run)
+        first_pass, found = harness.timed(run)
         verdicts.setdefault(impl, found)
-        best = best_of(settings.verdict_passes, run)
+        best = harness.best_of(settings.verdict_passes, run)
         results.append(_verdict_row(impl, how, len(pairs), best, first_pass))
 
     # jwm has no parsed form: every verdict parses the whole file again. One
@@ -469,7 +392,7 @@ def verdict_speed(
             bool(matcher.OneAgentAllowedByRobots(body, agent, url)) for body, agent, url in work
         ]
 
-    best = best_of(1, jwm)
+    best = harness.best_of(1, jwm)
     results.append(
         _verdict_row("jwm (robots.cc)", "parse+match per verdict, 1 pass", len(work), best, best)
     )
@@ -521,7 +444,7 @@ def _worst_one(case: Adversarial, settings: Settings, matcher: Any) -> dict[str,
     agent = AGENTS[0]
     rfc = RobotsTxt.parse(case.body)
     google = RobotsTxt.parse(case.body, "google")
-    protego = Protego.parse(protego_text(case.body))
+    protego = Protego.parse(harness.protego_text(case.body))
     times: dict[str, float] = {}
     per_url: list[dict[str, Any]] = []
     disagree: list[str] = []
@@ -587,7 +510,7 @@ def _first_verdict(settings: Settings, body: bytes, url: str, agent: str, *, our
         if ours:
             fn: Callable[[str, str], object] = RobotsTxt.parse(body).allowed
         else:
-            fn = Protego.parse(protego_text(body)).can_fetch
+            fn = Protego.parse(harness.protego_text(body)).can_fetch
         best = min(best, best_call(fn, url, agent, 1))
         if n + 1 >= settings.first_min and time.perf_counter() > deadline:
             break
@@ -599,7 +522,7 @@ def big_file_parse(body: bytes, settings: Settings) -> list[dict[str, Any]]:
     rows: list[tuple[str, str, Callable[[], object], Callable[[], object] | None]] = [
         ("ours rfc", "parse", lambda: RobotsTxt.parse(body), None),
         ("ours google", "parse", lambda: RobotsTxt.parse(body, "google"), None),
-        ("Protego", "decode + parse", lambda: Protego.parse(protego_text(body)), None),
+        ("Protego", "decode + parse", lambda: Protego.parse(harness.protego_text(body)), None),
         (
             "ours rfc",
             "parse + 1st verdict",
@@ -609,7 +532,7 @@ def big_file_parse(body: bytes, settings: Settings) -> list[dict[str, Any]]:
         (
             "Protego",
             "decode + parse + 1st verdict",
-            lambda: Protego.parse(protego_text(body)).can_fetch(FIXED_URL, AGENTS[0]),
+            lambda: Protego.parse(harness.protego_text(body)).can_fetch(FIXED_URL, AGENTS[0]),
             re.purge,
         ),
         (
@@ -620,7 +543,7 @@ def big_file_parse(body: bytes, settings: Settings) -> list[dict[str, Any]]:
         ),
     ]
     return [
-        {"impl": impl, "what": what, "seconds": best_of(settings.parse_passes, run, setup)}
+        {"impl": impl, "what": what, "seconds": harness.best_of(settings.parse_passes, run, setup)}
         for impl, what, run, setup in rows
     ]
 
@@ -628,48 +551,22 @@ def big_file_parse(body: bytes, settings: Settings) -> list[dict[str, Any]]:
 # --- output ---------------------------------------------------------------
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """The tables here left-align their two first columns."""
-    return _table(headers, rows, left=2)
-
-
-def ratio_text(value: float, target: float, unit: str = "x") -> str:
-    verdict = "meets" if value >= target else "BELOW"
+def ratio_text(value: float, target: float) -> str:
     shown = f"{value:.2f}"
     if float(shown) == target and value < target:
         shown = f"{value:.3f}"  # do not print "1.50x (BELOW target >= 1.5x)"
-    return f"{shown}{unit} ({verdict} target >= {target:g}{unit})"
+    return harness.against(value, target, f"{shown}x", f"{target:g}x", ">=")
 
 
 def _find(rows: Sequence[dict[str, Any]], impl: str, key: str, prefix: str) -> dict[str, Any]:
     return next(r for r in rows if r["impl"] == impl and r[key].startswith(prefix))
 
 
-def _git_state() -> str:
-    """The commit of the working tree, and whether the package has uncommitted changes."""
-    try:
-        head = subprocess.run(
-            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(ROOT), "status", "--porcelain", "--", "scrapy_robots_rfc"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "not a git checkout"
-    return f"commit {head}" + (", package has uncommitted changes" if dirty else "")
-
-
 def report_parse(rows: Sequence[dict[str, Any]], settings: Settings, source: str) -> None:
     base = _protego_parse_rates(rows)
     print(f"\n1. Parse throughput: best of {settings.parse_passes} passes over {source}")
     print(
-        table(
+        harness.table(
             ["implementation", "what is timed", "ms/pass", "MB/s", "vs Protego"],
             [
                 [
@@ -681,6 +578,7 @@ def report_parse(rows: Sequence[dict[str, Any]], settings: Settings, source: str
                 ]
                 for r in rows
             ],
+            left=2,
         )
     )
     print(
@@ -707,7 +605,7 @@ def report_verdicts(
         f" best of {settings.verdict_passes} passes"
     )
     print(
-        table(
+        harness.table(
             ["implementation", "how", "verdicts/s", "us/verdict", "vs Protego", "1st pass/s"],
             [
                 [
@@ -720,6 +618,7 @@ def report_verdicts(
                 ]
                 for r in rows
             ],
+            left=2,
         )
     )
     print(
@@ -749,12 +648,13 @@ def report_worst(worst: Sequence[dict[str, Any]], settings: Settings) -> None:
         f" {settings.jwm_repeats} for jwm); agent {AGENTS[0]}"
     )
     print(
-        table(
+        harness.table(
             ["case", "URLs", *WORST_COLUMNS],
             [
                 [w["case"], str(w["urls"]), *(f"{w['max_ms'][c]:.4f}" for c in WORST_COLUMNS)]
                 for w in worst
             ],
+            left=2,
         )
     )
     print(
@@ -779,13 +679,14 @@ def report_big(big: bytes, rows: Sequence[dict[str, Any]], settings: Settings) -
     print(
         f"\n   3c. {len(big) / 1024:.0f} KiB generated file"
         f" ({big.count(b'User-agent')} user-agent lines,"
-        f" {len(RULE_VALUE.findall(big.decode()))} rules):"
+        f" {len(harness.RULE_VALUE.findall(big.decode()))} rules):"
         f" best of {settings.parse_passes}"
     )
     print(
-        table(
+        harness.table(
             ["implementation", "what is timed", "ms"],
             [[r["impl"], r["what"], f"{r['seconds'] * 1000:.1f}"] for r in rows],
+            left=2,
         )
     )
 
@@ -837,11 +738,9 @@ def summarize(
         worst_first_case=slowest_first["case"],
         big_parse_s=big_parse,
     )
-    star_ok = "meets" if star <= TARGET_WORST_MS else "ABOVE"
-    big_ok = "meets" if big_parse < TARGET_BIG_PARSE_S else "ABOVE"
     print(
-        f"   /a*a*...*b (1000 '*') per verdict, ours rfc: {star:.4f} ms"
-        f" ({star_ok} target <= {TARGET_WORST_MS} ms)"
+        "   /a*a*...*b (1000 '*') per verdict, ours rfc: "
+        + harness.against(star, TARGET_WORST_MS, f"{star:.4f} ms", f"{TARGET_WORST_MS} ms", "<=")
     )
     print(
         f"   slowest generated case, ours rfc, pre-parsed: {summary['worst_any_ms']:.4f} ms"
@@ -852,34 +751,34 @@ def summarize(
         f" ({slowest_first['case']})"
     )
     print(
-        f"   500 KiB parse, ours rfc: {big_parse:.3f} s"
-        f" ({big_ok} target < {TARGET_BIG_PARSE_S:g} s)"
+        "   500 KiB parse, ours rfc: "
+        + harness.against(
+            big_parse, TARGET_BIG_PARSE_S, f"{big_parse:.3f} s", f"{TARGET_BIG_PARSE_S:g} s", "<"
+        )
     )
     return summary
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repeats (under 20 s)")
-    parser.add_argument("--json", type=Path, metavar="PATH", help="also write results as JSON")
-    args = parser.parse_args(argv)
+    args = harness.arguments(__doc__, "fewer repeats (under 20 s)").parse_args(argv)
     settings = QUICK if args.quick else FULL
     started = time.perf_counter()
-    rng = random.Random(SEED)
+    rng = random.Random(harness.SEED)
 
-    print("scrapy_robots_rfc benchmark" + (" (--quick)" if args.quick else ""))
+    harness.title("benchmark", args.quick)
+    git = harness.git_state()
     print(
-        f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs;"
-        f" scrapy_robots_rfc {scrapy_robots_rfc.__version__} from {ROOT}\n"
-        f"({_git_state()}); Protego {version('protego')};"
-        f" jwm.robotstxt {version('jwm.robotstxt')}"
+        f"{harness.python_text(machine=True)}; {harness.package_text()}\n"
+        f"({git}); Protego {harness.version('protego')};"
+        f" jwm.robotstxt {harness.version('jwm.robotstxt')}"
     )
-    corpus_dir = shared_dir() / "corpus" / "robots"
-    files = load_corpus(corpus_dir) if corpus_dir.is_dir() else []
+    files = harness.load_corpus()
     if files:
-        source = f"corpus {corpus_dir}"
+        source = f"corpus {harness.corpus_dir()}"
     else:
-        print(f"NOTE: no corpus at {corpus_dir}; sections 1 and 2 use generated files only.")
+        print(
+            f"NOTE: no corpus at {harness.corpus_dir()}; sections 1 and 2 use generated files only."
+        )
         files = generated_corpus(rng)
         source = "generated files"
     size = sum(len(f.body) for f in files)
@@ -888,7 +787,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "quick": args.quick,
         "settings": settings.__dict__,
         "python": platform.python_version(),
-        "git": _git_state(),
+        "git": git,
         "source": source,
         "files": len(files),
         "bytes": size,
@@ -915,8 +814,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     results["google_vs_jwm"] = check
     report_verdicts(verdict_rows, check, settings)
 
-    big = generated_file(random.Random(SEED + 1), BIG_FILE_BYTES)
-    big_urls = urls_from_rules(big.decode(), random.Random(SEED + 2))[::6][:8]
+    big = generated_file(random.Random(harness.SEED + 1), BIG_FILE_BYTES)
+    big_rng = random.Random(harness.SEED + 2)
+    big_urls = harness.rule_urls(big.decode(), big_rng, MAX_VALUES_PER_FILE)[::6][:8]
     worst = worst_case(adversarial_cases(big, big_urls), settings)
     lap("worst cases")
     results["worst_case"] = worst
@@ -928,14 +828,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     report_big(big, big_rows, settings)
 
     results["summary"] = summarize(parse_rows, verdict_rows, worst, big_rows)
-    elapsed = time.perf_counter() - started
-    results["elapsed_s"] = elapsed
     results["section_s"] = sections
     laps = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in sections.items())
-    print(f"\nTotal time {elapsed:.1f} s ({laps})")
-    if args.json is not None:
-        args.json.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n")
-        print(f"Results written to {args.json}")
+    harness.finish(args.json, results, started, f" ({laps})")
 
 
 if __name__ == "__main__":

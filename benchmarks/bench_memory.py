@@ -52,47 +52,35 @@ It is a script, not a test: it asserts nothing about sizes.
 
 from __future__ import annotations
 
-import argparse
-import gc
-import json
 import math
 import platform
 import random
-import re
 import statistics
 import sys
 import time
-import tracemalloc
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from _common import HOST, RULE_VALUE, rule_paths, shared_dir, table, version
-
-# Measure the working tree, whether or not the package is installed.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
+# harness puts the repository root first on sys.path: the working tree is measured.
+import harness
 from protego import Protego
 
-import scrapy_robots_rfc
-from scrapy_robots_rfc import RobotsTxt, policy
+from scrapy_robots_rfc import policy
 from scrapy_robots_rfc.matcher import canonical_match_string
 
-ROOT = Path(__file__).resolve().parents[1]
-#: The middleware's token for Scrapy's default USER_AGENT, lower-cased.
-TOKEN = "scrapy"
 #: What Protego is asked with: Scrapy's default USER_AGENT form.
-USER_AGENT = "Scrapy/2.19 (+https://scrapy.org)"
+USER_AGENT = harness.SCRAPY_USER_AGENT
+#: What ours is asked with: the middleware's name for that USER_AGENT.
+TOKEN = harness.TOKEN
 VERDICTS = 100
-SEED = 9309
 QUICK_FILES = 40
 #: Target from the issue; reported, never asserted.
 TARGET_MEDIAN_BYTES = 2048
 
 
 @dataclass(frozen=True)
-class RobotsFile:
+class Sample:
     name: str
     body: bytes
     text: str  # as Scrapy's ProtegoRobotParser decodes it
@@ -102,22 +90,18 @@ class RobotsFile:
 # --- input ----------------------------------------------------------------
 
 
-def urls_for(text: str, rng: random.Random) -> tuple[str, ...]:
-    """``VERDICTS`` URLs built from a file's allow/disallow values (cycled),
-    as bench_matcher.py builds them."""
-    unique = rule_paths(list(dict.fromkeys(RULE_VALUE.findall(text))), rng)
-    rng.shuffle(unique)
-    return tuple(HOST + unique[i % len(unique)] for i in range(VERDICTS))
-
-
-def load_corpus(folder: Path, limit: int | None) -> list[RobotsFile]:
-    rng = random.Random(SEED)
-    files = []
-    for path in sorted(folder.glob("*.txt"))[:limit]:
-        body = path.read_bytes()
-        text = body.decode("utf-8-sig", errors="ignore")
-        files.append(RobotsFile(path.name, body, text, urls_for(text, rng)))
-    return files
+def load_samples(limit: int | None) -> list[Sample]:
+    """The corpus files, each with ``VERDICTS`` URLs built from its own
+    allow/disallow values (cycled), as bench_matcher.py builds them."""
+    rng = random.Random(harness.SEED)
+    samples = []
+    for robots in harness.load_corpus(limit):
+        text = harness.protego_text(robots.body)
+        urls = harness.rule_urls(text, rng)
+        rng.shuffle(urls)
+        cycled = tuple(urls[i % len(urls)] for i in range(VERDICTS))
+        samples.append(Sample(robots.name, robots.body, text, cycled))
+    return samples
 
 
 # --- what each approach keeps ---------------------------------------------
@@ -126,8 +110,7 @@ def load_corpus(folder: Path, limit: int | None) -> list[RobotsFile]:
 def ours_entry(body: bytes) -> policy.Entry:
     """What RobotsTxtMiddleware._parse stores for an origin; the RobotsTxt
     is dropped on return."""
-    robots = RobotsTxt.parse(body, "rfc")
-    rules = {TOKEN: robots.for_agent(TOKEN)}
+    rules = harness.middleware_rules(body)
     return policy.fetched(rules, outcome=f"{200}", now=0.0, fresh_for=policy.DEFAULT_TTL)
 
 
@@ -137,9 +120,7 @@ def ours_verdicts(entry: policy.Entry, urls: Sequence[str]) -> None:
     agent = entry.rules[TOKEN]
     for url in urls:
         if agent.rules:
-            path = canonical_match_string(url, "rfc")
-            if path != "/robots.txt":
-                agent.decide(path)
+            agent.deciding_rule(canonical_match_string(url, agent.mode))
 
 
 def protego_parsed(text: str) -> Protego:
@@ -154,35 +135,11 @@ def protego_verdicts(rp: Protego, urls: Sequence[str]) -> None:
 # --- measuring ------------------------------------------------------------
 
 
-def _settle() -> int:
-    """Traced bytes once garbage and the re cache are gone."""
-    gc.collect()
-    re.purge()
-    gc.collect()
-    return tracemalloc.get_traced_memory()[0]
-
-
-def kept_bytes(
-    build: Callable[[], object], use: Callable[[Any], None] | None = None
-) -> tuple[int, int | None]:
-    """Bytes that ``build()``'s result keeps, and (if ``use`` is given) that it
-    keeps after ``use(result)``. The result is dropped before returning."""
-    before = _settle()
-    kept = build()
-    built = _settle() - before
-    used = None
-    if use is not None:
-        use(kept)
-        used = _settle() - before
-    del kept
-    return built, used
-
-
-def measure(robots: RobotsFile) -> dict[str, Any]:
-    ours, ours_used = kept_bytes(
+def measure(robots: Sample) -> dict[str, Any]:
+    ours, ours_used = harness.kept_bytes(
         lambda: ours_entry(robots.body), lambda e: ours_verdicts(e, robots.urls)
     )
-    theirs, theirs_used = kept_bytes(
+    theirs, theirs_used = harness.kept_bytes(
         lambda: protego_parsed(robots.text), lambda p: protego_verdicts(p, robots.urls)
     )
     return {
@@ -195,7 +152,7 @@ def measure(robots: RobotsFile) -> dict[str, Any]:
     }
 
 
-def warm_up(files: Sequence[RobotsFile]) -> None:
+def warm_up(files: Sequence[Sample]) -> None:
     for robots in files:
         ours_verdicts(ours_entry(robots.body), robots.urls)
         protego_verdicts(protego_parsed(robots.text), robots.urls)
@@ -233,14 +190,15 @@ def summary(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, float]]:
 
 
 def target_text(median: float) -> str:
-    verdict = "meets" if median <= TARGET_MEDIAN_BYTES else "ABOVE"
-    return f"{median:,.0f} bytes ({verdict} target <= {TARGET_MEDIAN_BYTES:,} bytes)"
+    return harness.against(
+        median, TARGET_MEDIAN_BYTES, f"{median:,.0f} bytes", f"{TARGET_MEDIAN_BYTES:,} bytes", "<="
+    )
 
 
 def report(rows: Sequence[dict[str, Any]], stats: dict[str, dict[str, float]]) -> None:
     print(f"\nBytes kept per origin, over {len(rows)} files (tracemalloc):")
     print(
-        table(
+        harness.table(
             ["what is kept", "median", "p90", "max", "mean"],
             [
                 [
@@ -278,59 +236,47 @@ def report(rows: Sequence[dict[str, Any]], stats: dict[str, dict[str, float]]) -
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help=f"the first {QUICK_FILES} files only")
-    parser.add_argument("--json", type=Path, metavar="PATH", help="also write results as JSON")
-    args = parser.parse_args(argv)
+    args = harness.arguments(__doc__, f"the first {QUICK_FILES} files only").parse_args(argv)
     started = time.perf_counter()
 
-    corpus_dir = shared_dir() / "corpus" / "robots"
-    if not corpus_dir.is_dir():
+    folder = harness.corpus_dir()
+    if not folder.is_dir():
         sys.exit(
-            f"bench_memory: no corpus at {corpus_dir}; it is read in place from the team's"
+            f"bench_memory: no corpus at {folder}; it is read in place from the team's"
             " shared folder (set ROBOTS_SHARED to the folder that holds corpus/robots)"
         )
-    files = load_corpus(corpus_dir, QUICK_FILES if args.quick else None)
+    files = load_samples(QUICK_FILES if args.quick else None)
     if not files:
-        sys.exit(f"bench_memory: no *.txt files in {corpus_dir}")
+        sys.exit(f"bench_memory: no *.txt files in {folder}")
 
-    print("scrapy_robots_rfc memory benchmark" + (" (--quick)" if args.quick else ""))
+    harness.title("memory benchmark", args.quick)
     print(
-        f"Python {platform.python_version()}; scrapy_robots_rfc {scrapy_robots_rfc.__version__}"
-        f" from {ROOT}; Protego {version('protego')}"
+        f"{harness.python_text()}; {harness.package_text()}; Protego {harness.version('protego')}"
     )
     size = sum(len(f.body) for f in files)
-    print(f"Input: corpus {corpus_dir}: {len(files)} files, {size:,} bytes")
+    print(f"Input: corpus {folder}: {len(files)} files, {size:,} bytes")
     print(f"Token {TOKEN!r} for ours, User-Agent {USER_AGENT!r} for Protego")
 
-    tracemalloc.start()
-    try:
+    with harness.tracing():
         warm_up(files)
         rows = [measure(robots) for robots in files]
-    finally:
-        tracemalloc.stop()
     stats = summary(rows)
     report(rows, stats)
 
-    elapsed = time.perf_counter() - started
-    print(f"\nTotal time {elapsed:.1f} s")
-    if args.json is not None:
-        results = {
-            "quick": args.quick,
-            "python": platform.python_version(),
-            "protego": version("protego"),
-            "source": str(corpus_dir),
-            "files": len(files),
-            "token": TOKEN,
-            "user_agent": USER_AGENT,
-            "verdicts": VERDICTS,
-            "target_median_bytes": TARGET_MEDIAN_BYTES,
-            "summary": stats,
-            "per_file": rows,
-            "elapsed_s": elapsed,
-        }
-        args.json.write_text(json.dumps(results, indent=2) + "\n")
-        print(f"Results written to {args.json}")
+    results = {
+        "quick": args.quick,
+        "python": platform.python_version(),
+        "protego": harness.version("protego"),
+        "source": str(folder),
+        "files": len(files),
+        "token": TOKEN,
+        "user_agent": USER_AGENT,
+        "verdicts": VERDICTS,
+        "target_median_bytes": TARGET_MEDIAN_BYTES,
+        "summary": stats,
+        "per_file": rows,
+    }
+    harness.finish(args.json, results, started)
 
 
 if __name__ == "__main__":

@@ -29,10 +29,11 @@ middleware uses them (from a thread, one call at a time):
   own transaction, as the store commits each call), a lookup is ``get``
   (a ``SELECT`` and ``Record.decode()``).
 * ``redis``: a ``RedisStore`` against a ``redis-server`` that this script
-  starts on a free port of 127.0.0.1, in a temporary directory, with no
-  persistence (``--save "" --appendonly no``), and stops at the end. The row
-  is skipped, with the reason, when ``redis-server`` is not on the PATH or
-  the ``redis`` package is not installed.
+  starts as the tests do (``tests/redis_server.py``) on a free port of
+  127.0.0.1, in a temporary directory, with no persistence (``--save ""
+  --appendonly no``), and stops at the end. The row is skipped, with the
+  reason, when ``redis-server`` is not on the PATH, or the ``redis`` package
+  (or pytest, which the tests' launcher imports) is not installed.
 
 What is measured, per store:
 
@@ -65,51 +66,36 @@ It is a script, not a test: it asserts nothing about the figures.
 
 from __future__ import annotations
 
-import argparse
 import gc
-import json
 import os
 import platform
 import random
-import re
 import shutil
-import socket
 import sqlite3
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
-import tracemalloc
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from _common import shared_dir, table, version
+# harness puts the repository root first on sys.path: the working tree is measured.
+import harness
 
-# Measure the working tree, whether or not the package is installed.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import scrapy_robots_rfc
-from scrapy_robots_rfc import RobotsTxt, policy
-from scrapy_robots_rfc.middleware import Origin
+from scrapy_robots_rfc import policy
+from scrapy_robots_rfc.origin import Origin, origin
 from scrapy_robots_rfc.parser import MAX_BYTES, cut_at_limit
-from scrapy_robots_rfc.stores.base import Record, StoreError
+from scrapy_robots_rfc.stores.base import Record, Store, StoreError
 from scrapy_robots_rfc.stores.sqlite import SqliteStore
 
-ROOT = Path(__file__).resolve().parents[1]
 ORIGINS = 100_000
 QUICK_ORIGINS = 2_000
 LOOKUPS = 20_000
 ROUNDS = 3
-SEED = 9309
 #: The middleware's token for Scrapy's default USER_AGENT, lower-cased.
-TOKEN = "scrapy"
-#: How long redis-server may take to accept connections, in seconds.
-REDIS_START_TIMEOUT = 10.0
+TOKEN = harness.TOKEN
 #: The body used when the corpus is absent.
 FALLBACK_BODY = b"""User-agent: *
 Disallow: /admin/
@@ -143,25 +129,25 @@ class Data:
 
 def origin_of(i: int, prefix: str = "site") -> Origin:
     """A fresh key, as the middleware makes one per origin from a URL."""
-    if i % 10 == 9:
-        return Origin("http", f"www.{prefix}{i:06d}.example", 80)
-    return Origin("https", f"www.{prefix}{i:06d}.example", 443)
+    scheme = "http" if i % 10 == 9 else "https"
+    key = origin(f"{scheme}://www.{prefix}{i:06d}.example/")
+    assert key is not None
+    return key
 
 
 def load_bodies() -> tuple[list[bytes], str]:
-    folder = shared_dir() / "corpus" / "robots"
-    files = sorted(folder.glob("*.txt")) if folder.is_dir() else []
+    files = harness.load_corpus()
     if not files:
         return [FALLBACK_BODY], (
-            f"NO CORPUS at {folder} (set ROBOTS_SHARED): one generated body of"
+            f"NO CORPUS at {harness.corpus_dir()} (set ROBOTS_SHARED): one generated body of"
             f" {len(FALLBACK_BODY)} bytes for every origin"
         )
-    bodies = [cut_at_limit(path.read_bytes(), MAX_BYTES)[0] for path in files]
-    return bodies, f"corpus {folder}: {len(files)} files, cycled"
+    bodies = [cut_at_limit(robots.body, MAX_BYTES)[0] for robots in files]
+    return bodies, f"corpus {harness.corpus_dir()}: {len(files)} files, cycled"
 
 
 def make_data(count: int) -> Data:
-    rng = random.Random(SEED)
+    rng = random.Random(harness.SEED)
     bodies, source = load_bodies()
     now = time.time()
     origins = [origin_of(i) for i in range(count)]
@@ -186,23 +172,17 @@ def make_data(count: int) -> Data:
 
 # --- measuring helpers ----------------------------------------------------
 
-
-def rss() -> int | None:
-    """This process's resident set size in bytes (Linux), else ``None``."""
-    try:
-        with open("/proc/self/statm") as statm:
-            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError, AttributeError):
-        return None
+T = TypeVar("T")
 
 
-def settled_rss() -> int | None:
-    gc.collect()
-    return rss()
-
-
-def growth(before: int | None, after: int | None) -> int | None:
-    return None if before is None or after is None else after - before
+def timed_writes(write: Callable[[], T]) -> tuple[T, float, int | None]:
+    """What ``write()`` returns, the seconds it took, and this process's RSS
+    growth over it."""
+    before = harness.settled_rss()
+    start = time.perf_counter()
+    written = write()
+    write_s = time.perf_counter() - start
+    return written, write_s, harness.growth(before, harness.settled_rss())
 
 
 def lookup_rate(call: Callable[[Any], object], keys: Sequence[Any]) -> float:
@@ -217,12 +197,36 @@ def lookup_rate(call: Callable[[Any], object], keys: Sequence[Any]) -> float:
     return statistics.median(rates)
 
 
-def check(found: Callable[[Any], object], hits: Sequence[Any], misses: Sequence[Any]) -> None:
-    """Every hit is found and no miss is (not timed)."""
-    if any(found(key) is None for key in hits[:1000]):
+def lookups(
+    hit: Callable[[Any], object],
+    miss: Callable[[Any], object],
+    hits: Sequence[Any],
+    misses: Sequence[Any],
+) -> tuple[float, float]:
+    """Hits/s and misses/s, once every hit is found and no miss is (not timed)."""
+    if any(hit(key) is None for key in hits[:1000]):
         raise RuntimeError("a written origin was not found")
-    if any(found(key) is not None for key in misses[:1000]):
+    if any(hit(key) is not None for key in misses[:1000]):
         raise RuntimeError("an origin never written was found")
+    return lookup_rate(hit, hits), lookup_rate(miss, misses)
+
+
+def fill(store: Store, data: Data) -> tuple[float, int | None]:
+    """``put`` every origin: seconds, and this process's RSS growth."""
+    keys = [str(o) for o in data.origins]
+
+    def write() -> None:
+        for key, record in zip(keys, data.records, strict=True):
+            store.put(key, record)
+
+    _, write_s, rss_growth = timed_writes(write)
+    return write_s, rss_growth
+
+
+def store_lookups(store: Store, data: Data) -> tuple[float, float]:
+    """:func:`lookups` through ``store.get``."""
+    hit_keys, miss_keys = [str(o) for o in data.hits], [str(o) for o in data.misses]
+    return lookups(store.get, store.get, hit_keys, miss_keys)
 
 
 def result(
@@ -257,19 +261,8 @@ def result(
 
 def entry_from(record: Record) -> policy.Entry:
     """``RobotsTxtMiddleware._from_record`` for the default token."""
-    rules = None
-    if record.body is not None:
-        rules = {TOKEN: RobotsTxt.parse(record.body, "rfc").for_agent(TOKEN)}
-    return policy.Entry(
-        rules,
-        good=record.good,
-        expires=record.expires_at,
-        outcome=record.outcome,
-        unreachable_since=record.unreachable_since,
-        failures=record.failures,
-        retry_at=record.retry_at,
-        url=record.url,
-    )
+    rules = None if record.body is None else harness.middleware_rules(record.body)
+    return policy.entry_from_record(record, rules, now=time.time(), ttl=policy.DEFAULT_TTL)
 
 
 def build_lru(records: Sequence[Record]) -> OrderedDict[Origin, policy.Entry]:
@@ -284,29 +277,15 @@ def build_lru(records: Sequence[Record]) -> OrderedDict[Origin, policy.Entry]:
 def traced_lru_bytes(records: Sequence[Record]) -> int:
     """Bytes the LRU holds once built, under tracemalloc (re cache purged,
     as in bench_memory.py, so that it holds no pattern of its own)."""
-    tracemalloc.start()
-    try:
-        gc.collect()
-        re.purge()
-        before = tracemalloc.get_traced_memory()[0]
-        cache = build_lru(records)
-        gc.collect()
-        re.purge()
-        after = tracemalloc.get_traced_memory()[0]
-        del cache
-    finally:
-        tracemalloc.stop()
-    return after - before
+    with harness.tracing():
+        built, _ = harness.kept_bytes(lambda: build_lru(records))
+    return built
 
 
 def bench_memory(data: Data) -> dict[str, Any]:
     for record in data.records[:50]:  # one-time allocations, module caches
         entry_from(record)
-    before = settled_rss()
-    start = time.perf_counter()
-    cache = build_lru(data.records)
-    write_s = time.perf_counter() - start
-    rss_growth = growth(before, settled_rss())
+    cache, write_s, rss_growth = timed_writes(lambda: build_lru(data.records))
     now = time.time()
 
     def hit(key: Origin) -> object:
@@ -317,9 +296,7 @@ def bench_memory(data: Data) -> dict[str, Any]:
             return agent
         return None
 
-    check(hit, data.hits, data.misses)
-    hits = lookup_rate(hit, data.hits)
-    misses = lookup_rate(cache.get, data.misses)
+    hits, misses = lookups(hit, cache.get, data.hits, data.misses)
     cache.clear()
     gc.collect()
     start = time.perf_counter()
@@ -345,22 +322,13 @@ def bench_sqlite(data: Data, workdir: Path) -> dict[str, Any]:
     path = workdir / "robots.db"
     store = SqliteStore(str(path))
     try:
-        keys = [str(o) for o in data.origins]
-        before = settled_rss()
-        start = time.perf_counter()
-        for key, record in zip(keys, data.records, strict=True):
-            store.put(key, record)
-        write_s = time.perf_counter() - start
-        rss_growth = growth(before, settled_rss())
+        write_s, rss_growth = fill(store, data)
         files = {
             suffix or "db": os.path.getsize(str(path) + suffix)
             for suffix in ("", "-wal", "-shm")
             if os.path.exists(str(path) + suffix)
         }
-        hit_keys, miss_keys = [str(o) for o in data.hits], [str(o) for o in data.misses]
-        check(store.get, hit_keys, miss_keys)
-        hits = lookup_rate(store.get, hit_keys)
-        misses = lookup_rate(store.get, miss_keys)
+        hits, misses = store_lookups(store, data)
     finally:
         store.close()
     on_disk = sum(files.values())
@@ -382,72 +350,9 @@ def bench_sqlite(data: Data, workdir: Path) -> dict[str, Any]:
 # --- redis ----------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def ping(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1.0) as sock:
-            sock.sendall(b"PING\r\n")
-            return sock.recv(64).startswith(b"+PONG")
-    except OSError:
-        return False
-
-
-@contextmanager
-def redis_server(executable: str, directory: Path) -> Iterator[str]:
-    """A ``redis-server`` on a free port of 127.0.0.1 without persistence;
-    yields its URL and stops it on exit."""
-    port = free_port()
-    args = ["--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-    args += ["--daemonize", "no", "--logfile", "", "--dir", str(directory)]
-    log_path = directory / "redis-server.log"
-    with open(log_path, "w") as log:
-        process = subprocess.Popen(
-            [executable, *args],
-            cwd=directory,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            deadline = time.monotonic() + REDIS_START_TIMEOUT
-            while not ping(port):
-                if process.poll() is not None or time.monotonic() > deadline:
-                    tail = log_path.read_text(errors="replace").splitlines()[-10:]
-                    raise RuntimeError(
-                        f"redis-server did not start on port {port}: " + " | ".join(tail)
-                    )
-                time.sleep(0.05)
-            yield f"redis://127.0.0.1:{port}/0"
-        finally:
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
-
-
-def redis_version(executable: str) -> str:
-    try:
-        out = subprocess.run(
-            [executable, "--version"], capture_output=True, text=True, timeout=10
-        ).stdout
-    except (OSError, subprocess.SubprocessError):
-        return "?"
-    found = re.search(r"v=(\S+)", out)
-    return found.group(1) if found else "?"
-
-
 def bench_redis(data: Data, workdir: Path) -> dict[str, Any] | str:
     """The result, or why the row is skipped."""
-    executable = shutil.which("redis-server")
+    executable = harness.redis_executable()
     if executable is None:
         return "redis-server is not on the PATH"
     try:
@@ -456,24 +361,15 @@ def bench_redis(data: Data, workdir: Path) -> dict[str, Any] | str:
         return "the redis package is not installed (pip install scrapy_robots_rfc[redis])"
     from scrapy_robots_rfc.stores.redis import RedisStore
 
-    with redis_server(executable, workdir) as url:
+    with harness.redis_server(executable, workdir) as url:
         admin = redis_py.Redis.from_url(url)
         store = RedisStore(url)
         try:
-            keys = [str(o) for o in data.origins]
             info = admin.info("memory")
-            before = settled_rss()
-            start = time.perf_counter()
-            for key, record in zip(keys, data.records, strict=True):
-                store.put(key, record)
-            write_s = time.perf_counter() - start
-            rss_growth = growth(before, settled_rss())
+            write_s, rss_growth = fill(store, data)
             after = admin.info("memory")
             keys_stored = admin.dbsize()
-            hit_keys, miss_keys = [str(o) for o in data.hits], [str(o) for o in data.misses]
-            check(store.get, hit_keys, miss_keys)
-            hits = lookup_rate(store.get, hit_keys)
-            misses = lookup_rate(store.get, miss_keys)
+            hits, misses = store_lookups(store, data)
         finally:
             store.close()
             admin.close()
@@ -490,11 +386,11 @@ def bench_redis(data: Data, workdir: Path) -> dict[str, Any] | str:
         used_memory_rss_growth=int(after["used_memory_rss"]) - int(info["used_memory_rss"]),
         allocator=str(after.get("mem_allocator", "?")),
         keys=keys_stored,
-        redis_server=redis_version(executable),
+        redis_server=harness.redis_version(executable),
     )
 
 
-def timed(bench: Callable[..., dict[str, Any] | str], *args: Any) -> Any:
+def clocked(bench: Callable[..., dict[str, Any] | str], *args: Any) -> Any:
     """``bench(*args)``, with the seconds it took as ``bench_s``."""
     start = time.perf_counter()
     outcome = bench(*args)
@@ -526,7 +422,7 @@ def report(rows: Sequence[dict[str, Any]], skipped: dict[str, str]) -> None:
         for r in rows
     ]
     lines += [[name, "skipped", "", "", "", "", ""] for name in skipped]
-    print(table(headers, lines))
+    print(harness.table(headers, lines))
     print("\nmemory is:")
     for r in rows:
         print(
@@ -539,19 +435,15 @@ def report(rows: Sequence[dict[str, Any]], skipped: dict[str, str]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument(
-        "--quick", action="store_true", help=f"{QUICK_ORIGINS:,} origins, not {ORIGINS:,}"
-    )
-    parser.add_argument("--json", type=Path, metavar="PATH", help="also write results as JSON")
-    args = parser.parse_args(argv)
+    quick = f"{QUICK_ORIGINS:,} origins, not {ORIGINS:,}"
+    args = harness.arguments(__doc__, quick).parse_args(argv)
     started = time.perf_counter()
     count = QUICK_ORIGINS if args.quick else ORIGINS
 
-    print("scrapy_robots_rfc store benchmark" + (" (--quick)" if args.quick else ""))
+    harness.title("store benchmark", args.quick)
     print(
-        f"Python {platform.python_version()}; scrapy_robots_rfc {scrapy_robots_rfc.__version__}"
-        f" from {ROOT}; SQLite {sqlite3.sqlite_version}; redis-py {version('redis')}"
+        f"{harness.python_text()}; {harness.package_text()}; SQLite {sqlite3.sqlite_version};"
+        f" redis-py {harness.version('redis')}"
     )
     data = make_data(count)
     print(f"Input: {data.source}")
@@ -568,11 +460,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         # Memory last: the LRU's freed memory would hide the others' RSS growth.
         print("sqlite...", flush=True)
         (workdir / "sqlite").mkdir()
-        rows.append(timed(bench_sqlite, data, workdir / "sqlite"))
+        rows.append(clocked(bench_sqlite, data, workdir / "sqlite"))
         print("redis...", flush=True)
         (workdir / "redis").mkdir()
         try:
-            outcome = timed(bench_redis, data, workdir / "redis")
+            outcome = clocked(bench_redis, data, workdir / "redis")
         except (RuntimeError, StoreError, OSError) as exc:
             outcome = f"{type(exc).__name__}: {exc}"
         if isinstance(outcome, str):
@@ -581,32 +473,27 @@ def main(argv: Sequence[str] | None = None) -> None:
         else:
             rows.append(outcome)
         print("memory...", flush=True)
-        rows.insert(0, timed(bench_memory, data))
+        rows.insert(0, clocked(bench_memory, data))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
     report(rows, skipped)
-    elapsed = time.perf_counter() - started
-    print(f"\nTotal time {elapsed:.1f} s (figures are reported, never asserted)")
-    if args.json is not None:
-        results = {
-            "quick": args.quick,
-            "python": platform.python_version(),
-            "sqlite": sqlite3.sqlite_version,
-            "redis_py": version("redis"),
-            "source": data.source,
-            "origins": count,
-            "distinct_bodies": data.bodies,
-            "body_bytes": data.body_bytes,
-            "lookups": LOOKUPS,
-            "rounds": ROUNDS,
-            "token": TOKEN,
-            "results": rows,
-            "skipped": skipped,
-            "elapsed_s": elapsed,
-        }
-        args.json.write_text(json.dumps(results, indent=2) + "\n")
-        print(f"Results written to {args.json}")
+    results = {
+        "quick": args.quick,
+        "python": platform.python_version(),
+        "sqlite": sqlite3.sqlite_version,
+        "redis_py": harness.version("redis"),
+        "source": data.source,
+        "origins": count,
+        "distinct_bodies": data.bodies,
+        "body_bytes": data.body_bytes,
+        "lookups": LOOKUPS,
+        "rounds": ROUNDS,
+        "token": TOKEN,
+        "results": rows,
+        "skipped": skipped,
+    }
+    harness.finish(args.json, results, started, " (figures are reported, never asserted)")
 
 
 if __name__ == "__main__":
