@@ -26,11 +26,14 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import Spider, signals
 from scrapy.commands import ScrapyCommand
-from scrapy.exceptions import IgnoreRequest, UsageError
+from scrapy.exceptions import UsageError
 from scrapy.http import Request, Response
 
 from ..addon import component
 from ..agents import ascii_lower, name_problem
+from ..exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable
+from ..policy import State
+from ..verdict import Verdict
 
 if TYPE_CHECKING:
     import argparse
@@ -41,8 +44,8 @@ if TYPE_CHECKING:
     from twisted.python.failure import Failure
 
     from ..config import Config
-    from ..matcher import AgentRules, Rule
-    from ..middleware import Origin, RobotsTxtMiddleware
+    from ..middleware import RobotsTxtMiddleware
+    from ..origin import Origin
     from ..parser import RobotsTxt
     from ..policy import Entry
 
@@ -50,15 +53,10 @@ if TYPE_CHECKING:
 PROBE = "_robotstxt_rfc_command_probe"
 #: Response flag of the answer that replaces the page download.
 NOT_DOWNLOADED = "not downloaded (scrapy robots)"
-#: The ``IgnoreRequest`` messages of the middleware.
-FORBIDDEN = "Forbidden by robots.txt"
-UNREACHABLE = "robots.txt unreachable"
-
 EXIT_ALLOWED = 0
 EXIT_DISALLOWED = 1
 EXIT_ERROR = 2
 
-_OURS = "scrapy_robots_rfc.RobotsTxtMiddleware"
 _ADDON = "scrapy_robots_rfc.Addon"
 _PROBE_MIDDLEWARE = "scrapy_robots_rfc.commands.robots.ProbeMiddleware"
 
@@ -131,6 +129,8 @@ class _Run:
     #: "allowed", "forbidden", "unreachable" or "error".
     verdict: str | None = None
     message: str = ""
+    #: The outcome a request dropped while robots.txt was unreachable names.
+    unreachable: str = ""
 
     def connect(self, crawler: Crawler) -> None:
         connect = crawler.signals.connect
@@ -202,10 +202,11 @@ class _Run:
     def failed(self, failure: Failure) -> None:
         error = failure.value
         message = str(error)
-        if isinstance(error, IgnoreRequest) and message.startswith(FORBIDDEN):
+        if isinstance(error, ForbiddenByRobotsTxt):
             self.verdict = "forbidden"
-        elif isinstance(error, IgnoreRequest) and message.startswith(UNREACHABLE):
+        elif isinstance(error, RobotsTxtUnreachable):
             self.verdict = "unreachable"
+            self.unreachable = error.outcome
         else:
             self.verdict = "error"
             message = f"{type(error).__name__}: {message}"
@@ -226,10 +227,6 @@ class _Run:
 
     def fetches(self) -> int:
         return sum(hop.url == self.key.robots_url for hop in self.hops.values())
-
-
-def _agents(agents: tuple[str, ...]) -> str:
-    return ", ".join(repr(agent) for agent in agents)
 
 
 class Command(ScrapyCommand):
@@ -311,7 +308,7 @@ class Command(ScrapyCommand):
         settings["DOWNLOADER_MIDDLEWARES"].set(_PROBE_MIDDLEWARE, priority + 1, priority="cmdline")
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        from ..middleware import origin
+        from ..origin import origin
 
         if len(args) != 1:
             raise UsageError()
@@ -401,10 +398,7 @@ class Command(ScrapyCommand):
         problem = name_problem(token, config.mode)
         if problem is not None:
             notes.append(f"the name {token!r} {problem}")
-        # Private: the middleware has no public accessor for an origin's
-        # state yet.
-        cache = getattr(middleware, "_cache", {})
-        entry: Entry | None = cache.get(probe.key)
+        entry = middleware.entry(url)
         robots = probe.robots
         if robots is None and probe.body is not None:
             robots = RobotsTxt.parse(cut_at_limit(probe.body, config.max_bytes)[0], config.mode)
@@ -413,7 +407,8 @@ class Command(ScrapyCommand):
         if from_store:
             notes.append("robots.txt came from ROBOTSTXT_RFC_STORE, not from a fetch")
 
-        kind, detail = self._outcome(entry, hops, middleware.clock(), config.unreachable_days)
+        state = middleware.state(url)
+        detail = self._outcome(entry, state, config)
         rules_url = entry.url if entry is not None and entry.url else probe.key.robots_url
         report: dict[str, Any] = {
             "url": url,
@@ -425,7 +420,9 @@ class Command(ScrapyCommand):
             # Each hop after the first is a redirect the middleware followed
             # (a request that got no response is a hop too).
             "redirects_followed": max(0, len(hops) - 1),
-            "outcome": kind,
+            # The State's value, as the crawl report's "kind" says it.
+            "outcome": "unknown" if state is None else state.value,
+            "effect": "unknown" if state is None else state.effect,
             "outcome_detail": detail,
             "rules_url": rules_url,
             "from_store": from_store,
@@ -435,22 +432,15 @@ class Command(ScrapyCommand):
             "mode": config.mode,
         }
 
-        rules_key = ascii_lower(token)
-        agent = entry.rules.get(rules_key) if entry is not None and entry.rules else None
-        verdict, reason, rule, agents = self._verdict(
-            probe, kind, robots, agent, url, token, config
-        )
-        report.update(
-            verdict=verdict,
-            reason=reason,
-            rule=None
-            if rule is None
-            else {"allow": rule.allow, "pattern": rule.pattern, "line": rule.line},
-            group=list(agents),
-        )
+        verdict = self._verdict(probe, state, robots, middleware, url, token, config)
+        if isinstance(verdict, str):
+            report.update(verdict="error", reason=verdict, rule=None, group=[])
+        else:
+            report.update(verdict.as_dict())
+        agent = entry.rules.get(ascii_lower(token)) if entry is not None and entry.rules else None
         sitemaps: list[str] | None = []
         delay = None
-        if kind in ("rules", "last good copy"):
+        if state in (State.RULES, State.UNREACHABLE_LAST_GOOD):
             if robots is not None:
                 sitemaps, delay = list(robots.sitemaps), robots.crawl_delay(token)
             else:
@@ -466,81 +456,57 @@ class Command(ScrapyCommand):
         report["exit_status"] = {
             "allowed": EXIT_ALLOWED,
             "disallowed": EXIT_DISALLOWED,
-        }.get(verdict, EXIT_ERROR)
+        }.get(report["verdict"], EXIT_ERROR)
         return report
 
     @staticmethod
-    def _outcome(entry: Entry | None, hops: list[_Hop], now: float, days: float) -> tuple[str, str]:
-        """The outcome's kind ("rules", "allow all", "refused", "disallow
-        all", "last good copy", "unknown") and the middleware's own words for
-        it; ``days`` is ``ROBOTSTXT_RFC_UNREACHABLE_DAYS``."""
-        if entry is None:
-            return "unknown", "the middleware has no robots.txt for this origin"
-        detail = entry.outcome
-        if entry.refused:
-            return "refused", f"{detail}: allow all, as Scrapy's built-in"
-        if entry.unreachable_since is not None:
-            if entry.good:
-                return "last good copy", f"unreachable ({detail}); the last good copy is in force"
-            if entry.usable(now, days * 86400):
-                return "allow all", f"unreachable ({detail}) for {days:g} days or more"
-            return "disallow all", f"unreachable: {detail}"
-        if entry.rules is None:
-            detail = detail.removesuffix(": allow all")
-            status = hops[-1].status if hops else None
-            if status is not None:
-                detail = detail.removeprefix(f"{status}: ")
-            return "allow all", detail
-        return "rules", ""
+    def _outcome(entry: Entry | None, state: State | None, config: Config) -> str:
+        """The middleware's words for ``entry``'s outcome, beside its state."""
+        if entry is None or state is None:
+            return "the middleware has no robots.txt for this origin"
+        if state is State.REFUSED:
+            return f"{entry.outcome}: allow all, as Scrapy's built-in"
+        if state is State.UNREACHABLE_LAST_GOOD:
+            return f"unreachable ({entry.outcome}); the last good copy is in force"
+        if state is State.UNREACHABLE:
+            return f"unreachable: {entry.outcome}"
+        if entry.unreachable_since is not None:  # allow all after the days
+            days = config.unreachable_days
+            return f"unreachable ({entry.outcome}) for {days:g} days or more"
+        return "" if state is State.RULES else entry.detail
 
     @staticmethod
     def _verdict(
         probe: _Run,
-        kind: str,
+        state: State | None,
         robots: RobotsTxt | None,
-        agent: AgentRules | None,
+        middleware: RobotsTxtMiddleware,
         url: str,
         token: str,
         config: Config,
-    ) -> tuple[str, str, Rule | None, tuple[str, ...]]:
-        """The verdict, its reason, the deciding rule and the agents of the
-        group it comes from."""
-        from ..matcher import canonical_match_string
-
+    ) -> Verdict | str:
+        """The verdict, with what decides it; a ``str`` says why there is
+        none."""
         if probe.verdict == "error" or probe.verdict is None:
-            return "error", probe.message or "the request got no verdict", None, ()
+            return probe.message or "the request got no verdict"
         if probe.verdict == "unreachable":
-            return (
-                "disallowed",
-                f"disallowed: {probe.message} (dropped after ROBOTSTXT_RFC_UNREACHABLE_WAIT"
-                f" = {config.unreachable_wait:g} s)",
-                None,
-                (),
-            )
-        verdict = "allowed" if probe.verdict == "allowed" else "disallowed"
-        if kind in ("allow all", "refused", "unknown"):
-            if verdict == "allowed":
-                return verdict, "allowed: robots.txt allows everything", None, ()
-            return verdict, f"{verdict}: {probe.message}", None, ()
+            wait = f"dropped after ROBOTSTXT_RFC_UNREACHABLE_WAIT = {config.unreachable_wait:g} s"
+            return Verdict.of_state(url, token, State.UNREACHABLE, probe.unreachable, note=wait)
+        allowed = probe.verdict == "allowed"
+        if state is None or state in (State.ALLOW_ALL, State.REFUSED):
+            if allowed:
+                return Verdict.of_state(url, token, state or State.ALLOW_ALL, "")
+            return Verdict(False, url, token, probe.message)
         if robots is None:
-            if agent is None:
-                return verdict, f"{verdict}: {probe.message or 'no deciding rule'}", None, ()
-            # The group the middleware kept: the same rule, fewer words.
-            found = agent.deciding_rule(canonical_match_string(url, config.mode))
-            if found is not None:
-                text = f'{verdict} by "{found}" in the group for {_agents(agent.agents)}'
-            else:
-                text = f"{verdict}: no rule decides"
-            return verdict, text, found, agent.agents
+            # From the store, before Scrapy 2.18: the group the middleware
+            # kept gives the same rule.
+            return middleware.explain(url) or Verdict(allowed, url, token, "no deciding rule")
         why = robots.explain(url, token)
-        rule = why.rule
-        if why.allowed != (verdict == "allowed"):
-            reason = f"the middleware says {verdict}, but explain() says: {why.reason}"
-        elif rule is not None:
-            reason = f'{verdict} by "{rule}" in the group for {_agents(why.agents)}'
-        else:
-            reason = f"{verdict}: {why.reason}"
-        return verdict, reason, rule, why.agents
+        if why.allowed != allowed:
+            word = "allowed" if allowed else "disallowed"
+            return Verdict(allowed, url, token, f"the middleware says {word}, but explain() "
+                           f"says: {why.reason}")  # fmt: skip
+        return Verdict.explained(why)
 
     @staticmethod
     def _delay_note(delay: float | None, config: Config, crawler: Crawler) -> str:
@@ -570,7 +536,7 @@ def _text(report: dict[str, Any]) -> str:
             chain += f" → {hop['status'] if hop['status'] is not None else 'no response'}"
         if report["from_store"] and not report["chain"]:
             chain += " → from ROBOTSTXT_RFC_STORE"
-        outcome = report["outcome"]
+        outcome = report["effect"]
         if report["rules_url"] != report["robots_txt"] and report["outcome"] == "rules":
             outcome += f" of {report['rules_url']}"
         extra = [report["outcome_detail"], f"redirects followed: {report['redirects_followed']}"]
