@@ -15,6 +15,8 @@ from scrapy.utils.misc import load_object
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
+__all__ = ["BUILTIN", "OURS", "PRIORITY", "Addon", "component"]
+
 #: Where the built-in lives in ``DOWNLOADER_MIDDLEWARES_BASE``.
 BUILTIN = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
 OURS = "scrapy_robots_rfc.RobotsTxtMiddleware"

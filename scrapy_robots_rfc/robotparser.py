@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
+__all__ = ["MODE_SETTING", "RobotParser", "mode_from_settings"]
+
 MODE_SETTING = "ROBOTSTXT_RFC_MODE"
 
 

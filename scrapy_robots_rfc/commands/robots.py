@@ -49,6 +49,17 @@ if TYPE_CHECKING:
     from ..parser import RobotsTxt
     from ..policy import Entry
 
+__all__ = [
+    "EXIT_ALLOWED",
+    "EXIT_DISALLOWED",
+    "EXIT_ERROR",
+    "NOT_DOWNLOADED",
+    "PROBE",
+    "Command",
+    "ProbeMiddleware",
+    "RobotsSpider",
+]
+
 #: ``meta`` key of the command's request for the URL.
 PROBE = "_robotstxt_rfc_command_probe"
 #: Response flag of the answer that replaces the page download.

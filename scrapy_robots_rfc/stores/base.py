@@ -16,8 +16,11 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Protocol
 
+__all__ = ["FORMAT_VERSION", "Record", "Store", "StoreError"]
+
 #: Bumped whenever the encoding changes; a record of another version is
-#: treated as absent, never misread (issue 4: "entries are versioned").
+#: treated as absent, never misread: crawlers of two versions can share a
+#: store.
 FORMAT_VERSION = 1
 _MAGIC = b"robotstxt-rfc"
 

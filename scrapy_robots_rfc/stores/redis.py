@@ -1,7 +1,7 @@
 """A store in Redis, shared by every crawler that uses the same server.
 
-Issue 4: "Only one worker fetches an origin's robots.txt at a time, using a
-lock with an expiry so that a crashed worker cannot block it". The lock is
+Only one worker fetches an origin's robots.txt at a time, through a lock
+with an expiry, so that a crashed worker cannot block the others. The lock is
 ``SET key token NX PX ttl``: the key expires by itself, and a worker only
 ever deletes it while it still holds its own random token, so a worker
 whose lock has expired never releases the lock another worker took since.
@@ -33,6 +33,8 @@ from .base import Record, StoreError
 if TYPE_CHECKING:
     import redis as redis_py
     from redis.commands.core import Script
+
+__all__ = ["KEY_PREFIX", "RedisStore", "redact"]
 
 KEY_PREFIX = "robotstxt_rfc:v1:"
 

@@ -3,7 +3,7 @@ SQLite file, with no server. For one machine and for ``JOBDIR`` crawls.
 
 Several crawls may share the file: SQLite's own locking serialises writers
 (``BEGIN IMMEDIATE`` with a busy timeout), and the fetch lock is a row with
-an expiry, so that a crashed crawl cannot hold an origin forever (issue 4).
+an expiry, so that a crashed crawl cannot hold an origin forever.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import time
 import uuid
 
 from .base import Record, StoreError
+
+__all__ = ["SqliteStore"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (origin TEXT PRIMARY KEY, data BLOB NOT NULL);

@@ -1,0 +1,165 @@
+"""The package's structure stays as README.rst "How it works" describes it:
+no module reaches into another's private names or another object's private
+attributes, every public module says what it exports, and no module or
+class grows past what a reader takes in at once.
+
+Counted on the source with :mod:`ast`, so that it stays true as code moves.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "scrapy_robots_rfc"
+MODULES = sorted(PACKAGE.rglob("*.py"))
+MAX_MODULE_LINES = 600
+MAX_CLASS_LINES = 400
+
+
+def _name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+#: namedtuple's public methods, which start with "_" to leave room for fields.
+_NAMEDTUPLE_API = frozenset(("_make", "_replace", "_asdict", "_fields", "_field_defaults"))
+
+
+def _private(name: str) -> bool:
+    if name in _NAMEDTUPLE_API:
+        return False
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
+def _imported_module(module: str, node: ast.ImportFrom, is_package: bool) -> str | None:
+    """The package module an ``import from`` names, or ``None`` outside it."""
+    if node.level == 0:
+        target = node.module or ""
+        return target if target.split(".")[0] == "scrapy_robots_rfc" else None
+    base = module.split(".")
+    if not is_package:
+        base = base[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def _imports() -> list[tuple[str, str, str, int]]:
+    """``(importer, module, name, line)`` for each name imported from a
+    package module by another."""
+    found = []
+    for path in MODULES:
+        module = _name(path)
+        for node in ast.walk(_tree(path)):
+            if isinstance(node, ast.ImportFrom):
+                target = _imported_module(module, node, path.name == "__init__.py")
+                if target is not None:
+                    found.extend((module, target, a.name, node.lineno) for a in node.names)
+    return found
+
+
+def test_no_private_name_is_imported_from_another_module():
+    found = [
+        f"{importer}:{line} imports {name} from {module}"
+        for importer, module, name, line in _imports()
+        if _private(name)
+    ]
+    assert found == []
+
+
+def test_no_private_attribute_of_another_object_is_read():
+    """``x._attr`` only on ``self`` or ``cls``: nothing else's insides."""
+    found = []
+    for path in MODULES:
+        for node in ast.walk(_tree(path)):
+            if isinstance(node, ast.Attribute) and _private(node.attr):
+                owner = node.value
+                if not (isinstance(owner, ast.Name) and owner.id in ("self", "cls")):
+                    found.append(f"{_name(path)}:{node.lineno} reads .{node.attr}")
+            elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "getattr":
+                key = node.args[1] if len(node.args) > 1 else None
+                text = key.value if isinstance(key, ast.Constant) else None
+                if isinstance(text, str) and _private(text):
+                    found.append(f"{_name(path)}:{node.lineno} getattr {text}")
+    assert found == []
+
+
+def _all(path: Path) -> list[str] | None:
+    for node in _tree(path).body:
+        if isinstance(node, ast.AnnAssign):
+            targets, value = [node.target], node.value
+        elif isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        else:
+            continue
+        if value is not None and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in targets
+        ):
+            found = ast.literal_eval(value)
+            assert isinstance(found, list)
+            return found
+    return None
+
+
+def _public_modules() -> list[Path]:
+    return [
+        path
+        for path in MODULES
+        if path.name != "__main__.py"
+        and not any(_private(part) for part in path.relative_to(PACKAGE).with_suffix("").parts)
+    ]
+
+
+@pytest.mark.parametrize("path", _public_modules(), ids=_name)
+def test_every_public_module_declares_all(path: Path):
+    exported = _all(path)
+    assert exported is not None, f"{_name(path)} has no __all__ (or rename it _{path.name})"
+    assert len(exported) == len(set(exported)), "a name is listed twice"
+    tree = _tree(path)
+    defined: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            defined.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            defined.add(node.id)
+    if path.name == "__init__.py" and path.parent == PACKAGE:
+        defined.update(_lazy_names(tree))
+    assert sorted(set(exported) - defined) == [], "listed in __all__ but not defined"
+
+
+def _lazy_names(tree: ast.Module) -> set[str]:
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "_LAZY":
+            return set(ast.literal_eval(node.value))
+    return set()
+
+
+def test_what_modules_import_from_each_other_is_in_their_all():
+    exports = {_name(path): _all(path) for path in _public_modules()}
+    missing = sorted(
+        f"{importer}:{line} imports {name} from {module}, not in its __all__"
+        for importer, module, name, line in _imports()
+        if exports.get(module) is not None
+        and name not in exports[module]  # type: ignore[operator]
+        and not _private(name)
+        and f"{module}.{name}" not in exports  # a submodule
+    )
+    assert missing == []
+
+
+@pytest.mark.parametrize("path", MODULES, ids=_name)
+def test_modules_and_classes_stay_small(path: Path):
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_MODULE_LINES, f"{_name(path)} has {lines} lines"
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.ClassDef):
+            size = (node.end_lineno or node.lineno) - node.lineno + 1
+            assert size <= MAX_CLASS_LINES, f"class {node.name} has {size} lines"
