@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
-from scrapy.utils.defer import deferred_from_coro
+from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 
 from . import policy
 from .agents import ascii_lower, caller_name, name_problem, product_token
@@ -230,7 +230,7 @@ class RobotsTxtMiddleware:
                     copy.meta[FILTER_KEY] = True
                 self._room.park_when_scheduled(copy, key)
                 return copy
-            reason = await self._room.wait_in_place(key, waiting)
+            reason = await maybe_deferred_to_future(self._room.wait_in_place(key, waiting))
             if reason is not None:
                 self._drop(key, reason)
 

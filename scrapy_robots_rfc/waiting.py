@@ -186,13 +186,13 @@ class WaitingRoom:
         self._joined(key, waiting)
         raise IgnoreRequest  # keeps it out of the scheduler; the engine logs nothing
 
-    async def wait_in_place(self, key: Origin, waiting: Waiting) -> str | None:
-        """Wait inside ``process_request``: ``None`` once ``key`` is decided,
-        or why the request is dropped."""
+    def wait_in_place(self, key: Origin, waiting: Waiting) -> Deferred[str | None]:
+        """Wait inside ``process_request``: the Deferred fires with ``None``
+        once ``key`` is decided, or with why the request is dropped."""
         d: Deferred[str | None] = Deferred()
         waiting.in_place.append((d, self._monotonic()))
         self._joined(key, waiting)
-        return await maybe_deferred_to_future(d)
+        return d
 
     def _joined(self, key: Origin, waiting: Waiting) -> None:
         self._stats.inc_value("robotstxt/waiting")
