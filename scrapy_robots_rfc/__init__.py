@@ -16,6 +16,7 @@ from .parser import Explanation, RobotsTxt
 
 if TYPE_CHECKING:
     from .addon import Addon
+    from .exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable
     from .middleware import RobotsTxtMiddleware
     from .robotparser import RobotParser
 
@@ -23,6 +24,8 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "Addon": "addon",
+    "ForbiddenByRobotsTxt": "exceptions",
+    "RobotsTxtUnreachable": "exceptions",
     "RobotParser": "robotparser",
     "RobotsTxtMiddleware": "middleware",
 }
@@ -43,9 +46,11 @@ __all__ = [
     "Addon",
     "AgentRules",
     "Explanation",
+    "ForbiddenByRobotsTxt",
     "RobotParser",
     "RobotsTxt",
     "RobotsTxtMiddleware",
+    "RobotsTxtUnreachable",
     "Rule",
     "__version__",
     "product_token",
