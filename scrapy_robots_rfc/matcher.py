@@ -191,7 +191,7 @@ class Rule:
 
     def matches(self, path: str) -> bool:
         """Whether the pattern matches the match string ``path`` (PATH-1..3)."""
-        return _matches(self.pattern, path)
+        return pattern_matches(self.pattern, path)
 
     def __str__(self) -> str:
         text = f"{self.kind}: {self.pattern} (line {self.line})"
@@ -200,8 +200,14 @@ class Rule:
         return text
 
 
-def _matches(pattern: str, path: str) -> bool:
-    """Whether ``pattern`` matches ``path``, without compiling anything.
+def pattern_matches(pattern: str, path: str) -> bool:
+    """Whether the robots.txt ``pattern`` (as :func:`escape_pattern` gives
+    it) matches the match string ``path``, without compiling anything.
+
+    >>> pattern_matches("/*.gif$", "/img/a.gif")
+    True
+    >>> pattern_matches("/*.gif$", "/img/a.gif?x")
+    False
 
     ``*`` matches any run of octets, ``/`` included (PATH-2); a final ``$``
     anchors the end (PATH-3). The literal segments between ``*`` are found
@@ -231,7 +237,7 @@ def _matches(pattern: str, path: str) -> bool:
 def _regex(pattern: str) -> str:
     """The regular expression for a robots.txt pattern, matched from the
     start of the match string (PATH-1), with the semantics of
-    :func:`_matches`.
+    :func:`pattern_matches`.
 
     Each ``*`` is an atomic group that takes the leftmost occurrence of the next literal
     segment and is never re-entered, which is exact for patterns whose only
@@ -258,10 +264,14 @@ def _precedence(rule: Rule) -> tuple[int, bool, int]:
     return (-len(rule.pattern), not rule.allow, rule.line)
 
 
-def _literal_prefix(pattern: str) -> str:
+def literal_prefix(pattern: str) -> str:
     """The literal text a pattern starts with: up to its first ``*``, or the
     whole pattern but a final ``$``. Only a path that starts with it can
-    match."""
+    match.
+
+    >>> literal_prefix("/shop/*.php$"), literal_prefix("/a$"), literal_prefix("*x")
+    ('/shop/', '/a', '')
+    """
     if pattern.endswith("$"):
         pattern = pattern[:-1]
     star = pattern.find("*")
@@ -465,7 +475,7 @@ class AgentRules:
         # For scanning, built on first use: each rule's literal prefix (the
         # pattern itself for a plain rule, so no new string) and its
         # wildcard form (None for a plain rule). Two flat tuples keep a
-        # cached rule set small (issue 3: bytes per cached origin).
+        # cached rule set small: the cache holds thousands of origins.
         self._prefixes: tuple[str, ...] | None = None
         self._wildcards: tuple[str | None, ...] = ()
         self._by_prefix: dict[str, list[Rule]] = {}
@@ -474,7 +484,7 @@ class AgentRules:
     def _compile(self) -> re.Pattern[str]:
         by_prefix: dict[str, list[Rule]] = {"": []}
         for rule in self.rules:
-            by_prefix.setdefault(_literal_prefix(rule.pattern), []).append(rule)
+            by_prefix.setdefault(literal_prefix(rule.pattern), []).append(rule)
         try:
             tree = _tree_regex(sorted(by_prefix))
         except _TooDeep:
@@ -489,7 +499,7 @@ class AgentRules:
     def _scan(self, path: str) -> Rule | None:
         prefixes = self._prefixes
         if prefixes is None:
-            prefixes = self._prefixes = tuple(_literal_prefix(r.pattern) for r in self.rules)
+            prefixes = self._prefixes = tuple(literal_prefix(r.pattern) for r in self.rules)
             # A run of '*' matches what one '*' matches (PATH-2); the
             # priority is still the whole pattern's length.
             self._wildcards = tuple(
@@ -498,7 +508,7 @@ class AgentRules:
         for rule, prefix, wildcard in zip(self.rules, prefixes, self._wildcards, strict=True):
             # The C-level startswith rejects most rules; only the ones whose
             # literal prefix is there need the full check.
-            if path.startswith(prefix) and (wildcard is None or _matches(wildcard, path)):
+            if path.startswith(prefix) and (wildcard is None or pattern_matches(wildcard, path)):
                 return rule
         return None
 
@@ -547,3 +557,18 @@ class AgentRules:
     def allowed(self, url: str | bytes) -> bool:
         """The verdict for ``url``."""
         return self.allowed_path(canonical_match_string(url, self.mode))
+
+
+__all__ = [
+    "MODES",
+    "ROBOTS_TXT_PATH",
+    "URI_ILLEGAL",
+    "AgentRules",
+    "Mode",
+    "Rule",
+    "canonical_match_string",
+    "escape_pattern",
+    "literal_prefix",
+    "match_string",
+    "pattern_matches",
+]

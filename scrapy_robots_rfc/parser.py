@@ -18,12 +18,20 @@ The grammar of RFC 9309 §2.2, for reference::
 This parser is more lenient than the grammar where Google's is: keys are
 matched by prefix and with common typos, the colon may be missing, and
 unknown lines are skipped without ending a group.
+
+A line that is skipped, cut or read other than it is written gets a
+:class:`Note` (:attr:`RobotsTxt.notes`, codes in :data:`NOTE_CODES`), which
+``python -m scrapy_robots_rfc lint`` prints (:mod:`.lint`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from operator import itemgetter
+from types import MappingProxyType
+from typing import NamedTuple
 
 from .agents import GLOBAL_NAME, agent_product, agent_token, ascii_lower, caller_name
 from .matcher import (
@@ -37,6 +45,10 @@ from .matcher import (
 )
 
 Body = str | bytes | bytearray | memoryview
+#: A :class:`Note` as a plain tuple (a tenth of the cost), or ``(line, bytes)``
+#: for a line without key and value, explained only when asked (HTML has many).
+_Noted = tuple[int, str, str]
+_Pending = _Noted | tuple[int, bytes]
 
 #: robots.cc keeps ``2083 * 8 - 1`` bytes of a line and drops the rest
 #: (FMT-5, D-9): a 16,664-byte buffer less its NUL.
@@ -48,18 +60,67 @@ MAX_BYTES = 500 * 1024
 
 _BOM = b"\xef\xbb\xbf"  # FMT-3, D-10
 _WHITESPACE = b" \t\n\v\f\r"  # absl::ascii_isspace (FMT-7)
+_Spellings = tuple[bytes, ...]
 
 # FMT-10, FMT-11, D-4: robots.cc ParsedRobotsKey::Parse checks these in this
-# order, each as a case-insensitive prefix of the key.
+# order, each as a case-insensitive prefix of the key. The first of each is
+# the right spelling; the others are typos it accepts.
 _USER_AGENT_KEYS = (b"user-agent", b"useragent", b"user agent")
 _ALLOW_KEYS = (b"allow",)  # no typos for allow (robots.cc KeyIsAllow)
 _DISALLOW_KEYS = (b"disallow", b"dissallow", b"dissalow", b"disalow", b"diasllow", b"disallaw")
 _SITEMAP_KEYS = (b"sitemap", b"site-map")
 # OTHER-2: crawl-delay is an "other record" (RFC 9309 §2.2.4). It is read
 # into the group it stands in and, like every other record, never ends it.
-_CRAWL_DELAY_KEYS = frozenset((b"crawl-delay", b"crawl_delay", b"crawldelay", b"crawl delay"))
+# Its spellings are whole keys, not prefixes.
+_CRAWL_DELAY_SPELLINGS = (b"crawl-delay", b"crawl_delay", b"crawldelay", b"crawl delay")
+_PREFIX_KEYS = (_USER_AGENT_KEYS, _ALLOW_KEYS, _DISALLOW_KEYS, _SITEMAP_KEYS)
+#: A key spelt as the spec spells it -> all its spellings.
+_SPELT_RIGHT: dict[bytes, _Spellings] = {k[0]: k for k in (*_PREFIX_KEYS, _CRAWL_DELAY_SPELLINGS)}
 _CRAWL_DELAY_VALUE = re.compile(rb"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
 _ABSOLUTE_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+
+
+#: What each :attr:`Note.code` means, citing the spec, in ``lint --help`` order.
+NOTE_CODES: Mapping[str, str] = MappingProxyType(
+    {
+        "past-limit": "content after 500 KiB is ignored (RFC 9309 §2.5, HTTP-12, HTTP-13)",
+        "line-cut": "a line longer than 16,663 bytes is cut (FMT-5, D-9)",
+        "non-utf8": "bytes that are not UTF-8 (RFC 9309 §2.3, FMT-1, FMT-2)",
+        "unknown-key": (
+            "a key this parser does not read: the line is ignored (RFC 9309 §2.2.4, FMT-12)"
+        ),
+        "missing-value": "one word without ':': the line is ignored (FMT-9)",
+        "syntax": "no key and value: the line is ignored (RFC 9309 §2.3.1.5, FMT-8, FMT-9)",
+        "before-user-agent": (
+            "a rule before any user-agent line is ignored (RFC 9309 §2.2.2, GRP-3)"
+        ),
+        "bad-sitemap": "a sitemap value that is not an absolute URL is ignored (OTHER-1)",
+        "bad-crawl-delay": "a crawl-delay that is not a number of seconds is ignored (OTHER-2)",
+        "typo": "a misspelt key accepted as Google's parser accepts it (FMT-11, D-4)",
+        "key-prefix": "a longer key read as the key it starts with (FMT-10, D-4)",
+        "missing-colon": "two words without ':' read as key and value (FMT-9, D-5)",
+        "no-token": "a user-agent value without a product token names no crawler (UA-3, UA-7)",
+    }
+)
+
+
+class Note(NamedTuple):
+    """A line that was skipped, cut, or read other than it is written: a
+    ``code`` of :data:`NOTE_CODES` and, for people, what happened to it."""
+
+    line: int
+    code: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """One group as written, not merged (RFC 9309 §2.1; GRP-1, GRP-2); its
+    rules include those derived from ``allow: <dir>/index.html`` (PATH-9)."""
+
+    agents: tuple[str, ...]
+    rules: tuple[Rule, ...]
+    crawl_delay: float | None
 
 
 @dataclass(frozen=True)
@@ -87,7 +148,7 @@ class Explanation:
 
 class _Group:
     """One group: its user-agent lines and the records that follow them
-    (RFC 9309 §2.1; GRP-1, GRP-2)."""
+    (RFC 9309 §2.1; GRP-1, GRP-2). :class:`Group` is its read-only view."""
 
     __slots__ = ("agents", "binds", "crawl_delay", "is_global", "rules")
 
@@ -109,32 +170,34 @@ class RobotsTxt:
 
     Parsing never raises on content; it is linear in the size of the input.
     Nothing is truncated here: the caller (the middleware) applies the
-    500 KiB limit of RFC 9309 §2.5.
+    500 KiB limit of RFC 9309 §2.5, with :func:`cut_at_limit`.
     """
 
-    __slots__ = ("_by_agent", "_by_token", "_groups", "mode", "notes", "sitemaps")
+    __slots__ = ("_by_agent", "_by_token", "_groups", "_notes", "mode", "sitemaps")
 
     def __init__(
         self,
         groups: list[_Group],
         *,
         sitemaps: tuple[str, ...],
-        notes: tuple[tuple[int, str], ...],
+        notes: tuple[_Pending, ...],
         mode: Mode,
     ) -> None:
         self.mode: Mode = mode
         #: ``sitemap`` URLs, absolute, in file order, without duplicates
         #: (RFC 9309 §2.2.4; OTHER-1). They belong to no group.
         self.sitemaps = sitemaps
-        #: ``(line, reason)`` for each line that was skipped or cut.
-        self.notes = notes
+        self._notes = notes
         self._groups = groups
         self._by_token: dict[str, AgentRules] = {}
         self._by_agent: dict[str, AgentRules] = {}
 
     @classmethod
-    def parse(cls, body: Body, mode: Mode = "rfc") -> RobotsTxt:
+    def parse(cls, body: Body, mode: Mode = "rfc", *, truncated: bool = False) -> RobotsTxt:
         """Parse ``body`` (bytes, or str which is encoded as UTF-8).
+
+        ``truncated``: ``body`` is what :func:`cut_at_limit` left of a longer
+        file, which adds a ``past-limit`` :class:`Note` (and changes no rule).
 
         Raises ``TypeError`` for any other type and ``ValueError`` for an
         unknown ``mode``; never anything for any content (RFC 9309 §2.3.1.5:
@@ -142,7 +205,19 @@ class RobotsTxt:
         """
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
-        return _parse(_as_bytes(body), mode)
+        return _parse(_as_bytes(body), mode, truncated)
+
+    @property
+    def notes(self) -> tuple[Note, ...]:
+        """A :class:`Note` for each line that was skipped, cut or read other
+        than it is written, in line order (a new tuple at each call)."""
+        notes = [_unread_note(*note) if len(note) == 2 else note for note in self._notes]
+        return tuple(Note(*note) for note in sorted(notes, key=itemgetter(0)))
+
+    @property
+    def groups(self) -> tuple[Group, ...]:
+        """The groups in file order, as written (a new view at each call)."""
+        return tuple(Group(tuple(g.agents), tuple(g.rules), g.crawl_delay) for g in self._groups)
 
     def for_agent(self, user_agent: str | bytes) -> AgentRules:
         """The rules that apply to the crawler named ``user_agent``.
@@ -279,8 +354,14 @@ def _text(value: bytes) -> str:
         return "".join(f"%{ord(c) - 0xDC00:02X}" if "\udc80" <= c <= "\udcff" else c for c in text)
 
 
-def _key_and_value(line: bytes) -> tuple[bytes, bytes] | None:
-    """Split a line whose comment is removed into key and value (FMT-6..9).
+def _show(data: bytes) -> str:
+    """A key or value quoted for a note."""
+    return repr(data.decode("utf-8", "backslashreplace"))
+
+
+def _key_and_value(line: bytes) -> tuple[bytes, bytes, bool] | None:
+    """Split a line whose comment is removed into key, value and whether a
+    ``:`` separated them (FMT-6..9).
 
     A port of robots.cc ``GetKeyAndValueFrom``: the first ``:`` separates;
     without one, exactly two whitespace-separated tokens are key and value.
@@ -303,10 +384,78 @@ def _key_and_value(line: bytes) -> tuple[bytes, bytes] | None:
     key = key.strip(_WHITESPACE)
     if not key:
         return None
-    return key, value.strip(_WHITESPACE)
+    return key, value.strip(_WHITESPACE), colon >= 0
 
 
-def _parse(data: bytes, mode: Mode) -> RobotsTxt:
+def _read_as(lowered: bytes) -> _Spellings | None:
+    """The spellings of the key that a lower-cased key is read as, or
+    ``None`` for an unsupported key (robots.cc ``ParsedRobotsKey::Parse``;
+    FMT-10, FMT-11, FMT-12)."""
+    for keys in _PREFIX_KEYS:
+        if lowered.startswith(keys):
+            return keys
+    return _CRAWL_DELAY_SPELLINGS if lowered in _CRAWL_DELAY_SPELLINGS else None
+
+
+def _key_notes(
+    number: int, key: bytes, lowered: bytes, keys: _Spellings, colon: bool
+) -> list[_Noted]:
+    """The typo, key-prefix and missing-colon notes of a line whose key is
+    read as ``keys[0]`` (FMT-9..FMT-11, D-4, D-5)."""
+    notes: list[_Noted] = []
+    shown, name = _show(key), keys[0].decode()
+    matched = next(k for k in keys if lowered.startswith(k))
+    if matched != keys[0]:
+        text = f"{shown} is read as {name!r}: a typo Google's parser accepts (FMT-11, D-4)"
+        notes.append((number, "typo", text))
+    elif lowered != matched:
+        text = f"{shown} is read as {name!r} because it starts with it (FMT-10, D-4)"
+        notes.append((number, "key-prefix", text))
+    if not colon:
+        text = f"no ':' after {shown}: read as key and value as Google's parser does (FMT-9, D-5)"
+        notes.append((number, "missing-colon", text))
+    return notes
+
+
+def _unread_note(number: int, line: bytes) -> _Noted:
+    """Why a line that is not blank has no key and value (FMT-8, FMT-9)."""
+    if b":" in line:
+        return (number, "syntax", "nothing before ':': the line is ignored (FMT-8)")
+    words = line.split(None, 1)
+    if len(words) == 1 and _read_as(words[0].lower()) is not None:
+        text = f"{_show(words[0])} has no ':' and no value: the line is ignored (FMT-9)"
+        return (number, "missing-value", text)
+    text = "no ':' and not two words: not a 'key: value' line, ignored (FMT-9, D-5)"
+    return (number, "syntax", text)
+
+
+def _no_token_note(number: int, value: bytes, product: str) -> _Noted:
+    """A user-agent line without a product token (UA-3); ``product`` is the
+    whole product name rfc mode binds instead (D-21), or empty."""
+    if not value:
+        what = "has no value: its group applies to no crawler"
+    else:
+        whom = f"only to a crawler named exactly {product!r}" if product else "to no crawler"
+        what = f"{_show(value)} has no product token: its group applies {whom}"
+    return (number, "no-token", f"user-agent {what} (RFC 9309 §2.2.1, UA-3, D-21)")
+
+
+def _utf8_notes(lines: list[bytes]) -> list[_Noted]:
+    """A note for each line with bytes that are not UTF-8 (FMT-2)."""
+    notes: list[_Noted] = []
+    for number, raw in enumerate(lines, 1):
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            text = (
+                f"byte {raw[exc.start]:#04x} at column {exc.start + 1} is not UTF-8; in a "
+                "path it is %-escaped byte by byte and matches no UTF-8 URL (FMT-2)"
+            )
+            notes.append((number, "non-utf8", text))
+    return notes
+
+
+def _parse(data: bytes, mode: Mode, truncated: bool) -> RobotsTxt:
     # FMT-3, D-10: a leading UTF-8 BOM, or a prefix of one, is skipped.
     if data[:1] == b"\xef":
         data = data[3:] if data[:3] == _BOM else data[2:] if data[:2] == _BOM[:2] else data[1:]
@@ -314,14 +463,19 @@ def _parse(data: bytes, mode: Mode) -> RobotsTxt:
     group: _Group | None = None
     in_rules = False  # a rule was seen since the last user-agent line (GRP-1)
     sitemaps: dict[str, None] = {}
-    ignored: list[tuple[int, str]] = []
+    notes: list[_Pending] = []
     # FMT-4: CR, LF and CRLF each end a line; bytes.splitlines() splits on
     # exactly these, and numbers lines as robots.cc does.
-    for number, raw in enumerate(data.splitlines(), 1):
+    lines = data.splitlines()
+    for number, raw in enumerate(lines, 1):
         line = raw
         if len(line) > MAX_LINE_BYTES:
             line = line[:MAX_LINE_BYTES]
-            ignored.append((number, f"line longer than {MAX_LINE_BYTES} bytes was cut"))
+            text = (
+                f"line is {len(raw):,} bytes: only the first {MAX_LINE_BYTES:,} are read, "
+                "the rest is dropped (FMT-5, D-9)"
+            )
+            notes.append((number, "line-cut", text))
         # FMT-14: robots.cc handles lines as C strings; a NUL ends the line.
         nul = line.find(b"\0")
         if nul >= 0:
@@ -333,11 +487,18 @@ def _parse(data: bytes, mode: Mode) -> RobotsTxt:
             continue
         pair = _key_and_value(line)
         if pair is None:
-            ignored.append((number, "no key and value"))
+            notes.append((number, line))
             continue
-        key, value = pair
+        key, value, colon = pair
         lowered = key.lower()
-        if lowered.startswith(_USER_AGENT_KEYS):
+        # Nearly every key is spelt right and found with one dict lookup;
+        # the others are read by robots.cc's rules, and noted.
+        keys = _SPELT_RIGHT.get(lowered)
+        if keys is None or not colon:
+            keys = _read_as(lowered)
+            if keys is not None:
+                notes += _key_notes(number, key, lowered, keys, colon)
+        if keys is _USER_AGENT_KEYS:
             if group is None or in_rules:
                 group = _Group()
                 groups.append(group)
@@ -355,20 +516,29 @@ def _parse(data: bytes, mode: Mode) -> RobotsTxt:
                 group.is_global = True
             elif mode == "google":
                 group.binds.add(token)
+                if not token:
+                    notes.append(_no_token_note(number, value, ""))
             else:
-                if token:
-                    group.binds.add(token)
+                product = ""
                 if len(token) < len(agent):
                     product = agent_product(agent)
                     if product:
                         group.binds.add(product)
-        elif lowered.startswith(_ALLOW_KEYS) or lowered.startswith(_DISALLOW_KEYS):
+                if token:
+                    group.binds.add(token)
+                else:
+                    notes.append(_no_token_note(number, value, product))
+        elif keys is _ALLOW_KEYS or keys is _DISALLOW_KEYS:
+            allow = keys is _ALLOW_KEYS
             if group is None:
                 # GRP-3, D-20: rules before any user-agent line are ignored.
-                ignored.append((number, "rule before any user-agent line"))
+                text = (
+                    "rule before any user-agent line: the line is ignored "
+                    "(RFC 9309 §2.2.2, GRP-3, D-20)"
+                )
+                notes.append((number, "before-user-agent", text))
                 continue
             in_rules = True  # an empty value still ends the block (D-19)
-            allow = lowered.startswith(_ALLOW_KEYS)
             pattern = escape_pattern(value, mode)
             group.rules.append(Rule(allow, pattern, number))
             if allow:
@@ -377,29 +547,52 @@ def _parse(data: bytes, mode: Mode) -> RobotsTxt:
                 slash = pattern.rfind("/")
                 if slash >= 0 and pattern.startswith("/index.htm", slash):
                     group.rules.append(Rule(True, pattern[: slash + 1] + "$", number, pattern))
-        elif lowered.startswith(_SITEMAP_KEYS):
+        elif keys is _SITEMAP_KEYS:
             url = _text(value)
             if _ABSOLUTE_URL.match(url):
                 sitemaps[url] = None
             else:
-                ignored.append((number, "sitemap URL is not absolute"))
-        elif lowered in _CRAWL_DELAY_KEYS:
+                text = "sitemap URL is not absolute: the line is ignored (RFC 9309 §2.2.4, OTHER-1)"
+                notes.append((number, "bad-sitemap", text))
+        elif keys is _CRAWL_DELAY_SPELLINGS:
             delay = _CRAWL_DELAY_VALUE.fullmatch(value)
             if group is None:
-                ignored.append((number, "crawl-delay before any user-agent line"))
+                text = "crawl-delay before any user-agent line: the line is ignored (OTHER-2)"
+                notes.append((number, "before-user-agent", text))
             elif delay is None:
-                ignored.append((number, "crawl-delay is not a number of seconds"))
+                text = "crawl-delay is not a number of seconds: the line is ignored (OTHER-2)"
+                notes.append((number, "bad-crawl-delay", text))
             elif group.crawl_delay is None:
                 group.crawl_delay = float(delay.group())
         else:
             # FMT-12, GRP-7: other records are skipped and never end a group.
-            ignored.append((number, f"unsupported key {_text(key)!r}"))
-    return RobotsTxt(
-        groups,
-        sitemaps=tuple(sitemaps),
-        notes=tuple(ignored),
-        mode=mode,
-    )
+            text = f"unsupported key {_text(key)!r}: the line is ignored (RFC 9309 §2.2.4, FMT-12)"
+            notes.append((number, "unknown-key", text))
+    # FMT-1, FMT-2: one check of the whole body; only a body that fails it
+    # is looked at line by line (a line is UTF-8 if and only if the body
+    # is: CR and LF never split a UTF-8 sequence).
+    if not data.isascii():
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            notes += _utf8_notes(lines)
+    if truncated:
+        text = (
+            f"this line and the rest are past {MAX_BYTES:,} bytes (500 KiB) and ignored "
+            "(RFC 9309 §2.5, HTTP-12, HTTP-13)"
+        )
+        notes.append((len(lines) + 1, "past-limit", text))
+    return RobotsTxt(groups, sitemaps=tuple(sitemaps), notes=tuple(notes), mode=mode)
 
 
-__all__ = ["MAX_LINE_BYTES", "Explanation", "RobotsTxt", "Rule"]
+__all__ = [
+    "MAX_BYTES",
+    "MAX_LINE_BYTES",
+    "NOTE_CODES",
+    "Body",
+    "Explanation",
+    "Group",
+    "Note",
+    "RobotsTxt",
+    "cut_at_limit",
+]

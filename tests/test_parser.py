@@ -13,7 +13,15 @@ from hypothesis import strategies as st
 from jwm.robotstxt.googlebot import RobotsMatcher
 
 from scrapy_robots_rfc import RobotsTxt
-from scrapy_robots_rfc.parser import MAX_BYTES, MAX_LINE_BYTES, cut_at_limit
+from scrapy_robots_rfc.matcher import Rule
+from scrapy_robots_rfc.parser import (
+    MAX_BYTES,
+    MAX_LINE_BYTES,
+    NOTE_CODES,
+    Group,
+    Note,
+    cut_at_limit,
+)
 
 
 def verdicts(body: bytes, agent: str, url: str) -> tuple[bool, bool, bool]:
@@ -191,7 +199,14 @@ def test_line_length_cut() -> None:
     check(body, "FooBot", cut, False)
     check(body, "FooBot", cut[:-1], True)
     robots = RobotsTxt.parse(body)
-    assert (2, f"line longer than {MAX_LINE_BYTES} bytes was cut") in robots.notes
+    assert robots.notes == (
+        Note(
+            2,
+            "line-cut",
+            f"line is {len(head + pattern):,} bytes: only the first {MAX_LINE_BYTES:,} are "
+            "read, the rest is dropped (FMT-5, D-9)",
+        ),
+    )
 
 
 def test_line_at_the_limit_is_whole() -> None:
@@ -237,7 +252,14 @@ def test_sitemaps() -> None:
         "http://e.com/café.xml",
         "http://e.com/%E9.xml",
     )
-    assert (5, "sitemap URL is not absolute") in robots.notes
+    assert [note[:2] for note in robots.notes] == [
+        (3, "typo"),  # site-map (FMT-11)
+        (5, "bad-sitemap"),
+        (8, "non-utf8"),
+    ]
+    assert robots.notes[1].text == (
+        "sitemap URL is not absolute: the line is ignored (RFC 9309 §2.2.4, OTHER-1)"
+    )
     # Sitemap lines do not end the group: the disallow still applies.
     assert robots.allowed("http://e.com/x", "FooBot") is False
 
@@ -347,11 +369,155 @@ def test_explain_robots_txt_exemption() -> None:
 def test_notes_list_skipped_lines() -> None:
     body = b"allow: /x\nfoo bar baz\nuser-agent: a\nhost: e.com\ncrawl-delay: x\n"
     assert RobotsTxt.parse(body).notes == (
-        (1, "rule before any user-agent line"),
-        (2, "no key and value"),
-        (4, "unsupported key 'host'"),
-        (5, "crawl-delay is not a number of seconds"),
+        Note(
+            1,
+            "before-user-agent",
+            "rule before any user-agent line: the line is ignored (RFC 9309 §2.2.2, GRP-3, D-20)",
+        ),
+        Note(
+            2,
+            "syntax",
+            "no ':' and not two words: not a 'key: value' line, ignored (FMT-9, D-5)",
+        ),
+        Note(
+            4,
+            "unknown-key",
+            "unsupported key 'host': the line is ignored (RFC 9309 §2.2.4, FMT-12)",
+        ),
+        Note(
+            5,
+            "bad-crawl-delay",
+            "crawl-delay is not a number of seconds: the line is ignored (OTHER-2)",
+        ),
     )
+
+
+# Notes: each code at its line (what ``lint`` prints, scrapy_robots_rfc/lint.py).
+NOTES = [
+    ("typo", b"user-agent: a\ndissallow: /x\n", 2, "'dissallow' is read as 'disallow': a typo"),
+    ("typo", b"user-agent: a\ncrawl_delay: 1\n", 2, "'crawl_delay' is read as"),
+    ("typo", b"User Agent: a\n", 1, "'User Agent' is read as 'user-agent': a typo"),
+    ("key-prefix", b"user-agent: a\nDisallowed: /x\n", 2, "'Disallowed' is read as 'disallow' "),
+    ("key-prefix", b"Sitemaps: https://e.com/s\n", 1, "'Sitemaps' is read as 'sitemap'"),
+    ("missing-colon", b"user-agent a\n", 1, "no ':' after 'user-agent': read as key and value"),
+    ("missing-value", b"user-agent: a\nDisallow\n", 2, "'Disallow' has no ':' and no value"),
+    ("syntax", b"user-agent: a\n : /x\n", 2, "nothing before ':': the line is ignored"),
+    ("syntax", b"user-agent: a\ndisallow /a /b\n", 2, "no ':' and not two words"),
+    ("syntax", b"user-agent: a\nnoindex\n", 2, "no ':' and not two words"),
+    ("unknown-key", b"user-agent: a\nNoindex: /x\n", 2, "unsupported key 'Noindex'"),
+    ("before-user-agent", b"\nDisallow: /x\n", 2, "rule before any user-agent line"),
+    ("before-user-agent", b"crawl-delay: 1\nuser-agent: a\n", 1, "crawl-delay before any"),
+    ("bad-sitemap", b"sitemap: sitemap.xml\n", 1, "sitemap URL is not absolute"),
+    ("bad-crawl-delay", b"user-agent: a\ncrawl-delay: -1\n", 2, "crawl-delay is not a number"),
+    ("no-token", b"user-agent: 42bot\n", 1, "user-agent '42bot' has no product token"),
+    ("no-token", b"user-agent:\n", 1, "user-agent has no value: its group applies to no crawler"),
+    (
+        "non-utf8",
+        b"user-agent: a\r\ndisallow: /caf\xe9\n",
+        2,
+        "byte 0xe9 at column 15 is not UTF-8",
+    ),
+    ("non-utf8", b"\xef\xbb\xbf#\xff\n", 1, "byte 0xff at column 2 is not UTF-8"),
+    ("line-cut", b"# " + b"x" * MAX_LINE_BYTES, 1, f"line is {MAX_LINE_BYTES + 2:,} bytes"),
+]
+
+
+@pytest.mark.parametrize(("code", "body", "line", "start"), NOTES, ids=[r[0] for r in NOTES])
+def test_note_codes(code: str, body: bytes, line: int, start: str) -> None:
+    for mode in ("rfc", "google"):
+        notes = RobotsTxt.parse(body, mode).notes  # type: ignore[arg-type]
+        assert [(n.line, n.code) for n in notes] == [(line, code)], mode
+        assert notes[0].text.startswith(start)
+        assert code in NOTE_CODES
+
+
+def test_notes_of_a_clean_file() -> None:
+    body = (
+        b"\xef\xbb\xbfUser-agent: *\nDisallow: /a\nAllow: /caf\xc3\xa9\nSitemap: https://e.com/s\n"
+    )
+    assert RobotsTxt.parse(body).notes == ()
+
+
+def test_notes_in_line_order_several_per_line() -> None:
+    body = b"user-agent: a\nDissallow /caf\xe9\nhost: x\n"
+    notes = RobotsTxt.parse(body).notes
+    assert [(n.line, n.code) for n in notes] == [
+        (2, "typo"),
+        (2, "missing-colon"),
+        (2, "non-utf8"),
+        (3, "unknown-key"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("mode", "text"),
+    [
+        ("rfc", "its group applies only to a crawler named exactly '12mjbot'"),
+        ("google", "its group applies to no crawler"),
+    ],
+)
+def test_no_token_note_says_what_the_mode_binds(mode: str, text: str) -> None:
+    """D-21: rfc mode binds the whole product name of a value without token."""
+    robots = RobotsTxt.parse(b"user-agent: 12MJbot/1.0\ndisallow: /\n", mode)  # type: ignore[arg-type]
+    (note,) = robots.notes
+    assert note.text == (
+        f"user-agent '12MJbot/1.0' has no product token: {text} (RFC 9309 §2.2.1, UA-3, D-21)"
+    )
+    # What it says is what the parser does.
+    assert robots.allowed("http://e.com/x", "12MJbot") is (mode == "google")
+
+
+def test_past_limit_note() -> None:
+    body, truncated = cut_at_limit(b"user-agent: *\ndisallow: /a\ndisallow: /b\n", 30)
+    assert truncated
+    robots = RobotsTxt.parse(body, truncated=truncated)
+    assert robots.notes == (
+        Note(
+            3,
+            "past-limit",
+            f"this line and the rest are past {MAX_BYTES:,} bytes (500 KiB) and ignored "
+            "(RFC 9309 §2.5, HTTP-12, HTTP-13)",
+        ),
+    )
+    assert RobotsTxt.parse(body).notes == ()
+
+
+def test_note_codes_cite_the_spec() -> None:
+    assert all(text.endswith(")") for text in NOTE_CODES.values())
+    assert list(NOTE_CODES)[:3] == ["past-limit", "line-cut", "non-utf8"]
+    with pytest.raises(TypeError):
+        NOTE_CODES["new"] = "read-only"  # type: ignore[index]
+
+
+def test_groups_view() -> None:
+    robots = RobotsTxt.parse(EXPLAIN_BODY)
+    assert robots.groups == (
+        Group(agents=("*",), rules=(Rule(False, "/private", 3),), crawl_delay=None),
+        Group(
+            agents=("FooBot", "BarBot"),
+            rules=(
+                Rule(False, "/a", 7),
+                Rule(True, "/a/b", 8),
+                Rule(False, "/a/b", 9),
+                Rule(True, "/d/index.html", 10),
+                Rule(True, "/d/$", 10, "/d/index.html"),  # PATH-9
+                Rule(False, "/d/", 11),
+                Rule(False, "/*.gif$", 12),
+            ),
+            crawl_delay=None,
+        ),
+    )
+
+
+def test_groups_view_is_read_only_and_unmerged() -> None:
+    body = b"user-agent: a\ncrawl-delay: 2\ndisallow: /x\nuser-agent: b\nuser-agent: a\nallow: /\n"
+    robots = RobotsTxt.parse(body)
+    first, second = robots.groups
+    assert (first.agents, first.crawl_delay, second.agents) == (("a",), 2.0, ("b", "a"))
+    with pytest.raises(AttributeError):
+        first.agents = ()  # type: ignore[misc]
+    assert robots.groups == (first, second)
+    assert RobotsTxt.parse(b"disallow: /\n").groups == ()
 
 
 @pytest.mark.parametrize("body", [None, 1, ["user-agent: *"], object()])

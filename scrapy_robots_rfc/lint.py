@@ -1,0 +1,208 @@
+"""What a robots.txt author would want to know: ``python -m scrapy_robots_rfc
+lint``.
+
+Pure, like :mod:`.parser` and :mod:`.matcher`: it never imports Scrapy and
+does no I/O; :mod:`.cli` reads the file and prints. The findings come from
+two places:
+
+* the parser's notes (:attr:`.RobotsTxt.notes`), one finding each, with the
+  same code and text: lines that are skipped or cut, keys read other than
+  they are written, bytes that are not UTF-8, content past the 500 KiB limit;
+* the rules of each group as written (:attr:`.RobotsTxt.groups`): rules that
+  match nothing, never match, never decide (``shadowed``) or repeat another
+  (``duplicate``).
+
+Every code is listed in :data:`CODES`. The command prints one
+``SOURCE:LINE: CODE: message`` line per finding. With ``--json`` it prints
+one JSON object per finding with the keys ``source``, ``line``, ``kind``,
+``code``, ``message`` and ``note``: ``kind`` is the code under its name of
+earlier versions, kept for compatibility, and always equals ``code``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+from .matcher import literal_prefix, pattern_matches
+from .parser import NOTE_CODES, RobotsTxt
+
+if TYPE_CHECKING:
+    from .matcher import Mode, Rule
+
+#: What ``lint`` reports, by code: the parser's notes (:data:`NOTE_CODES`),
+#: then what the rules of a group say about each other. Every code but
+#: those of :data:`NOTE_ONLY` is a finding; those are notes that do not
+#: change the exit status (``Disallow:`` is the usual way to say "allow
+#: everything").
+CODES: Mapping[str, str] = MappingProxyType(
+    {
+        **NOTE_CODES,
+        "never-matches": "a pattern not starting with '/' or '*' matches no URL (PATH-10, D-6)",
+        "shadowed": "a rule that a rule of the other kind always overrides (PATH-5, PATH-6)",
+        "duplicate": "the same rule earlier in the same group",
+        "empty-rule": "note: an empty allow/disallow matches nothing (FMT-15, D-19)",
+        "incomplete": "note: too many rules to search them all for shadowed ones",
+    }
+)
+#: The codes that are notes, not findings.
+NOTE_ONLY = frozenset({"empty-rule", "incomplete"})
+
+#: Rule pairs compared in search of shadowed rules, per file: a group of
+#: thousands of ``/*...`` rules would otherwise take minutes.
+MAX_COMPARISONS = 5_000_000
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One ``lint`` finding: a line, a code of :data:`CODES` and what to
+    tell the author."""
+
+    line: int
+    code: str
+    message: str
+
+    @property
+    def is_note(self) -> bool:
+        """Whether it is only a note (:data:`NOTE_ONLY`)."""
+        return self.code in NOTE_ONLY
+
+
+def lint(body: bytes, mode: Mode = "rfc", *, truncated: bool = False) -> list[Finding]:
+    """The findings for the robots.txt ``body``, in line order.
+
+    ``truncated`` says that ``body`` was cut at the 500 KiB limit
+    (:func:`~.parser.cut_at_limit`), which is then a finding too.
+    """
+    robots = RobotsTxt.parse(body, mode, truncated=truncated)
+    found = [Finding(note.line, note.code, note.text) for note in robots.notes]
+    budget = MAX_COMPARISONS
+    for group in robots.groups:
+        group_found, budget = _group_findings(group.rules, budget)
+        found += group_found
+    return sorted(set(found))
+
+
+def _never_matches(pattern: str) -> bool:
+    """PATH-10, D-6: every match string starts with ``/`` (URL-1), so a
+    pattern whose first character is neither ``/`` nor ``*`` matches none
+    (this includes a lone ``$``)."""
+    return not pattern.startswith(("/", "*"))
+
+
+def _covers(wide: Rule, narrow: Rule) -> bool:
+    """Whether ``wide`` matches every path that ``narrow`` matches.
+
+    Sufficient, not necessary: ``narrow``'s pattern is written as a word in
+    which each ``*`` (and, unless ``narrow`` ends with ``$``, the end) is a
+    NUL, a character no pattern contains (FMT-14) and so only a ``*`` of
+    ``wide`` can match. If ``wide`` matches that word (:func:`pattern_matches`,
+    exact for ``*``-only patterns, PATH-2, PATH-3), it matches every path
+    obtained by putting any text in place of the NULs: every path ``narrow``
+    matches.
+    """
+    pattern = narrow.pattern
+    anchored = pattern.endswith("$")
+    word = (pattern[:-1] if anchored else pattern).replace("*", "\0")
+    return pattern_matches(wide.pattern, word if anchored else word + "\0")
+
+
+def _beats(rule: Rule, other: Rule) -> bool:
+    """Whether ``rule`` decides over ``other`` when both match: longer, or
+    an allow of the same length (RFC 9309 §2.2.2; PATH-5, PATH-6)."""
+    if len(rule.pattern) != len(other.pattern):
+        return len(rule.pattern) > len(other.pattern)
+    return rule.allow and not other.allow
+
+
+def _group_findings(rules: Sequence[Rule], budget: int) -> tuple[list[Finding], int]:
+    """Empty, never-matching, shadowed and duplicate rules of one group, and
+    what is left of ``budget``, the rule pairs that may still be compared."""
+    found: list[Finding] = []
+    live: list[Rule] = []
+    dead_lines: set[int] = set()
+    for rule in rules:
+        if rule.index_of is not None:
+            live.append(rule)
+        elif not rule.pattern:
+            found.append(
+                Finding(
+                    rule.line,
+                    "empty-rule",
+                    f"empty {rule.kind}: matches nothing, a no-op (not an error); it still "
+                    "ends the user-agent lines of its group (FMT-15, D-19)",
+                )
+            )
+        elif _never_matches(rule.pattern):
+            dead_lines.add(rule.line)
+            found.append(
+                Finding(
+                    rule.line,
+                    "never-matches",
+                    f"{rule.kind}: {rule.pattern} matches no URL: a path starts with '/' "
+                    "(write '/' or '*' first; PATH-10, D-6)",
+                )
+            )
+        else:
+            live.append(rule)
+    # Only a rule whose literal prefix starts the other's can cover it.
+    by_prefix: dict[str, list[Rule]] = {}
+    for rule in live:
+        by_prefix.setdefault(literal_prefix(rule.pattern), []).append(rule)
+    sizes = sorted({len(prefix) for prefix in by_prefix})
+    # A line with a derived index.html rule (PATH-9) is dead only when all
+    # of its rules are.
+    per_line: dict[int, list[tuple[Rule, Rule | None]]] = {}
+    for rule in live:
+        prefix = literal_prefix(rule.pattern)
+        covering: list[Rule] = []
+        if budget <= 0:
+            found.append(
+                Finding(
+                    rule.line,
+                    "incomplete",
+                    f"more than {MAX_COMPARISONS:,} pairs of rules compared: rules from this "
+                    "line on are not searched for shadowed or duplicate ones",
+                )
+            )
+            break
+        for size in sizes:
+            if size > len(prefix):
+                break
+            candidates = by_prefix.get(prefix[:size], ())
+            budget -= len(candidates)
+            for other in candidates:
+                if other.line == rule.line:
+                    continue
+                if other.allow != rule.allow:
+                    wins = _beats(other, rule)
+                else:
+                    wins = other.pattern == rule.pattern and other.line < rule.line
+                if wins and _covers(other, rule):
+                    covering.append(other)
+        # Name a rule of the other kind if there is one, then the first.
+        winner = min(covering, key=lambda r: (r.allow == rule.allow, r.line), default=None)
+        per_line.setdefault(rule.line, []).append((rule, winner))
+    for line, pairs in per_line.items():
+        if line in dead_lines or any(winner is None for _, winner in pairs):
+            continue
+        rule, winner = next((p for p in pairs if p[0].index_of is None), pairs[0])
+        assert winner is not None
+        shown = f"{winner.kind}: {winner.pattern} (line {winner.line})"
+        if winner.allow == rule.allow:
+            found.append(Finding(line, "duplicate", f"{rule.kind}: {rule.pattern} repeats {shown}"))
+        else:
+            found.append(
+                Finding(
+                    line,
+                    "shadowed",
+                    f"{rule.kind}: {rule.pattern} never decides: {shown} matches every URL it "
+                    "matches and wins (longest match, allow on a tie; PATH-5, PATH-6)",
+                )
+            )
+    return found, budget
+
+
+__all__ = ["CODES", "MAX_COMPARISONS", "NOTE_ONLY", "Finding", "lint"]

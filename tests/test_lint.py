@@ -1,0 +1,211 @@
+"""``lint`` as a function (scrapy_robots_rfc/lint.py), and the public matcher
+functions it is built on. The command line around it is tested in
+test_cli.py."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scrapy_robots_rfc import RobotsTxt
+from scrapy_robots_rfc.lint import CODES, MAX_COMPARISONS, NOTE_ONLY, Finding, lint
+from scrapy_robots_rfc.matcher import MODES, Mode, literal_prefix, pattern_matches
+from scrapy_robots_rfc.parser import MAX_BYTES, NOTE_CODES, cut_at_limit
+
+# -- findings: the parser's notes, then what the rules of a group say -------
+
+
+def test_every_note_is_a_finding() -> None:
+    body = b"Disallow: /a\nuser-agent: *\nDissallow /b\nHost: e.com\n"
+    robots = RobotsTxt.parse(body)
+    assert lint(body) == sorted(Finding(n.line, n.code, n.text) for n in robots.notes)
+    assert [(f.line, f.code) for f in lint(body)] == [
+        (1, "before-user-agent"),
+        (3, "missing-colon"),
+        (3, "typo"),
+        (4, "unknown-key"),
+    ]
+
+
+def test_codes() -> None:
+    assert list(CODES)[: len(NOTE_CODES)] == list(NOTE_CODES)
+    assert list(CODES)[len(NOTE_CODES) :] == [
+        "never-matches",
+        "shadowed",
+        "duplicate",
+        "empty-rule",
+        "incomplete",
+    ]
+    assert NOTE_ONLY.issubset(CODES)
+    assert all(CODES[code].startswith("note: ") for code in NOTE_ONLY)
+
+
+def test_truncated_is_a_finding_past_the_last_line() -> None:
+    body, truncated = cut_at_limit(b"user-agent: *\n" + b"#" * MAX_BYTES + b"\n")
+    assert truncated
+    (finding,) = lint(body, truncated=True)
+    assert (finding.line, finding.code, finding.is_note) == (2, "past-limit", False)
+    assert lint(body) == []
+
+
+@pytest.mark.parametrize(
+    ("rules", "expected"),
+    [
+        ("Disallow:\n", [(2, "empty-rule", True)]),
+        ("Allow: foo\n", [(2, "never-matches", False)]),
+        ("Disallow: $\n", [(2, "never-matches", False)]),
+        ("Disallow: /a\nAllow: /a\n", [(2, "shadowed", False)]),
+        ("Disallow: /a\nDisallow: /a\n", [(3, "duplicate", False)]),
+        ("Disallow: /a*\nAllow: /a\n", [(3, "shadowed", False)]),  # longer wins
+        ("Allow: /a/*\nDisallow: /a/\n", [(3, "shadowed", False)]),
+        ("Disallow: /a$\nAllow: /a*\n", [(2, "shadowed", False)]),  # allow wins a tie
+        ("Disallow: /a\nAllow: /a/\n", []),
+        # PATH-9: "allow: /d/index.html" is dead only with its derived /d/$ rule.
+        ("Allow: /d/index.html\nDisallow: /d/index.html*\n", []),
+        (
+            "Allow: /d/index.html\nDisallow: /d/index.html*\nDisallow: /d/*$\n",
+            [(2, "shadowed", False)],
+        ),
+    ],
+)
+def test_group_findings(rules: str, expected: list[tuple[int, str, bool]]) -> None:
+    found = lint(b"User-agent: *\n" + rules.encode())
+    assert [(f.line, f.code, f.is_note) for f in found] == expected
+
+
+def test_groups_are_searched_one_by_one() -> None:
+    body = b"User-agent: a\nDisallow: /x\n\nUser-agent: b\nAllow: /x\n"
+    assert lint(body) == []
+
+
+def test_shadowed_message() -> None:
+    (finding,) = lint(b"User-agent: *\nAllow: /same\nDisallow: /same\n")
+    assert finding == Finding(
+        3,
+        "shadowed",
+        "disallow: /same never decides: allow: /same (line 2) matches every URL it matches "
+        "and wins (longest match, allow on a tie; PATH-5, PATH-6)",
+    )
+
+
+def test_comparison_budget_is_one_counter_for_the_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    from scrapy_robots_rfc import lint as module
+
+    monkeypatch.setattr(module, "MAX_COMPARISONS", 3)
+    group = b"User-agent: %s\n" + b"".join(b"Disallow: /%d\n" % i for i in range(4))
+    found = lint(group % b"a" + group % b"b")
+    incomplete = [(f.line, f.is_note) for f in found if f.code == "incomplete"]
+    # Each rule is compared with itself only: three rules of "a", then none.
+    assert incomplete == [(5, True), (7, True)]
+    assert MAX_COMPARISONS == 5_000_000
+
+
+# -- "shadowed" and "duplicate" are proofs: such a rule never decides -----
+
+_PATHS = ["/" + "".join(p) for p in itertools.product("/ab", repeat=4)]
+_PATHS += ["/", "/a", "/b", "/ab", "/a/", "/ba"]
+
+_pattern = st.builds(
+    lambda body, end: "/" + body + end,
+    st.text(alphabet="ab/*", max_size=3),
+    st.sampled_from(["", "", "$"]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.booleans(), _pattern), min_size=2, max_size=6),
+    st.sampled_from(MODES),
+)
+def test_shadowed_rules_never_decide(rules: list[tuple[bool, str]], mode: Mode) -> None:
+    body = "User-agent: *\n" + "".join(
+        f"{'Allow' if allow else 'Disallow'}: {pattern}\n" for allow, pattern in rules
+    )
+    found = lint(body.encode(), mode)
+    dead = {f.line for f in found if f.code in ("shadowed", "duplicate")}
+    agent = RobotsTxt.parse(body, mode).for_agent("bot")
+    for path in _PATHS:
+        rule = agent.decide(path)
+        assert rule is None or rule.line not in dead, (path, rule)
+
+
+# -- no-token: what lint says is what the parser does (D-21) --------------
+
+
+@pytest.mark.parametrize(
+    ("mode", "message"),
+    [
+        (
+            "rfc",
+            "user-agent '42bot' has no product token: its group applies only to a crawler "
+            "named exactly '42bot' (RFC 9309 §2.2.1, UA-3, D-21)",
+        ),
+        (
+            "google",
+            "user-agent '42bot' has no product token: its group applies to no crawler "
+            "(RFC 9309 §2.2.1, UA-3, D-21)",
+        ),
+    ],
+)
+def test_lint_no_token_says_who_the_group_is_for(mode: Mode, message: str) -> None:
+    body = b"User-agent: 42bot\nDisallow: /x\n"
+    found = lint(body, mode)
+    assert [(f.line, f.code, f.message) for f in found] == [(1, "no-token", message)]
+    # What it says is what the parser does.
+    robots = RobotsTxt.parse(body, mode)
+    assert robots.allowed("http://e.com/x", "42bot") is (mode == "google")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_lint_a_value_without_a_product_name(mode: Mode) -> None:
+    """``User-agent: /foo`` has neither a token nor a product name."""
+    body = b"User-agent: /foo\nDisallow: /x\n"
+    found = lint(body, mode)
+    assert [(f.code, f.message) for f in found] == [
+        (
+            "no-token",
+            "user-agent '/foo' has no product token: its group applies to no crawler "
+            "(RFC 9309 §2.2.1, UA-3, D-21)",
+        )
+    ]
+    robots = RobotsTxt.parse(body, mode)
+    for name in ("", "/foo", "foo", "*"):
+        if mode == "google" and name == "":
+            continue  # Google's parser gives "" the groups of empty tokens (UA-7)
+        assert robots.allowed("http://e.com/x", name) is True, name
+
+
+# -- the public matcher functions lint uses (PATH-1..PATH-3) ---------------
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "matches"),
+    [
+        ("/a", "/a", True),
+        ("/a", "/ab", True),
+        ("/a", "/", False),
+        ("/a$", "/a", True),
+        ("/a$", "/ab", False),
+        ("/*.gif$", "/x/y.gif", True),
+        ("/*.gif$", "/x/y.gif?z", False),
+        ("/*a*b", "/xaxb/", True),
+        ("/*a*b", "/xbxa", False),
+        ("*", "/anything", True),
+        ("", "/anything", True),
+        ("/a**b$", "/ab", True),
+        ("$", "/", False),
+    ],
+)
+def test_pattern_matches(pattern: str, path: str, matches: bool) -> None:
+    assert pattern_matches(pattern, path) is matches
+
+
+@pytest.mark.parametrize(
+    ("pattern", "prefix"),
+    [("/a/b", "/a/b"), ("/a$", "/a"), ("/a*b$", "/a"), ("*.gif", ""), ("", ""), ("/$*", "/$")],
+)
+def test_literal_prefix(pattern: str, prefix: str) -> None:
+    assert literal_prefix(pattern) == prefix
