@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
@@ -139,14 +139,13 @@ class Fetcher:
         fresh_for = policy.lifetime(cache_control, config.cache_ttl)
         if answer.state is State.UNREACHABLE:
             hint = policy.retry_after(headers.get(b"Retry-After"), self.clock())
-            answer = Answer(answer.state, answer.detail, answer.status, answer.url,
-                            answer.redirects, hint)  # fmt: skip
-            return Fetched(answer)
+            return Fetched(replace(answer, retry_hint=hint))
         if answer.state is not State.RULES:
             return Fetched(answer, fresh_for=fresh_for)
         if "dataloss" in response.flags:
+            # The redirects that led here still count.
             detail = "truncated body (data loss)"
-            return Fetched(Answer(State.UNREACHABLE, detail, answer.status, answer.url))
+            return Fetched(replace(answer, state=State.UNREACHABLE, detail=detail))
         # HTTP-12, HTTP-13: at most max_bytes; a line cut there is dropped.
         body, truncated = cut_at_limit(response.body, config.max_bytes)
         if truncated:

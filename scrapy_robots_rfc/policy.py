@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Container
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from email.utils import parsedate_to_datetime
 from enum import Enum
 from typing import TYPE_CHECKING, Generic, Literal, TypeVar
@@ -285,8 +285,7 @@ class Redirects:
         return self._at_end(Answer(state, detail, status))
 
     def _at_end(self, answer: Answer) -> Answer:
-        url = self.url if self.hops else None
-        return Answer(answer.state, answer.detail, answer.status, url, self.hops, answer.retry_hint)
+        return replace(answer, url=self.url if self.hops else None, redirects=self.hops)
 
 
 @dataclass(slots=True)
