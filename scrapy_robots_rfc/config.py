@@ -31,13 +31,18 @@ def _invalid(name: str, value: Any, allowed: str) -> ValueError:
     )
 
 
-def _number(settings: BaseSettings, name: str, default: float, *, minimum: float) -> float:
+def _number(
+    settings: BaseSettings, name: str, default: float, kind: type[float], minimum: float, unit: str
+) -> float:
+    """The finite number ``name`` of at least ``minimum``; ``kind`` is
+    ``int`` or ``float``."""
     value = settings.get(name, default)
-    allowed = f"a number of {minimum:g} or more (seconds)"
+    noun = "an integer" if kind is int else "a number"
+    allowed = f"{noun} of {minimum:g} or more ({unit})"
     if isinstance(value, bool):
         raise _invalid(name, value, allowed)
     try:
-        number = float(value)
+        number = kind(str(value).strip()) if kind is int else kind(value)
     except (TypeError, ValueError):
         raise _invalid(name, value, allowed) from None
     if not number >= minimum or number == float("inf"):  # rejects NaN too
@@ -45,18 +50,25 @@ def _number(settings: BaseSettings, name: str, default: float, *, minimum: float
     return number
 
 
-def _integer(settings: BaseSettings, name: str, default: int, *, minimum: int, what: str) -> int:
-    value = settings.get(name, default)
-    allowed = f"an integer of {minimum} or more ({what})"
-    if isinstance(value, bool):
-        raise _invalid(name, value, allowed)
-    try:
-        number = int(str(value).strip())
-    except (TypeError, ValueError):
-        raise _invalid(name, value, allowed) from None
-    if number < minimum:
-        raise _invalid(name, value, allowed)
-    return number
+#: The numeric settings: the :class:`Config` field, the setting, ``int`` or
+#: ``float``, the least value allowed and its unit.
+_NUMBERS: tuple[tuple[str, str, type[float], float, str], ...] = (
+    ("max_redirects", "ROBOTSTXT_RFC_MAX_REDIRECTS", int, 0, "redirect hops"),
+    (
+        "max_bytes",
+        "ROBOTSTXT_RFC_MAX_BYTES",
+        int,
+        MAX_BYTES,
+        "bytes; RFC 9309 §2.5 requires at least 500 KiB",
+    ),
+    ("cache_ttl", "ROBOTSTXT_RFC_CACHE_TTL", float, 1, "seconds"),
+    ("max_origins", "ROBOTSTXT_RFC_MAX_ORIGINS", int, 1, "origins"),
+    ("timeout", "ROBOTSTXT_RFC_TIMEOUT", float, 0.001, "seconds"),
+    ("unreachable_retry", "ROBOTSTXT_RFC_UNREACHABLE_RETRY", float, 0.001, "seconds"),
+    ("unreachable_wait", "ROBOTSTXT_RFC_UNREACHABLE_WAIT", float, 0, "seconds"),
+    ("crawl_delay_max", "ROBOTSTXT_RFC_CRAWL_DELAY_MAX", float, 0, "seconds"),
+    ("unreachable_days", "ROBOTSTXT_RFC_UNREACHABLE_DAYS", float, 0, "days"),
+)
 
 
 def _flag(settings: BaseSettings, name: str, default: bool) -> bool:
@@ -138,49 +150,16 @@ class Config:
         robots_ua = settings.get("ROBOTSTXT_USER_AGENT")
         if robots_ua is not None and not isinstance(robots_ua, str):
             raise _invalid("ROBOTSTXT_USER_AGENT", robots_ua, "a string")
+        numbers: dict[str, Any] = {
+            field: _number(settings, name, getattr(default, field), kind, minimum, unit)
+            for field, name, kind, minimum, unit in _NUMBERS
+        }
         return cls(
             mode=mode_from_settings(settings),
-            max_redirects=_integer(
-                settings,
-                "ROBOTSTXT_RFC_MAX_REDIRECTS",
-                default.max_redirects,
-                minimum=0,
-                what="redirect hops",
-            ),
-            max_bytes=_integer(
-                settings,
-                "ROBOTSTXT_RFC_MAX_BYTES",
-                default.max_bytes,
-                minimum=MAX_BYTES,
-                what="bytes; RFC 9309 §2.5 requires at least 500 KiB",
-            ),
-            cache_ttl=_number(settings, "ROBOTSTXT_RFC_CACHE_TTL", default.cache_ttl, minimum=1),
-            max_origins=_integer(
-                settings,
-                "ROBOTSTXT_RFC_MAX_ORIGINS",
-                default.max_origins,
-                minimum=1,
-                what="origins",
-            ),
-            timeout=_number(settings, "ROBOTSTXT_RFC_TIMEOUT", default.timeout, minimum=0.001),
-            unreachable_retry=_number(
-                settings,
-                "ROBOTSTXT_RFC_UNREACHABLE_RETRY",
-                default.unreachable_retry,
-                minimum=0.001,
-            ),
-            unreachable_wait=_number(
-                settings, "ROBOTSTXT_RFC_UNREACHABLE_WAIT", default.unreachable_wait, minimum=0
-            ),
             crawl_delay=_flag(settings, "ROBOTSTXT_RFC_CRAWL_DELAY", default.crawl_delay),
-            crawl_delay_max=_number(
-                settings, "ROBOTSTXT_RFC_CRAWL_DELAY_MAX", default.crawl_delay_max, minimum=0
-            ),
             robots_user_agent=robots_ua or None,
             store=_store(settings),
-            unreachable_days=_number(
-                settings, "ROBOTSTXT_RFC_UNREACHABLE_DAYS", default.unreachable_days, minimum=0
-            ),
             user_agent=str(settings.get("USER_AGENT") or ""),
             report=_path(settings, "ROBOTSTXT_RFC_REPORT"),
+            **numbers,
         )

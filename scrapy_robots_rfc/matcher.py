@@ -549,6 +549,27 @@ class AgentRules:
             return None
         return self.decide(path)
 
+    def explain(self, path: str) -> tuple[Rule | None, str]:
+        """The rule that decides the match string ``path`` (RFC 9309
+        §2.2.2: the longest match) and why, in words: the one wording of a
+        verdict's reason, for :meth:`RobotsTxt.explain` and the middleware."""
+        if self.mode == "rfc" and path == ROBOTS_TXT_PATH:
+            return None, "/robots.txt is always allowed (RFC 9309 §2.2.2)"
+        if not self.agents:
+            named = "" if self.token == "*" else f"no group names {self.token!r} and "
+            return None, f"{named}there is no '*' group"
+        rule = self.decide(path)
+        group = ", ".join(repr(agent) for agent in self.agents)
+        if rule is None:
+            return None, f"no rule of the group for {group} matches {path!r}"
+        reason = (
+            f"{rule.kind} rule {rule.pattern!r} on line {rule.line} is the "
+            f"longest match for {path!r} in the group for {group}"
+        )
+        if rule.index_of is not None:
+            reason += f" (derived from allow: {rule.index_of})"
+        return rule, reason
+
     def allowed_path(self, path: str) -> bool:
         """The verdict for a match string already in this mode's form."""
         rule = self.deciding_rule(path)

@@ -181,13 +181,7 @@ class RobotsTxtMiddleware:
         if state is State.UNREACHABLE or agent is None:
             return Verdict.of_state(url, self._name, state, entry.outcome, source=source)
         path = canonical_match_string(url, self.config.mode)
-        rule = agent.deciding_rule(path)
-        if rule is None:
-            why = f"no rule of the group for {', '.join(map(repr, agent.agents))} matches {path!r}"
-            return Verdict(
-                True, url, self._name, why, None, agent.agents, path, state, source=source
-            )
-        return Verdict.of_rule(url, agent, rule, path, source=source)
+        return Verdict.of_rules(url, self._name, agent, path, state=state, source=source)
 
     # -- the verdict -------------------------------------------------------
 
@@ -253,7 +247,9 @@ class RobotsTxtMiddleware:
                 "Forbidden by robots.txt: %(request)s: %(verdict)s of %(robots)s",
                 {
                     "request": request,
-                    "verdict": Verdict.of_rule(request.url, agent, rule, path, source=source),
+                    "verdict": Verdict.of_rules(
+                        request.url, agent.token, agent, path, source=source
+                    ),
                     "robots": source,
                 },
                 extra={"spider": self._spider},

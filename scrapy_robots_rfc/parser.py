@@ -36,7 +36,6 @@ from typing import NamedTuple
 from .agents import GLOBAL_NAME, agent_product, agent_token, ascii_lower, caller_name
 from .matcher import (
     MODES,
-    ROBOTS_TXT_PATH,
     AgentRules,
     Mode,
     Rule,
@@ -276,24 +275,7 @@ class RobotsTxt:
         rules = self.for_agent(user_agent)
         text = url if isinstance(url, str) else bytes(url).decode("latin-1")
         path = canonical_match_string(url, self.mode)
-        rule: Rule | None = None
-        if self.mode == "rfc" and path == ROBOTS_TXT_PATH:
-            reason = "/robots.txt is always allowed (RFC 9309 §2.2.2)"
-        elif not rules.agents:
-            named = "" if rules.token == GLOBAL_NAME else f"no group names {rules.token!r} and "
-            reason = f"{named}there is no '*' group"
-        else:
-            rule = rules.decide(path)
-            group = ", ".join(repr(a) for a in rules.agents)
-            if rule is None:
-                reason = f"no rule of the group for {group} matches {path!r}"
-            else:
-                reason = (
-                    f"{rule.kind} rule {rule.pattern!r} on line {rule.line} is the "
-                    f"longest match for {path!r} in the group for {group}"
-                )
-                if rule.index_of is not None:
-                    reason += f" (derived from allow: {rule.index_of})"
+        rule, reason = rules.explain(path)
         return Explanation(
             allowed=rule is None or rule.allow,
             url=text,

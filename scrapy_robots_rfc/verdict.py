@@ -83,20 +83,28 @@ class Verdict:
         )
 
     @classmethod
-    def of_rule(
-        cls, url: str, rules: AgentRules, rule: Rule, match_string: str, *, source: str
+    def of_rules(
+        cls,
+        url: str,
+        token: str,
+        rules: AgentRules,
+        match_string: str,
+        *,
+        state: State = State.RULES,
+        source: str,
     ) -> Verdict:
-        """The verdict of ``rule``, the one that decides ``match_string``
-        among the group the middleware keeps (``rules``)."""
+        """The verdict of the group the middleware keeps (``rules``) for
+        ``match_string``, with the rule that decides it (RFC 9309 §2.2.2)."""
+        rule, why = rules.explain(match_string)
         return cls(
-            allowed=rule.allow,
+            allowed=rule is None or rule.allow,
             url=url,
-            token=rules.token,
-            why=f"{rule} is the longest match for {match_string!r}",
+            token=token,
+            why=why,
             rule=rule,
             group=rules.agents,
             match_string=match_string,
-            state=State.RULES,
+            state=state,
             source=source,
         )
 

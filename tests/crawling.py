@@ -16,6 +16,7 @@ from scrapy.exceptions import DontCloseSpider
 from scrapy.utils.test import get_crawler
 
 from scrapy_robots_rfc.middleware import RobotsTxtMiddleware
+from scrapy_robots_rfc.waiting import call_later
 
 BUILTIN = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
 
@@ -105,11 +106,20 @@ class Recorder(Spider):
             if isinstance(mw, RobotsTxtMiddleware)
         ]
         if any(m.busy for m in robots):
+            # Without a new request the engine looks again only on its
+            # heartbeat (5 s): ask it to look again soon.
+            call_later(0.01, self._wake)
             raise DontCloseSpider
         if self.stages:
             for request in self._next_stage():
                 self.crawler.engine.crawl(request)
             raise DontCloseSpider
+
+    def _wake(self) -> None:
+        engine = self.crawler.engine
+        slot = getattr(engine, "_slot", None) or getattr(engine, "slot", None)
+        if slot is not None and engine.running:
+            slot.nextcall.schedule()
 
     def parse(self, response: Any) -> None:
         self.seen.append(response.url)

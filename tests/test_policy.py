@@ -1,6 +1,6 @@
-"""The pure parts of the middleware: status policy, lifetimes, backoff,
-origins and settings (construction-level; the crawls are in
-test_middleware.py). Time is always passed in: no test sleeps."""
+"""The status policy, lifetimes, backoff and cache entries
+(construction-level; the crawls are in test_middleware.py). Time is always
+passed in: no test sleeps."""
 
 from __future__ import annotations
 
@@ -9,12 +9,8 @@ from email.utils import format_datetime
 
 import pytest
 from scrapy.extensions.httpcache import parse_cachecontrol
-from scrapy.settings import Settings
 
 from scrapy_robots_rfc import RobotsTxt, policy
-from scrapy_robots_rfc.addon import BUILTIN, OURS, Addon
-from scrapy_robots_rfc.config import Config
-from scrapy_robots_rfc.middleware import Origin, origin
 
 # -- RFC 9309 §2.3.1: HTTP-1 to HTTP-8 ---------------------------------------------------
 
@@ -135,123 +131,3 @@ def test_unreachable_keeps_the_last_good_copy_in_force():
     assert entry.usable(90_001)
     assert not entry.due(90_044)
     assert entry.due(90_045)
-
-
-# -- origins: LOC-1 to LOC-8 --------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("url", "expected"),
-    [
-        ("http://example.com/a", Origin("http", "example.com", 80)),
-        ("http://example.com:80/a", Origin("http", "example.com", 80)),
-        ("https://example.com/a", Origin("https", "example.com", 443)),
-        ("https://example.com:443/", Origin("https", "example.com", 443)),
-        ("https://example.com:8443/", Origin("https", "example.com", 8443)),
-        ("HTTP://EXAMPLE.com/A", Origin("http", "example.com", 80)),
-        ("http://user:pw@example.com/", Origin("http", "example.com", 80)),
-        ("http://www.exämple.com/", Origin("http", "www.xn--exmple-cua.com", 80)),
-        ("http://[::1]:8080/", Origin("http", "[::1]", 8080)),
-        ("http://127.0.0.1:5000/x", Origin("http", "127.0.0.1", 5000)),
-        ("ftp://example.com/", None),
-        ("data:,hello", None),
-        ("file:///etc/passwd", None),
-        ("http:///nohost", None),
-        ("http://example.com:99999/", None),
-        ("http://example.com:abc/", None),
-    ],
-)
-def test_origin(url, expected):
-    assert origin(url) == expected
-
-
-def test_http_and_https_are_different_origins():
-    assert origin("http://h/") != origin("https://h/")
-
-
-def test_robots_url():
-    assert Origin("https", "example.com", 443).robots_url == "https://example.com/robots.txt"
-    assert Origin("http", "example.com", 8080).robots_url == "http://example.com:8080/robots.txt"
-
-
-# -- settings ------------------------------------------------------------------------------
-
-
-def test_defaults():
-    config = Config.from_settings(Settings())
-    assert config == Config(user_agent=config.user_agent)
-    assert config.max_redirects == 5
-    assert config.max_bytes == 512_000
-    assert config.cache_ttl == 86_400
-
-
-@pytest.mark.parametrize(
-    ("name", "value", "allowed"),
-    [
-        ("ROBOTSTXT_RFC_MODE", "strict", "It must be one of: 'rfc', 'google'"),
-        ("ROBOTSTXT_RFC_MAX_REDIRECTS", -1, "an integer of 0 or more"),
-        ("ROBOTSTXT_RFC_MAX_REDIRECTS", "five", "an integer of 0 or more"),
-        ("ROBOTSTXT_RFC_MAX_BYTES", 1000, "an integer of 512000 or more"),
-        ("ROBOTSTXT_RFC_CACHE_TTL", "soon", "a number of 1 or more"),
-        ("ROBOTSTXT_RFC_CACHE_TTL", float("nan"), "a number of 1 or more"),
-        ("ROBOTSTXT_RFC_MAX_ORIGINS", 0, "an integer of 1 or more"),
-        ("ROBOTSTXT_RFC_TIMEOUT", 0, "a number of 0.001 or more"),
-        ("ROBOTSTXT_RFC_UNREACHABLE_RETRY", True, "a number of 0.001 or more"),
-        ("ROBOTSTXT_RFC_UNREACHABLE_WAIT", -1, "a number of 0 or more"),
-        ("ROBOTSTXT_RFC_CRAWL_DELAY", "maybe", "True or False"),
-        ("ROBOTSTXT_RFC_CRAWL_DELAY_MAX", "x", "a number of 0 or more"),
-        ("ROBOTSTXT_USER_AGENT", 42, "a string"),
-    ],
-)
-def test_invalid_settings_name_the_setting_the_value_and_what_is_allowed(name, value, allowed):
-    with pytest.raises(ValueError, match="The value of the") as info:
-        Config.from_settings(Settings({name: value}))
-    message = str(info.value)
-    assert f"{name} setting ({value!r}) is invalid" in message
-    assert allowed in message
-
-
-@pytest.mark.parametrize(
-    ("name", "value", "attribute", "expected"),
-    [
-        ("ROBOTSTXT_RFC_MAX_REDIRECTS", "0", "max_redirects", 0),
-        ("ROBOTSTXT_RFC_CACHE_TTL", "3600", "cache_ttl", 3600.0),
-        ("ROBOTSTXT_RFC_CRAWL_DELAY", "true", "crawl_delay", True),
-        ("ROBOTSTXT_RFC_CRAWL_DELAY", 0, "crawl_delay", False),
-        ("ROBOTSTXT_RFC_MODE", "google", "mode", "google"),
-        ("ROBOTSTXT_USER_AGENT", "MyBot", "robots_user_agent", "MyBot"),
-    ],
-)
-def test_settings_from_the_command_line_are_strings(name, value, attribute, expected):
-    assert getattr(Config.from_settings(Settings({name: value})), attribute) == expected
-
-
-# -- the add-on ----------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "user",
-    [
-        {},
-        {BUILTIN: 100},
-        pytest.param("class", id="class-key"),
-    ],
-)
-def test_addon_switches_the_builtin_off_whatever_key_the_user_used(user):
-    from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as Builtin
-    from scrapy.utils.conf import build_component_list
-
-    settings = Settings()
-    value = {Builtin: 100} if user == "class" else user
-    settings.set("DOWNLOADER_MIDDLEWARES", value, priority="spider")  # custom_settings
-    Addon().update_settings(settings)
-    # What Scrapy's middleware manager reads: 2.15+ merges class and path keys.
-    if hasattr(settings, "get_component_priority_dict_with_base"):
-        merged = settings.get_component_priority_dict_with_base("DOWNLOADER_MIDDLEWARES")
-    else:
-        merged = settings.getwithbase("DOWNLOADER_MIDDLEWARES")
-    enabled = build_component_list(merged)
-    names = [c if isinstance(c, str) else f"{c.__module__}.{c.__qualname__}" for c in enabled]
-    assert BUILTIN not in names
-    assert Builtin not in enabled
-    assert OURS in names

@@ -3,6 +3,7 @@ locks with expiry, and two processes racing for the same origins."""
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 import time
@@ -28,6 +29,15 @@ def record(body: bytes | None = b"User-agent: *\nDisallow: /x\n", **changes: obj
     }
     fields.update(changes)
     return Record(**fields)  # type: ignore[arg-type]
+
+
+def write_raw(store: SqliteStore, origin: str, data: bytes) -> None:
+    """Write ``data`` as the stored record of ``origin``, as another
+    version of the package or a damaged file would, with sqlite3 itself."""
+    store.put(origin, record())  # creates the table
+    with sqlite3.connect(store.path) as connection:
+        connection.execute("UPDATE records SET data = ? WHERE origin = ?", (data, origin))
+    connection.close()
 
 
 @pytest.fixture
@@ -59,12 +69,12 @@ def test_missing_origin(store):
 
 def test_a_record_of_another_version_is_absent_not_misread(store):
     data = record().encode().replace(b" %d\n" % FORMAT_VERSION, b" %d\n" % (FORMAT_VERSION + 1), 1)
-    store._run("INSERT INTO records (origin, data) VALUES (?, ?)", ("http://h", data))
+    write_raw(store, "http://h", data)
     assert store.get("http://h") is None
 
 
 def test_garbage_is_an_error(store):
-    store._run("INSERT INTO records (origin, data) VALUES (?, ?)", ("http://h", b"garbage"))
+    write_raw(store, "http://h", b"garbage")
     with pytest.raises(StoreError, match=r"not a stored robots\.txt record"):
         store.get("http://h")
 
