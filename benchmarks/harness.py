@@ -185,6 +185,57 @@ def rule_urls(text: str, rng: random.Random, most: int | None = None) -> list[st
     return [HOST + path for path in dict.fromkeys(paths)]
 
 
+#: The value of a user-agent line.
+AGENT_VALUE = re.compile(r"^[ \t]*user-?agent[ \t]*:[ \t]*([^\s#]+)", re.I | re.M)
+#: The agents every file is also asked about: Google's crawler, Scrapy's
+#: default and a crawler no file names.
+COMMON_AGENTS = ("Googlebot", "Scrapy", "UnheardOfBot")
+
+
+def _variants(value: str) -> list[str]:
+    """The paths a crawler meets around one allow/disallow value."""
+    anchored = value.endswith("$")
+    core = value[:-1] if anchored else value
+    if not core.startswith(("/", "*")):
+        core = "/" + core
+    paths = [core.replace("*", fill) for fill in ("", "x", "abc/def")]
+    literal = paths[0] or "/"
+    paths += [
+        literal + "suffix",
+        literal + "?q=1",
+        literal + "?",
+        literal.upper(),
+        literal + "%7e",  # a lower-case hex escape
+        literal + "/caf%C3%A9",  # UTF-8 escaped non-ASCII
+        literal + "/café",
+    ]
+    if anchored:
+        paths += [literal[:-1], literal + "x"]  # the neighbours of '$'
+    letter = next((i for i, c in enumerate(literal) if c.isalpha()), None)
+    if letter is not None:  # one letter %-escaped
+        paths.append(f"{literal[:letter]}%{ord(literal[letter]):02X}{literal[letter + 1 :]}")
+    if "%" in literal:  # escapes decoded
+        paths.append(re.sub(r"%([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), literal))
+    return paths
+
+
+def crawler_workload(text: str, rng: random.Random, urls: int = 30) -> list[tuple[str, str]]:
+    """A crawler's (URL, agent) questions to one robots.txt (issue 11):
+    about ``urls`` URLs built from the file's own rules (:func:`_variants`
+    of each value, drawn at random) plus ``/``, ``/index.html`` and
+    ``/robots.txt``, each asked for 3 agents drawn from the file's own
+    product tokens (at most 6) and :data:`COMMON_AGENTS`, so that each
+    (file, agent) gets 10 to 30 verdicts."""
+    values = list(dict.fromkeys(RULE_VALUE.findall(text)))
+    paths = list(dict.fromkeys(p for value in values for p in _variants(value)))
+    if len(paths) > urls - 3:
+        paths = rng.sample(paths, urls - 3)
+    paths += ["/", "/index.html", "/robots.txt"]
+    own = [a for a in dict.fromkeys(AGENT_VALUE.findall(text)) if a != "*"]
+    pool = [*rng.sample(own, min(6, len(own))), *COMMON_AGENTS]
+    return [(HOST + path, agent) for path in paths for agent in rng.sample(pool, 3)]
+
+
 # --- timing -------------------------------------------------------------------
 
 
