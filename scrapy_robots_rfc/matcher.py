@@ -23,150 +23,27 @@ segment.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from os.path import commonprefix
-from typing import Literal
-from urllib.parse import quote_from_bytes
+from typing import Any, NamedTuple
 
-Mode = Literal["rfc", "google"]
-MODES: tuple[Mode, ...] = ("rfc", "google")
+from .canonical import (
+    MODES,
+    URI_ILLEGAL,
+    Mode,
+    canonical_match_string,
+    escape_pattern,
+    match_string,
+)
 
 #: The implicitly allowed URI (RFC 9309 §2.2.2; D-1, ``rfc`` mode only).
 ROBOTS_TXT_PATH = "/robots.txt"
 
-# RFC 3986 §2.3 unreserved characters: their escapes are decoded (ENC-6 step 3).
-_UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
-# ENC-1: Google escapes bytes >= 0x80 and upper-cases existing escapes.
-_GOOGLE_ESCAPE = re.compile(rb"%[0-9A-Fa-f]{2}|[\x80-\xff]")
-# ENC-6: the rfc canonical form normalises every %XX (_ESCAPE), then escapes
-# what is not printable ASCII (controls, SP, bytes >= 0x80), the characters
-# a URI may never hold raw (D-2; RFC 3986 §2, Appendix A: not unreserved,
-# reserved or '%') and, in the URL only, a literal '*' or '$' (ENC-3).
-_ESCAPE = re.compile(rb"%([0-9A-Fa-f]{2})")
-#: D-2: what Scrapy's request URLs always carry %-encoded (w3lib's
-#: ``safe_url_string``), so a raw one in a pattern must be encoded to match.
-URI_ILLEGAL = '"<>\\^`{|}'
-_PATTERN_SAFE = "".join(c for c in map(chr, range(0x21, 0x7F)) if c not in URI_ILLEGAL)
-_URL_SAFE = _PATTERN_SAFE.replace("*", "").replace("$", "")
 _STARS = re.compile(r"\*{2,}")  # a run of '*' matches what one does (PATH-2)
 
-# A URL whose match string needs no work: "scheme://authority" followed by a
-# path, params or query made only of printable ASCII other than '#' (and, for
-# rfc mode, other than '%', '*', '$' and URI_ILLEGAL). Everything else takes
-# the general path below, which is the exact port of robots.cc
-# GetPathParamsQuery.
-_FAST_GOOGLE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^/?;#]*([/?;][^#]*)?(?:#.*)?", re.S)
-_CLEAN = r"[!&-)+-;=?-\[\]_a-z~]"  # _URL_SAFE less '#' and '%', as a class
-_FAST_RFC = re.compile(rf"[A-Za-z][A-Za-z0-9+.\-]*://[^/?;#]*([/?;]{_CLEAN}*)?(?:#.*)?", re.S)
-_RFC_CLEAN = re.compile(rf"{_CLEAN}*")
 
-
-def match_string(url: str) -> str:
-    """The path, params and query of ``url``, without the fragment (URL-1..4).
-
-    An exact port of robots.cc ``GetPathParamsQuery``: the result always
-    starts with ``/``; an empty or path-less URL gives ``/``.
-    """
-    search_start = 2 if url[:2] == "//" else 0
-    early_path = _find_first_of(url, "/?;", search_start)
-    protocol_end = url.find("://", search_start)
-    if protocol_end < 0 or (0 <= early_path < protocol_end):
-        # A path, param or query that starts before "://" means it is no scheme.
-        protocol_end = search_start
-    else:
-        protocol_end += 3
-    path_start = _find_first_of(url, "/?;", protocol_end)
-    if path_start < 0:
-        return "/"
-    hash_pos = url.find("#", search_start)
-    if 0 <= hash_pos < path_start:
-        return "/"
-    path_end = len(url) if hash_pos < 0 else hash_pos
-    path = url[path_start:path_end]
-    return path if path[0] == "/" else "/" + path
-
-
-def _find_first_of(text: str, chars: str, start: int) -> int:
-    found = [i for i in (text.find(c, start) for c in chars) if i >= 0]
-    return min(found) if found else -1
-
-
-def escape_pattern(value: bytes, mode: Mode) -> str:
-    """The form of an allow/disallow value that is matched (ENC-1, ENC-6).
-
-    ``google``: bytes >= 0x80 become ``%XX`` and existing escapes are
-    upper-cased, nothing else (robots.cc ``MaybeEscapePattern``).
-    ``rfc``: canonicalised like the URL (D-2), except that ``*`` and a final
-    ``$`` keep their special meaning (RFC 9309 §2.2.3).
-    """
-    if mode == "google":
-        if not _GOOGLE_ESCAPE.search(value):
-            return value.decode("ascii")
-        return _GOOGLE_ESCAPE.sub(_google_escape_one, value).decode("ascii")
-    pattern = _canonical(value, _PATTERN_SAFE)
-    if "$" in pattern[:-1]:
-        # A '$' is special only at the end (PATH-3); elsewhere it is the
-        # literal that the URL carries as %24 (D-3).
-        pattern = pattern[:-1].replace("$", "%24") + pattern[-1]
-    return pattern
-
-
-def canonical_match_string(url: str | bytes, mode: Mode) -> str:
-    """The match string of ``url`` as patterns of ``mode`` are compared to it.
-
-    ``google`` uses it as given (URL-5). ``rfc`` canonicalises it (D-2, ENC-6)
-    and escapes a literal ``*`` or ``$`` (D-3, RFC 9309 §2.2.3).
-    """
-    if isinstance(url, (bytes, bytearray)):
-        url = bytes(url).decode("latin-1" if mode == "google" else "utf-8", "surrogateescape")
-    fast = (_FAST_GOOGLE if mode == "google" else _FAST_RFC).fullmatch(url)
-    if fast is not None:
-        path = fast.group(1)
-        if path is None:
-            return "/"
-        return path if path[0] == "/" else "/" + path
-    path = match_string(url)
-    if mode == "google":
-        return path
-    if _RFC_CLEAN.fullmatch(path):
-        return path
-    return _canonical(_utf8(path), _URL_SAFE)
-
-
-def _utf8(text: str) -> bytes:
-    try:
-        return text.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:
-        # Lone surrogates outside the escape range: keep their bytes anyway.
-        return text.encode("utf-8", "surrogatepass")
-
-
-def _canonical(value: bytes, safe: str) -> str:
-    """ENC-6: existing escapes normalised first (unreserved ones decoded,
-    the rest upper-cased), then every byte outside ``safe`` %-encoded."""
-    if b"%" in value:
-        value = _ESCAPE.sub(_normalise_escape, value)
-    return quote_from_bytes(value, safe)
-
-
-def _google_escape_one(match: re.Match[bytes]) -> bytes:
-    text = match.group()
-    if len(text) == 3:
-        return text.upper()
-    return b"%%%02X" % text[0]
-
-
-def _normalise_escape(match: re.Match[bytes]) -> bytes:
-    byte = int(match.group(1), 16)
-    if byte in _UNRESERVED:
-        return bytes((byte,))
-    return match.group().upper()
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    """An allow or disallow rule as it is matched.
+class Rule(NamedTuple):
+    """An allow or disallow rule as it is matched (immutable; a named tuple,
+    which a parse creates three times faster than a frozen dataclass).
 
     ``pattern`` is the escaped (``google``) or canonical (``rfc``) form;
     ``line`` is the 1-based line of the file, counted as robots.cc counts
@@ -232,6 +109,74 @@ def pattern_matches(pattern: str, path: str) -> bool:
     if anchored:
         return len(path) - len(last) >= pos and path.endswith(last)
     return path.find(last, pos) >= 0
+
+
+#: What :func:`_scan_form` keeps of a wildcard pattern, as one flat tuple: a
+#: literal segment that every path it matches contains (checked first, in
+#: C), the last segment, whether ``$`` anchors it, then the segments between
+#: the literal prefix and the last one.
+_Wild = tuple[Any, ...]
+#: Rules are scanned in chunks of this many: one C-level ``startswith``
+#: with the chunk's literal prefixes skips a chunk that cannot match.
+_CHUNK = 8
+#: The :data:`_Wild` of ``<literal>$``: the path is the literal (PATH-3).
+_EXACT: _Wild = ("", "", True)
+
+
+def _scan_form(pattern: str) -> tuple[str, _Wild | None]:
+    """How :meth:`AgentRules.scan` tries a pattern (PATH-1..3): its literal
+    prefix, and what must follow it (``None``: anything). A pattern whose
+    only ``*`` ends it is a plain prefix too."""
+    anchored = pattern.endswith("$")
+    if anchored:
+        pattern = pattern[:-1]
+    if "*" not in pattern:
+        return pattern, _EXACT if anchored else None
+    pattern = _STARS.sub("*", pattern)  # a run of '*' matches what one does (PATH-2)
+    if pattern.endswith("*"):
+        pattern = pattern[:-1]
+        anchored = False  # "...*$" ends with anything: the same as "...*"
+        if "*" not in pattern:
+            return pattern, None
+    first, *middle, last = pattern.split("*")
+    required = max((*middle, last), key=len)  # one of them: no new string
+    return first, (required, last, anchored, *middle)
+
+
+def _wild_matches(start: int, wild: _Wild, path: str) -> bool:
+    """Whether the segments of ``wild`` are found in ``path`` from ``start``
+    (the end of the literal prefix), each at its leftmost place: exact for
+    ``*`` and never backtracking (PATH-2, PATH-3, PATH-11)."""
+    if wild is _EXACT:
+        return len(path) == start
+    last, anchored = wild[1], wild[2]
+    pos = start
+    for segment in wild[3:]:
+        pos = path.find(segment, pos)
+        if pos < 0:
+            return False
+        pos += len(segment)
+    if anchored:
+        return len(path) - len(last) >= pos and path.endswith(last)
+    return path.find(last, pos) >= 0
+
+
+def _scan_table(rules: tuple[Rule, ...]) -> tuple[tuple[str, ...], tuple[_Wild | None, ...]]:
+    """What :meth:`AgentRules.scan` needs, as two flat tuples in precedence
+    order: each rule's literal prefix (the pattern itself for a plain rule,
+    so no new string) and its wildcard form (:func:`_scan_form`)."""
+    prefixes: list[str] = []
+    wilds: list[_Wild | None] = []
+    for rule in rules:
+        pattern = rule.pattern
+        if "*" not in pattern and pattern[-1] != "$":
+            prefixes.append(pattern)  # the usual rule: a plain prefix
+            wilds.append(None)
+        else:
+            prefix, wild = _scan_form(pattern)
+            prefixes.append(prefix)
+            wilds.append(wild)
+    return tuple(prefixes), tuple(wilds)
 
 
 def _regex(pattern: str) -> str:
@@ -440,11 +385,12 @@ class AgentRules:
 
     __slots__ = (
         "_by_prefix",
+        "_chunks",
         "_nodes",
         "_prefixes",
         "_scans",
         "_tree",
-        "_wildcards",
+        "_wilds",
         "agents",
         "crawl_delay",
         "mode",
@@ -472,14 +418,22 @@ class AgentRules:
         self.mode: Mode = mode
         self._tree: re.Pattern[str] | None = None
         self._scans = 0
-        # For scanning, built on first use: each rule's literal prefix (the
-        # pattern itself for a plain rule, so no new string) and its
-        # wildcard form (None for a plain rule). Two flat tuples keep a
-        # cached rule set small: the cache holds thousands of origins.
+        # For scanning, built on first use (:func:`_scan_table`); chunks of
+        # the prefixes only for more than _CHUNK rules. A cached origin
+        # keeps them, and nothing else until it is compiled: empty dicts
+        # cost 64 bytes each.
         self._prefixes: tuple[str, ...] | None = None
-        self._wildcards: tuple[str | None, ...] = ()
-        self._by_prefix: dict[str, list[Rule]] = {}
-        self._nodes: dict[str, _Node] = {}
+        self._wilds: tuple[_Wild | None, ...] = ()
+        self._chunks: tuple[tuple[str, ...], ...] | None = None
+        self._by_prefix: dict[str, list[Rule]] | None = None
+        self._nodes: dict[str, _Node] | None = None
+
+    def compile(self) -> None:
+        """Compile the rules into the prefix tree now, rather than after the
+        first verdicts of a large rule set (:meth:`decide`); answers do not
+        change, only their speed and the memory kept."""
+        if self.rules and self._tree is None:
+            self._compile()
 
     def _compile(self) -> re.Pattern[str]:
         by_prefix: dict[str, list[Rule]] = {"": []}
@@ -493,31 +447,50 @@ class AgentRules:
             tree = ""
         self._by_prefix = by_prefix
         self._tree = re.compile(tree, re.DOTALL)
-        self._prefixes, self._wildcards = None, ()  # the scan tables are not needed any more
+        self._nodes = {}
+        # The scan tables are not needed any more.
+        self._prefixes, self._wilds, self._chunks = None, (), None
         return self._tree
 
-    def _scan(self, path: str) -> Rule | None:
+    def scan(self, path: str) -> Rule | None:
+        """The deciding rule for the match string ``path``, found by trying
+        the rules in precedence order (the first that matches decides,
+        PATH-5); :meth:`decide` gives the same answer, and uses it for a
+        rule set's first verdicts."""
         prefixes = self._prefixes
         if prefixes is None:
-            prefixes = self._prefixes = tuple(literal_prefix(r.pattern) for r in self.rules)
-            # A run of '*' matches what one '*' matches (PATH-2); the
-            # priority is still the whole pattern's length.
-            self._wildcards = tuple(
-                None if _is_prefix_rule(r) else _STARS.sub("*", r.pattern) for r in self.rules
-            )
-        for rule, prefix, wildcard in zip(self.rules, prefixes, self._wildcards, strict=True):
-            # The C-level startswith rejects most rules; only the ones whose
-            # literal prefix is there need the full check.
-            if path.startswith(prefix) and (wildcard is None or pattern_matches(wildcard, path)):
-                return rule
+            prefixes, self._wilds = _scan_table(self.rules)
+            self._prefixes = prefixes
+            if len(prefixes) > _CHUNK:
+                self._chunks = tuple(
+                    prefixes[i : i + _CHUNK] for i in range(0, len(prefixes), _CHUNK)
+                )
+        start = 0
+        for chunk in self._chunks or (prefixes,):
+            # One C-level call rejects most chunks; in the others, only the
+            # rules whose literal prefix and required segment are both in
+            # the path need the full check.
+            if path.startswith(chunk):
+                wilds = self._wilds
+                for index in range(start, start + len(chunk)):
+                    prefix = prefixes[index]
+                    if path.startswith(prefix):
+                        wild = wilds[index]
+                        if wild is None or (
+                            wild[0] in path and _wild_matches(len(prefix), wild, path)
+                        ):
+                            return self.rules[index]
+            start += len(chunk)
         return None
 
     def _node(self, prefix: str) -> _Node:
-        by_prefix = self._by_prefix
+        by_prefix = self._by_prefix or {}
         candidates = [
             rule for size in range(len(prefix) + 1) for rule in by_prefix.get(prefix[:size], ())
         ]
-        node = self._nodes[prefix] = _Node(prefix, candidates)
+        node = _Node(prefix, candidates)
+        if self._nodes is not None:
+            self._nodes[prefix] = node
         return node
 
     def decide(self, path: str) -> Rule | None:
@@ -530,16 +503,16 @@ class AgentRules:
             # always scanned: about as fast as the tree, and no compiled
             # state to keep per cached origin.
             if len(self.rules) <= _SCAN_ONLY_MAX:
-                return self._scan(path)
+                return self.scan(path)
             # Compiling costs as much as a few dozen scans: a rule set used
             # for a few verdicts is only scanned.
             self._scans += 1
             if self._scans <= _SCANS_BEFORE_COMPILE:
-                return self._scan(path)
+                return self.scan(path)
             tree = self._compile()
         found = tree.match(path)
         prefix = path[: found.end()] if found is not None else ""
-        node = self._nodes.get(prefix) or self._node(prefix)
+        node = (self._nodes or {}).get(prefix) or self._node(prefix)
         return node.decide(path)
 
     def deciding_rule(self, path: str) -> Rule | None:
@@ -576,8 +549,19 @@ class AgentRules:
         return rule is None or rule.allow
 
     def allowed(self, url: str | bytes) -> bool:
-        """The verdict for ``url``."""
-        return self.allowed_path(canonical_match_string(url, self.mode))
+        """The verdict for ``url``: :meth:`allowed_path` of its match string,
+        with the common case (a small rule set, scanned) inline."""
+        if not self.rules:
+            return True
+        mode = self.mode
+        path = canonical_match_string(url, mode)
+        if mode == "rfc" and path == ROBOTS_TXT_PATH:
+            return True  # D-1, RFC 9309 §2.2.2
+        if self._tree is None and len(self.rules) <= _SCAN_ONLY_MAX:
+            rule = self.scan(path)
+        else:
+            rule = self.decide(path)
+        return rule is None or rule.allow
 
 
 __all__ = [

@@ -34,6 +34,22 @@ from types import MappingProxyType
 from typing import NamedTuple
 
 from .agents import GLOBAL_NAME, agent_product, agent_token, ascii_lower, caller_name
+from .keys import (
+    ALLOW_KEYS,
+    CRAWL_DELAY_SPELLINGS,
+    DISALLOW_KEYS,
+    SITEMAP_KEYS,
+    SPELT_RIGHT,
+    USER_AGENT_KEYS,
+    WHITESPACE,
+    Noted,
+    as_text,
+    key_and_value,
+    key_notes,
+    read_as,
+    show,
+    unread_note,
+)
 from .matcher import (
     MODES,
     AgentRules,
@@ -44,10 +60,10 @@ from .matcher import (
 )
 
 Body = str | bytes | bytearray | memoryview
-#: A :class:`Note` as a plain tuple (a tenth of the cost), or ``(line, bytes)``
-#: for a line without key and value, explained only when asked (HTML has many).
-_Noted = tuple[int, str, str]
-_Pending = _Noted | tuple[int, bytes]
+#: A :class:`Note` as a plain tuple (a tenth of the cost), or, explained
+#: only when asked (an HTML page has thousands): ``(line, bytes)`` for a line
+#: without key and value, ``(line, key, None)`` for an unknown key.
+_Pending = Noted | tuple[int, bytes] | tuple[int, bytes, None]
 
 #: robots.cc keeps ``2083 * 8 - 1`` bytes of a line and drops the rest
 #: (FMT-5, D-9): a 16,664-byte buffer less its NUL.
@@ -58,23 +74,6 @@ MAX_LINE_BYTES = 2083 * 8 - 1
 MAX_BYTES = 500 * 1024
 
 _BOM = b"\xef\xbb\xbf"  # FMT-3, D-10
-_WHITESPACE = b" \t\n\v\f\r"  # absl::ascii_isspace (FMT-7)
-_Spellings = tuple[bytes, ...]
-
-# FMT-10, FMT-11, D-4: robots.cc ParsedRobotsKey::Parse checks these in this
-# order, each as a case-insensitive prefix of the key. The first of each is
-# the right spelling; the others are typos it accepts.
-_USER_AGENT_KEYS = (b"user-agent", b"useragent", b"user agent")
-_ALLOW_KEYS = (b"allow",)  # no typos for allow (robots.cc KeyIsAllow)
-_DISALLOW_KEYS = (b"disallow", b"dissallow", b"dissalow", b"disalow", b"diasllow", b"disallaw")
-_SITEMAP_KEYS = (b"sitemap", b"site-map")
-# OTHER-2: crawl-delay is an "other record" (RFC 9309 §2.2.4). It is read
-# into the group it stands in and, like every other record, never ends it.
-# Its spellings are whole keys, not prefixes.
-_CRAWL_DELAY_SPELLINGS = (b"crawl-delay", b"crawl_delay", b"crawldelay", b"crawl delay")
-_PREFIX_KEYS = (_USER_AGENT_KEYS, _ALLOW_KEYS, _DISALLOW_KEYS, _SITEMAP_KEYS)
-#: A key spelt as the spec spells it -> all its spellings.
-_SPELT_RIGHT: dict[bytes, _Spellings] = {k[0]: k for k in (*_PREFIX_KEYS, _CRAWL_DELAY_SPELLINGS)}
 _CRAWL_DELAY_VALUE = re.compile(rb"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
 _ABSOLUTE_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 
@@ -210,7 +209,7 @@ class RobotsTxt:
     def notes(self) -> tuple[Note, ...]:
         """A :class:`Note` for each line that was skipped, cut or read other
         than it is written, in line order (a new tuple at each call)."""
-        notes = [_unread_note(*note) if len(note) == 2 else note for note in self._notes]
+        notes = [_explained(note) for note in self._notes]
         return tuple(Note(*note) for note in sorted(notes, key=itemgetter(0)))
 
     @property
@@ -267,7 +266,10 @@ class RobotsTxt:
         ``user_agent`` is the crawler's name (its product token, RFC 9309
         §2.2.1), compared as given (D-21); see :meth:`for_agent`.
         """
-        return self.for_agent(user_agent).allowed(url)
+        rules = self._by_agent.get(user_agent) if isinstance(user_agent, str) else None
+        if rules is None:
+            rules = self.for_agent(user_agent)
+        return rules.allowed(url)
 
     def explain(self, url: str | bytes, user_agent: str | bytes) -> Explanation:
         """The verdict for ``url`` with the rule that decides it, its line
@@ -327,104 +329,35 @@ def _as_bytes(body: Body) -> bytes:
     raise TypeError(f"robots.txt body must be bytes or str, not {type(body).__name__}")
 
 
-def _text(value: bytes) -> str:
-    """A value as text; bytes that are not UTF-8 become %XX escapes."""
-    try:
-        return value.decode("utf-8")
-    except UnicodeDecodeError:
-        text = value.decode("utf-8", "surrogateescape")
-        return "".join(f"%{ord(c) - 0xDC00:02X}" if "\udc80" <= c <= "\udcff" else c for c in text)
+def _explained(note: _Pending) -> Noted:
+    """A pending note in words."""
+    if len(note) == 2:
+        return unread_note(*note)
+    number, key, text = note
+    if text is None and isinstance(key, bytes):
+        # FMT-12, GRP-7: other records are skipped and never end a group.
+        return (
+            number,
+            "unknown-key",
+            f"unsupported key {as_text(key)!r}: the line is ignored (RFC 9309 §2.2.4, FMT-12)",
+        )
+    return note  # type: ignore[return-value]
 
 
-def _show(data: bytes) -> str:
-    """A key or value quoted for a note."""
-    return repr(data.decode("utf-8", "backslashreplace"))
-
-
-def _key_and_value(line: bytes) -> tuple[bytes, bytes, bool] | None:
-    """Split a line whose comment is removed into key, value and whether a
-    ``:`` separated them (FMT-6..9).
-
-    A port of robots.cc ``GetKeyAndValueFrom``: the first ``:`` separates;
-    without one, exactly two whitespace-separated tokens are key and value.
-    """
-    line = line.strip(_WHITESPACE)
-    colon = line.find(b":")
-    if colon >= 0:
-        key, value = line[:colon], line[colon + 1 :]
-    else:
-        # FMT-9, D-5: "Google-specific optimization: some people forget the
-        # colon, so we need to accept whitespace in its stead."
-        spaces = [i for i in (line.find(b" "), line.find(b"\t")) if i >= 0]
-        if not spaces:
-            return None
-        sep = min(spaces)
-        rest = line[sep:].lstrip(b" \t")
-        if b" " in rest or b"\t" in rest:
-            return None  # three or more tokens
-        key, value = line[:sep], line[sep + 1 :]
-    key = key.strip(_WHITESPACE)
-    if not key:
-        return None
-    return key, value.strip(_WHITESPACE), colon >= 0
-
-
-def _read_as(lowered: bytes) -> _Spellings | None:
-    """The spellings of the key that a lower-cased key is read as, or
-    ``None`` for an unsupported key (robots.cc ``ParsedRobotsKey::Parse``;
-    FMT-10, FMT-11, FMT-12)."""
-    for keys in _PREFIX_KEYS:
-        if lowered.startswith(keys):
-            return keys
-    return _CRAWL_DELAY_SPELLINGS if lowered in _CRAWL_DELAY_SPELLINGS else None
-
-
-def _key_notes(
-    number: int, key: bytes, lowered: bytes, keys: _Spellings, colon: bool
-) -> list[_Noted]:
-    """The typo, key-prefix and missing-colon notes of a line whose key is
-    read as ``keys[0]`` (FMT-9..FMT-11, D-4, D-5)."""
-    notes: list[_Noted] = []
-    shown, name = _show(key), keys[0].decode()
-    matched = next(k for k in keys if lowered.startswith(k))
-    if matched != keys[0]:
-        text = f"{shown} is read as {name!r}: a typo Google's parser accepts (FMT-11, D-4)"
-        notes.append((number, "typo", text))
-    elif lowered != matched:
-        text = f"{shown} is read as {name!r} because it starts with it (FMT-10, D-4)"
-        notes.append((number, "key-prefix", text))
-    if not colon:
-        text = f"no ':' after {shown}: read as key and value as Google's parser does (FMT-9, D-5)"
-        notes.append((number, "missing-colon", text))
-    return notes
-
-
-def _unread_note(number: int, line: bytes) -> _Noted:
-    """Why a line that is not blank has no key and value (FMT-8, FMT-9)."""
-    if b":" in line:
-        return (number, "syntax", "nothing before ':': the line is ignored (FMT-8)")
-    words = line.split(None, 1)
-    if len(words) == 1 and _read_as(words[0].lower()) is not None:
-        text = f"{_show(words[0])} has no ':' and no value: the line is ignored (FMT-9)"
-        return (number, "missing-value", text)
-    text = "no ':' and not two words: not a 'key: value' line, ignored (FMT-9, D-5)"
-    return (number, "syntax", text)
-
-
-def _no_token_note(number: int, value: bytes, product: str) -> _Noted:
+def _no_token_note(number: int, value: bytes, product: str) -> Noted:
     """A user-agent line without a product token (UA-3); ``product`` is the
     whole product name rfc mode binds instead (D-21), or empty."""
     if not value:
         what = "has no value: its group applies to no crawler"
     else:
         whom = f"only to a crawler named exactly {product!r}" if product else "to no crawler"
-        what = f"{_show(value)} has no product token: its group applies {whom}"
+        what = f"{show(value)} has no product token: its group applies {whom}"
     return (number, "no-token", f"user-agent {what} (RFC 9309 §2.2.1, UA-3, D-21)")
 
 
-def _utf8_notes(lines: list[bytes]) -> list[_Noted]:
+def _utf8_notes(lines: list[bytes]) -> list[Noted]:
     """A note for each line with bytes that are not UTF-8 (FMT-2)."""
-    notes: list[_Noted] = []
+    notes: list[Noted] = []
     for number, raw in enumerate(lines, 1):
         try:
             raw.decode("utf-8")
@@ -449,6 +382,7 @@ def _parse(data: bytes, mode: Mode, truncated: bool) -> RobotsTxt:
     # FMT-4: CR, LF and CRLF each end a line; bytes.splitlines() splits on
     # exactly these, and numbers lines as robots.cc does.
     lines = data.splitlines()
+    has_nul = b"\0" in data
     for number, raw in enumerate(lines, 1):
         line = raw
         if len(line) > MAX_LINE_BYTES:
@@ -458,29 +392,40 @@ def _parse(data: bytes, mode: Mode, truncated: bool) -> RobotsTxt:
                 "the rest is dropped (FMT-5, D-9)"
             )
             notes.append((number, "line-cut", text))
-        # FMT-14: robots.cc handles lines as C strings; a NUL ends the line.
-        nul = line.find(b"\0")
-        if nul >= 0:
-            line = line[:nul]
+        if has_nul:
+            # FMT-14: robots.cc handles lines as C strings; a NUL ends the line.
+            nul = line.find(b"\0")
+            if nul >= 0:
+                line = line[:nul]
         hash_pos = line.find(b"#")  # FMT-6: a comment starts anywhere
         if hash_pos >= 0:
             line = line[:hash_pos]
-        if not line or line.isspace():
-            continue
-        pair = _key_and_value(line)
-        if pair is None:
-            notes.append((number, line))
-            continue
-        key, value, colon = pair
+        colon_pos = line.find(b":")
+        if colon_pos > 0:
+            # The usual line, inline: what key_and_value gives for it.
+            key = line[:colon_pos].strip(WHITESPACE)
+            value = line[colon_pos + 1 :].strip(WHITESPACE)
+            colon = True
+            if not key:
+                notes.append((number, line))
+                continue
+        else:
+            if not line or line.isspace():
+                continue
+            pair = key_and_value(line)
+            if pair is None:
+                notes.append((number, line))
+                continue
+            key, value, colon = pair
         lowered = key.lower()
         # Nearly every key is spelt right and found with one dict lookup;
         # the others are read by robots.cc's rules, and noted.
-        keys = _SPELT_RIGHT.get(lowered)
+        keys = SPELT_RIGHT.get(lowered)
         if keys is None or not colon:
-            keys = _read_as(lowered)
+            keys = read_as(lowered)
             if keys is not None:
-                notes += _key_notes(number, key, lowered, keys, colon)
-        if keys is _USER_AGENT_KEYS:
+                notes += key_notes(number, key, lowered, keys, colon)
+        if keys is USER_AGENT_KEYS:
             if group is None or in_rules:
                 group = _Group()
                 groups.append(group)
@@ -491,7 +436,7 @@ def _parse(data: bytes, mode: Mode, truncated: bool) -> RobotsTxt:
             # rfc mode also binds the whole product name (MJ12bot, where the
             # token alone is "mj"), which only a value longer than its token
             # can have.
-            agent = _text(value)
+            agent = as_text(value)
             group.agents.append(agent)
             token = agent_token(agent)
             if token is None:
@@ -510,8 +455,8 @@ def _parse(data: bytes, mode: Mode, truncated: bool) -> RobotsTxt:
                     group.binds.add(token)
                 else:
                     notes.append(_no_token_note(number, value, product))
-        elif keys is _ALLOW_KEYS or keys is _DISALLOW_KEYS:
-            allow = keys is _ALLOW_KEYS
+        elif keys is ALLOW_KEYS or keys is DISALLOW_KEYS:
+            allow = keys is ALLOW_KEYS
             if group is None:
                 # GRP-3, D-20: rules before any user-agent line are ignored.
                 text = (
@@ -529,14 +474,14 @@ def _parse(data: bytes, mode: Mode, truncated: bool) -> RobotsTxt:
                 slash = pattern.rfind("/")
                 if slash >= 0 and pattern.startswith("/index.htm", slash):
                     group.rules.append(Rule(True, pattern[: slash + 1] + "$", number, pattern))
-        elif keys is _SITEMAP_KEYS:
-            url = _text(value)
+        elif keys is SITEMAP_KEYS:
+            url = as_text(value)
             if _ABSOLUTE_URL.match(url):
                 sitemaps[url] = None
             else:
                 text = "sitemap URL is not absolute: the line is ignored (RFC 9309 §2.2.4, OTHER-1)"
                 notes.append((number, "bad-sitemap", text))
-        elif keys is _CRAWL_DELAY_SPELLINGS:
+        elif keys is CRAWL_DELAY_SPELLINGS:
             delay = _CRAWL_DELAY_VALUE.fullmatch(value)
             if group is None:
                 text = "crawl-delay before any user-agent line: the line is ignored (OTHER-2)"
@@ -547,9 +492,7 @@ def _parse(data: bytes, mode: Mode, truncated: bool) -> RobotsTxt:
             elif group.crawl_delay is None:
                 group.crawl_delay = float(delay.group())
         else:
-            # FMT-12, GRP-7: other records are skipped and never end a group.
-            text = f"unsupported key {_text(key)!r}: the line is ignored (RFC 9309 §2.2.4, FMT-12)"
-            notes.append((number, "unknown-key", text))
+            notes.append((number, key, None))  # unknown-key (FMT-12), see _explained
     # FMT-1, FMT-2: one check of the whole body; only a body that fails it
     # is looked at line by line (a line is UTF-8 if and only if the body
     # is: CR and LF never split a UTF-8 sequence).

@@ -45,10 +45,10 @@ def verdict_both_ways(robots: RobotsTxt, url: str, agent: str) -> bool:
     matching find the same deciding rule: scanning (a rule set's first
     verdicts) and the compiled prefix tree (after that)."""
     rules = robots.for_agent(agent)
-    if rules._tree is None:
-        rules._compile()
     path = canonical_match_string(url, robots.mode)
-    assert rules._scan(path) == rules.decide(path), (url, agent)
+    scanned = rules.scan(path)
+    rules.compile()
+    assert scanned == rules.decide(path), (url, agent)
     return rules.allowed(url)
 
 

@@ -20,6 +20,7 @@ def test_parser_does_not_import_scrapy() -> None:
         "import sys\n"
         "from scrapy_robots_rfc import RobotsTxt\n"
         "import scrapy_robots_rfc.parser, scrapy_robots_rfc.matcher, scrapy_robots_rfc.agents\n"
+        "import scrapy_robots_rfc.keys, scrapy_robots_rfc.canonical\n"
         "assert not RobotsTxt.parse(b'user-agent: *\\ndisallow: /').allowed('http://e/', 'a')\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('scrapy', 'twisted')))\n"
     )

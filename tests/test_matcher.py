@@ -3,16 +3,15 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jwm.robotstxt.googlebot import RobotsMatcher
 from w3lib.url import safe_url_string
 
-from scrapy_robots_rfc import RobotsTxt, matcher
+from scrapy_robots_rfc import RobotsTxt
 from scrapy_robots_rfc.matcher import (
+    URI_ILLEGAL,
     AgentRules,
     Rule,
     canonical_match_string,
@@ -108,16 +107,21 @@ def test_rfc_canonical_form(raw: str, canonical: str) -> None:
     assert canonical_match_string("http://e.com" + raw, "rfc") == canonical
 
 
-def test_fast_path_agrees_with_the_safe_set() -> None:
-    """The character class of the matcher's fast path is the URL's safe set
-    less '#' (the fragment) and '%' (escapes are normalised)."""
-    clean = re.compile(matcher._CLEAN)
-    ascii_chars = map(chr, range(128))
-    assert "".join(c for c in ascii_chars if clean.fullmatch(c)) == (
-        matcher._URL_SAFE.replace("#", "").replace("%", "")
-    )
-    for char in matcher.URI_ILLEGAL:
-        assert char not in matcher._URL_SAFE
+@pytest.mark.parametrize("code", range(0x80))
+def test_each_ascii_character_of_a_url_is_kept_or_escaped(code: int) -> None:
+    """ENC-6, D-2, D-3: printable ASCII is kept, except what a URI never
+    holds raw and a literal '*' or '$'; the rest is %-escaped, on the fast
+    path (a clean URL) and the general one (the same URL with an escape)."""
+    char = chr(code)
+    kept = 0x21 <= code <= 0x7E and char not in URI_ILLEGAL + "*$"
+    shown = char if kept else f"%{code:02X}"
+    # The fragment is not matched (URL-3).
+    expected = ["/a", "/~"] if char == "#" else [f"/a{shown}b", f"/~{shown}b"]
+    got = [
+        canonical_match_string(f"http://e.com/a{char}b", "rfc"),
+        canonical_match_string(f"http://e.com/%7e{char}b", "rfc"),
+    ]
+    assert got == expected
 
 
 # D-2, issue 9: rules with URI-illegal characters match the URLs Scrapy

@@ -1,0 +1,176 @@
+"""URL -> match string, and the canonical form of patterns and match
+strings (RFC 9309 §2.2.2, §2.2.3; ENC-1..ENC-6, URL-1..URL-5).
+
+Pure Python, no Scrapy import; :mod:`.matcher` matches what this gives.
+The IDs in comments point into ``robots-spec.md`` and ``docs/spec-ids.md``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+__all__ = [
+    "MODES",
+    "URI_ILLEGAL",
+    "Mode",
+    "canonical_match_string",
+    "escape_pattern",
+    "match_string",
+]
+
+Mode = Literal["rfc", "google"]
+MODES: tuple[Mode, ...] = ("rfc", "google")
+
+# RFC 3986 §2.3 unreserved characters: their escapes are decoded (ENC-6 step 3).
+_UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+# ENC-1: Google escapes bytes >= 0x80 and upper-cases existing escapes.
+_GOOGLE_ESCAPE = re.compile(rb"%[0-9A-Fa-f]{2}|[\x80-\xff]")
+# ENC-6: the rfc canonical form normalises every %XX (_ESCAPE), then escapes
+# what is not printable ASCII (controls, SP, bytes >= 0x80), the characters
+# a URI may never hold raw (D-2; RFC 3986 §2, Appendix A: not unreserved,
+# reserved or '%') and, in the URL only, a literal '*' or '$' (ENC-3).
+#: D-2: what Scrapy's request URLs always carry %-encoded (w3lib's
+#: ``safe_url_string``), so a raw one in a pattern must be encoded to match.
+URI_ILLEGAL = '"<>\\^`{|}'
+_PATTERN_SAFE = "".join(c for c in map(chr, range(0x21, 0x7F)) if c not in URI_ILLEGAL)
+_URL_SAFE = _PATTERN_SAFE.replace("*", "").replace("$", "")
+_HEX = "0123456789ABCDEFabcdef"
+#: ENC-6 for every escape, by its text: an unreserved character's escape
+#: is decoded, any other escape upper-cased; and a printable ASCII character
+#: outside the safe sets (a space, URI_ILLEGAL, a literal '*' or '$' in a
+#: URL, DEL) as its escape. Other characters go through :func:`_escaped`.
+_CANONICAL: dict[str, str] = {
+    f"%{hi}{lo}": chr(int(hi + lo, 16)) if int(hi + lo, 16) in _UNRESERVED else f"%{hi}{lo}".upper()
+    for hi in _HEX
+    for lo in _HEX
+}
+_CANONICAL.update((chr(byte), f"%{byte:02X}") for byte in range(0x80))
+
+
+def _special(safe: str) -> str:
+    """A regex of what ENC-6 changes: an escape, or a character not in ``safe``."""
+    return "%[0-9A-Fa-f]{2}|[^" + "".join(re.escape(c) for c in safe) + "]"
+
+
+_URL_SPECIAL = re.compile(_special(_URL_SAFE))
+_PATTERN_SPECIAL = re.compile(_special(_PATTERN_SAFE))
+#: A value that ENC-6 leaves as it is: safe, no '%' (an escape is normalised).
+_PATTERN_CLEAN = re.compile(b"[" + re.escape(_PATTERN_SAFE.replace("%", "")).encode() + b"]*")
+
+# A URL whose match string needs no work: "scheme://authority" followed by a
+# path, params or query made only of printable ASCII other than '#' (and, for
+# rfc mode, other than '%', '*', '$' and URI_ILLEGAL). Everything else takes
+# the general path below, which is the exact port of robots.cc
+# GetPathParamsQuery.
+_FAST_GOOGLE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^/?;#]*([/?;][^#]*)?(?:#.*)?", re.S)
+_CLEAN = r"[!&-)+-;=?-\[\]_a-z~]"  # _URL_SAFE less '#' and '%', as a class
+_FAST_RFC = re.compile(rf"[A-Za-z][A-Za-z0-9+.\-]*://[^/?;#]*([/?;]{_CLEAN}*)?(?:#.*)?", re.S)
+
+
+def match_string(url: str) -> str:
+    """The path, params and query of ``url``, without the fragment (URL-1..4).
+
+    An exact port of robots.cc ``GetPathParamsQuery``: the result always
+    starts with ``/``; an empty or path-less URL gives ``/``.
+    """
+    search_start = 2 if url[:2] == "//" else 0
+    early_path = _find_first_of(url, "/?;", search_start)
+    protocol_end = url.find("://", search_start)
+    if protocol_end < 0 or (0 <= early_path < protocol_end):
+        # A path, param or query that starts before "://" means it is no scheme.
+        protocol_end = search_start
+    else:
+        protocol_end += 3
+    path_start = _find_first_of(url, "/?;", protocol_end)
+    if path_start < 0:
+        return "/"
+    hash_pos = url.find("#", search_start)
+    if 0 <= hash_pos < path_start:
+        return "/"
+    path_end = len(url) if hash_pos < 0 else hash_pos
+    path = url[path_start:path_end]
+    return path if path[0] == "/" else "/" + path
+
+
+def _find_first_of(text: str, chars: str, start: int) -> int:
+    found = [i for i in (text.find(c, start) for c in chars) if i >= 0]
+    return min(found) if found else -1
+
+
+def escape_pattern(value: bytes, mode: Mode) -> str:
+    """The form of an allow/disallow value that is matched (ENC-1, ENC-6).
+
+    ``google``: bytes >= 0x80 become ``%XX`` and existing escapes are
+    upper-cased, nothing else (robots.cc ``MaybeEscapePattern``).
+    ``rfc``: canonicalised like the URL (D-2), except that ``*`` and a final
+    ``$`` keep their special meaning (RFC 9309 §2.2.3).
+    """
+    if mode == "google":
+        if not _GOOGLE_ESCAPE.search(value):
+            return value.decode("ascii")
+        return _GOOGLE_ESCAPE.sub(_google_escape_one, value).decode("ascii")
+    if _PATTERN_CLEAN.fullmatch(value):
+        pattern = value.decode("ascii")
+    else:
+        pattern = _PATTERN_SPECIAL.sub(_canonical_one, value.decode("utf-8", "surrogateescape"))
+    if "$" in pattern[:-1]:
+        # A '$' is special only at the end (PATH-3); elsewhere it is the
+        # literal that the URL carries as %24 (D-3).
+        pattern = pattern[:-1].replace("$", "%24") + pattern[-1]
+    return pattern
+
+
+def canonical_match_string(url: str | bytes, mode: Mode) -> str:
+    """The match string of ``url`` as patterns of ``mode`` are compared to it.
+
+    ``google`` uses it as given (URL-5). ``rfc`` canonicalises it (D-2, ENC-6)
+    and escapes a literal ``*`` or ``$`` (D-3, RFC 9309 §2.2.3).
+    """
+    if isinstance(url, (bytes, bytearray)):
+        url = bytes(url).decode("latin-1" if mode == "google" else "utf-8", "surrogateescape")
+    if mode == "google":
+        fast = _FAST_GOOGLE.fullmatch(url)
+    else:
+        fast = _FAST_RFC.fullmatch(url)
+        if fast is None:
+            # Not clean: the path of any "scheme://" URL, then canonicalised.
+            fast = _FAST_GOOGLE.fullmatch(url)
+            path = match_string(url) if fast is None else fast.group(1) or "/"
+            return _URL_SPECIAL.sub(_canonical_one, path if path[0] == "/" else "/" + path)
+    if fast is not None:
+        path = fast.group(1)
+        if path is None:
+            return "/"
+        return path if path[0] == "/" else "/" + path
+    return match_string(url)
+
+
+def _escaped(char: str) -> str:
+    """``%XX`` for each byte of ``char`` in UTF-8; a surrogate escape (a
+    byte that was not UTF-8) gives that byte back (ENC-6 step 4)."""
+    try:
+        data = char.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        # Lone surrogates outside the escape range: keep their bytes anyway.
+        data = char.encode("utf-8", "surrogatepass")
+    return "".join(f"%{byte:02X}" for byte in data)
+
+
+def _canonical_one(match: re.Match[str]) -> str:
+    """ENC-6 for one escape or one character outside the safe set: an
+    escape of an unreserved character is decoded, any other escape
+    upper-cased, and the character %-encoded."""
+    text = match.group()
+    try:
+        return _CANONICAL[text]
+    except KeyError:
+        return _escaped(text)
+
+
+def _google_escape_one(match: re.Match[bytes]) -> bytes:
+    text = match.group()
+    if len(text) == 3:
+        return text.upper()
+    return b"%%%02X" % text[0]

@@ -1,0 +1,129 @@
+"""The lexical layer of robots.txt: how a line splits into key and value,
+which keys are read and how they may be spelt, and the notes about a line
+that is read other than it is written (RFC 9309 §2.2; FMT-6..FMT-12, D-4,
+D-5). A port of robots.cc ``GetKeyAndValueFrom`` and
+``ParsedRobotsKey::Parse``; :mod:`.parser` builds the groups on it.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ALLOW_KEYS",
+    "CRAWL_DELAY_SPELLINGS",
+    "DISALLOW_KEYS",
+    "PREFIX_KEYS",
+    "SITEMAP_KEYS",
+    "SPELT_RIGHT",
+    "USER_AGENT_KEYS",
+    "WHITESPACE",
+    "Noted",
+    "Spellings",
+    "as_text",
+    "key_and_value",
+    "key_notes",
+    "read_as",
+    "show",
+    "unread_note",
+]
+
+#: A note as a plain tuple: line, code, text (:class:`.parser.Note`).
+Noted = tuple[int, str, str]
+WHITESPACE = b" \t\n\v\f\r"  # absl::ascii_isspace (FMT-7)
+Spellings = tuple[bytes, ...]
+
+# FMT-10, FMT-11, D-4: robots.cc ParsedRobotsKey::Parse checks these in this
+# order, each as a case-insensitive prefix of the key. The first of each is
+# the right spelling; the others are typos it accepts.
+USER_AGENT_KEYS = (b"user-agent", b"useragent", b"user agent")
+ALLOW_KEYS = (b"allow",)  # no typos for allow (robots.cc KeyIsAllow)
+DISALLOW_KEYS = (b"disallow", b"dissallow", b"dissalow", b"disalow", b"diasllow", b"disallaw")
+SITEMAP_KEYS = (b"sitemap", b"site-map")
+# OTHER-2: crawl-delay is an "other record" (RFC 9309 §2.2.4). It is read
+# into the group it stands in and, like every other record, never ends it.
+# Its spellings are whole keys, not prefixes.
+CRAWL_DELAY_SPELLINGS = (b"crawl-delay", b"crawl_delay", b"crawldelay", b"crawl delay")
+PREFIX_KEYS = (USER_AGENT_KEYS, ALLOW_KEYS, DISALLOW_KEYS, SITEMAP_KEYS)
+#: A key spelt as the spec spells it -> all its spellings.
+SPELT_RIGHT: dict[bytes, Spellings] = {k[0]: k for k in (*PREFIX_KEYS, CRAWL_DELAY_SPELLINGS)}
+
+
+def as_text(value: bytes) -> str:
+    """A value as text; bytes that are not UTF-8 become %XX escapes."""
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        text = value.decode("utf-8", "surrogateescape")
+        return "".join(f"%{ord(c) - 0xDC00:02X}" if "\udc80" <= c <= "\udcff" else c for c in text)
+
+
+def show(data: bytes) -> str:
+    """A key or value quoted for a note."""
+    return repr(data.decode("utf-8", "backslashreplace"))
+
+
+def key_and_value(line: bytes) -> tuple[bytes, bytes, bool] | None:
+    """Split a line whose comment is removed into key, value and whether a
+    ``:`` separated them (FMT-6..9).
+
+    A port of robots.cc ``GetKeyAndValueFrom``: the first ``:`` separates;
+    without one, exactly two whitespace-separated tokens are key and value.
+    """
+    line = line.strip(WHITESPACE)
+    colon = line.find(b":")
+    if colon >= 0:
+        key, value = line[:colon], line[colon + 1 :]
+    else:
+        # FMT-9, D-5: "Google-specific optimization: some people forget the
+        # colon, so we need to accept whitespace in its stead."
+        spaces = [i for i in (line.find(b" "), line.find(b"\t")) if i >= 0]
+        if not spaces:
+            return None
+        sep = min(spaces)
+        rest = line[sep:].lstrip(b" \t")
+        if b" " in rest or b"\t" in rest:
+            return None  # three or more tokens
+        key, value = line[:sep], line[sep + 1 :]
+    key = key.strip(WHITESPACE)
+    if not key:
+        return None
+    return key, value.strip(WHITESPACE), colon >= 0
+
+
+def read_as(lowered: bytes) -> Spellings | None:
+    """The spellings of the key that a lower-cased key is read as, or
+    ``None`` for an unsupported key (robots.cc ``ParsedRobotsKey::Parse``;
+    FMT-10, FMT-11, FMT-12)."""
+    for keys in PREFIX_KEYS:
+        if lowered.startswith(keys):
+            return keys
+    return CRAWL_DELAY_SPELLINGS if lowered in CRAWL_DELAY_SPELLINGS else None
+
+
+def key_notes(number: int, key: bytes, lowered: bytes, keys: Spellings, colon: bool) -> list[Noted]:
+    """The typo, key-prefix and missing-colon notes of a line whose key is
+    read as ``keys[0]`` (FMT-9..FMT-11, D-4, D-5)."""
+    notes: list[Noted] = []
+    shown, name = show(key), keys[0].decode()
+    matched = next(k for k in keys if lowered.startswith(k))
+    if matched != keys[0]:
+        text = f"{shown} is read as {name!r}: a typo Google's parser accepts (FMT-11, D-4)"
+        notes.append((number, "typo", text))
+    elif lowered != matched:
+        text = f"{shown} is read as {name!r} because it starts with it (FMT-10, D-4)"
+        notes.append((number, "key-prefix", text))
+    if not colon:
+        text = f"no ':' after {shown}: read as key and value as Google's parser does (FMT-9, D-5)"
+        notes.append((number, "missing-colon", text))
+    return notes
+
+
+def unread_note(number: int, line: bytes) -> Noted:
+    """Why a line that is not blank has no key and value (FMT-8, FMT-9)."""
+    if b":" in line:
+        return (number, "syntax", "nothing before ':': the line is ignored (FMT-8)")
+    words = line.split(None, 1)
+    if len(words) == 1 and read_as(words[0].lower()) is not None:
+        text = f"{show(words[0])} has no ':' and no value: the line is ignored (FMT-9)"
+        return (number, "missing-value", text)
+    text = "no ':' and not two words: not a 'key: value' line, ignored (FMT-9, D-5)"
+    return (number, "syntax", text)
