@@ -2,6 +2,22 @@
 
 One run measures, and prints as tables:
 
+0. The headline: a crawler's workload (issue 11). For every corpus file,
+   about 30 URLs built from the file's own rules (``harness.crawler_workload``:
+   each value's literal path, with a suffix, ``*`` expanded to ``''``, ``x``
+   and ``abc/def``, with ``?q=1`` and an empty ``?``, the neighbours of a
+   final ``$``, upper-cased, a letter %-escaped, a lower-case escape,
+   escapes decoded, UTF-8 non-ASCII escaped and raw; plus ``/``,
+   ``/index.html`` and ``/robots.txt``), each asked for 3 agents drawn from
+   the file's own product tokens and ``Googlebot``, ``Scrapy`` and an
+   unknown bot, so that each (file, agent) gets 10 to 30 verdicts.
+   *First use* is timed from the parse through the file's last verdict, on
+   fresh objects, summed over the corpus; *warmed* is the best of several
+   passes of the same questions on the same objects. Ours (both modes) and
+   Protego (with Scrapy's decode) alternate within each of several runs;
+   the ratios are per run, and their median is reported. Google's parser
+   (``jwm.robotstxt``, parse + match per verdict) is timed once, and ours in
+   ``google`` mode is checked against it on every question.
 1. Parse throughput (MB/s) over the real corpus, every ``*.txt`` in
    ``<shared>/corpus/robots`` (``<shared>`` is ``../shared`` next to the repo
    root, or ``$ROBOTS_SHARED``). The files are read in place. Each row is the
@@ -61,6 +77,7 @@ MB = 1_000_000
 
 # Targets from the design brief; reported, never asserted.
 TARGET_VERDICT_RATIO = 3.0
+TARGET_FIRST_USE_RATIO = 2.0
 TARGET_PARSE_RATIO = 1.5
 TARGET_WORST_MS = 0.2
 TARGET_BIG_PARSE_S = 1.0
@@ -84,6 +101,9 @@ class Settings:
     jwm_repeats: int
     #: jwm re-parses the file for every verdict: it checks every n-th pair.
     jwm_stride: int
+    #: Section 0: runs of first use, and passes per warmed timing.
+    crawler_runs: int
+    warm_passes: int
 
 
 FULL = Settings(
@@ -95,6 +115,8 @@ FULL = Settings(
     call_budget_s=0.25,
     jwm_repeats=2,
     jwm_stride=1,
+    crawler_runs=5,
+    warm_passes=5,
 )
 QUICK = Settings(
     parse_passes=2,
@@ -105,6 +127,8 @@ QUICK = Settings(
     call_budget_s=0.03,
     jwm_repeats=1,
     jwm_stride=3,
+    crawler_runs=3,
+    warm_passes=3,
 )
 MIN_REPEATS = 3
 
@@ -150,6 +174,142 @@ def best_call(
 
 
 # --- inputs ---------------------------------------------------------------
+
+
+# --- 0. the crawler's workload -----------------------------------------------
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One corpus file and its crawler questions: (URL, agent) pairs."""
+
+    body: bytes
+    questions: list[tuple[str, str]]
+
+
+def crawler_workloads(files: Sequence[harness.RobotsFile], rng: random.Random) -> list[Workload]:
+    return [
+        Workload(f.body, harness.crawler_workload(f.body.decode("utf-8", "replace"), rng))
+        for f in files
+    ]
+
+
+def _ours_first_use(work: Sequence[Workload], mode: Mode) -> tuple[float, list[Any]]:
+    """Seconds from each file's parse through its last verdict, summed, and
+    the parsed objects (for the warmed passes)."""
+    parsed = []
+    elapsed = 0.0
+    with harness.gc_off():
+        for item in work:
+            start = time.perf_counter()
+            robots = RobotsTxt.parse(item.body, mode)
+            for url, agent in item.questions:
+                robots.allowed(url, agent)
+            elapsed += time.perf_counter() - start
+            parsed.append(robots)
+    return elapsed, parsed
+
+
+def _protego_first_use(work: Sequence[Workload]) -> tuple[float, list[Any]]:
+    parsed = []
+    elapsed = 0.0
+    with harness.gc_off():
+        for item in work:
+            start = time.perf_counter()
+            robots = Protego.parse(harness.protego_text(item.body))
+            for url, agent in item.questions:
+                robots.can_fetch(url, agent)
+            elapsed += time.perf_counter() - start
+            parsed.append(robots)
+    return elapsed, parsed
+
+
+def _warmed(work: Sequence[Workload], parsed: Sequence[Any], ours: bool, passes: int) -> float:
+    """The best of ``passes`` passes of every question on ``parsed``."""
+
+    def one_pass() -> None:
+        for item, robots in zip(work, parsed, strict=True):
+            ask = robots.allowed if ours else robots.can_fetch
+            for url, agent in item.questions:
+                ask(url, agent)
+
+    return harness.best_of(passes, one_pass)
+
+
+def crawler_speed(work: Sequence[Workload], settings: Settings) -> dict[str, Any]:
+    """Section 0: first use and warmed, per run, ours in both modes and
+    Protego alternating; jwm once, with ours in google mode checked."""
+    questions = sum(len(item.questions) for item in work)
+    runs: list[dict[str, float]] = []
+    for run in range(settings.crawler_runs):
+        row: dict[str, float] = {}
+        order = ["rfc", "google", "protego"]
+        order = order[run % 3 :] + order[: run % 3]
+        for name in order:
+            if name == "protego":
+                first, parsed = _protego_first_use(work)
+            else:
+                first, parsed = _ours_first_use(work, name)  # type: ignore[arg-type]
+            row[f"{name}_first_s"] = first
+            row[f"{name}_warm_s"] = _warmed(work, parsed, name != "protego", settings.warm_passes)
+        runs.append(row)
+    matcher = RobotsMatcher()
+    mismatches = 0
+    start = time.perf_counter()
+    for item in work:
+        robots = RobotsTxt.parse(item.body, "google")
+        for url, agent in item.questions:
+            google = bool(matcher.OneAgentAllowedByRobots(item.body, agent, url))
+            mismatches += google != robots.allowed(url, agent)
+    jwm_s = time.perf_counter() - start
+    return {"questions": questions, "runs": runs, "jwm_s": jwm_s, "google_mismatches": mismatches}
+
+
+def _median_ratio(runs: Sequence[dict[str, float]], theirs: str, ours: str) -> float:
+    return sorted(r[theirs] / r[ours] for r in runs)[len(runs) // 2]
+
+
+def report_crawler(result: dict[str, Any], files: int) -> dict[str, float]:
+    runs = result["runs"]
+    count = result["questions"]
+    print(
+        f"\n0. A crawler's workload: {files} files, {count:,} (URL, agent) questions,"
+        f" {len(runs)} runs (ratios per run, median shown)"
+    )
+    rows = []
+    for name, label in (("rfc", "ours rfc"), ("google", "ours google"), ("protego", "Protego")):
+        first = sorted(r[f"{name}_first_s"] for r in runs)[len(runs) // 2]
+        warm = sorted(r[f"{name}_warm_s"] for r in runs)[len(runs) // 2]
+        rows.append(
+            [
+                label,
+                f"{first * 1000:.0f}",
+                f"{count / first:,.0f}",
+                f"{warm * 1000:.0f}",
+                f"{count / warm:,.0f}",
+            ]
+        )
+    print(
+        harness.table(
+            ["implementation", "first use ms", "questions/s", "warmed ms", "verdicts/s"], rows
+        )
+    )
+    ratios = {
+        "first_use_rfc": _median_ratio(runs, "protego_first_s", "rfc_first_s"),
+        "first_use_google": _median_ratio(runs, "protego_first_s", "google_first_s"),
+        "warmed_rfc": _median_ratio(runs, "protego_warm_s", "rfc_warm_s"),
+        "warmed_google": _median_ratio(runs, "protego_warm_s", "google_warm_s"),
+    }
+    per_run = ", ".join(f"{r['protego_first_s'] / r['rfc_first_s']:.2f}x" for r in runs)
+    print(f"   first use, ours rfc / Protego, per run: {per_run}")
+    jwm = result["jwm_s"]
+    ours = sorted(r["rfc_first_s"] for r in runs)[len(runs) // 2]
+    print(
+        f"   jwm (robots.cc, parse + match per verdict): {jwm * 1000:.0f} ms;"
+        f" ours rfc first use is {jwm / ours:.1f}x faster;"
+        f" ours google vs jwm: {result['google_mismatches']} mismatches"
+    )
+    return ratios
 
 
 def build_pairs(files: Sequence[harness.RobotsFile], rng: random.Random) -> list[Pair]:
@@ -696,11 +856,20 @@ def summarize(
     verdict_rows: Sequence[dict[str, Any]],
     worst: Sequence[dict[str, Any]],
     big_rows: Sequence[dict[str, Any]],
+    crawler: dict[str, float],
 ) -> dict[str, Any]:
     protego_rate = _find(verdict_rows, "Protego", "how", "can_fetch")["verdicts_per_s"]
     protego_parse = _protego_parse_rates(parse_rows)[False]
-    summary: dict[str, Any] = {}
+    summary: dict[str, Any] = {"crawler": crawler}
     print("\n4. Summary (targets are reported, never asserted)")
+    print("   a crawler's workload (section 0), median of the runs:")
+    for key, label, target in (
+        ("first_use_rfc", "first use, rfc mode:      ", TARGET_FIRST_USE_RATIO),
+        ("first_use_google", "first use, google mode:   ", TARGET_FIRST_USE_RATIO),
+        ("warmed_rfc", "warmed verdicts, rfc mode:", TARGET_VERDICT_RATIO),
+        ("warmed_google", "warmed, google mode:      ", TARGET_VERDICT_RATIO),
+    ):
+        print(f"     {label} ours/Protego " + ratio_text(crawler[key], target))
     for mode in ("rfc", "google"):
         impl = f"ours {mode}"
         ratios = {
@@ -802,6 +971,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         sections[name] = now - mark
         mark = now
 
+    work = crawler_workloads(files, random.Random(harness.SEED))
+    crawler = crawler_speed(work, settings)
+    lap("crawler workload")
+    results["crawler"] = crawler
+    crawler_ratios = report_crawler(crawler, len(files))
+
     parse_rows = parse_throughput(files, settings)
     lap("parse")
     results["parse"] = parse_rows
@@ -827,7 +1002,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     results["big_file"] = {"bytes": len(big), "rows": big_rows}
     report_big(big, big_rows, settings)
 
-    results["summary"] = summarize(parse_rows, verdict_rows, worst, big_rows)
+    results["summary"] = summarize(parse_rows, verdict_rows, worst, big_rows, crawler_ratios)
     results["section_s"] = sections
     laps = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in sections.items())
     harness.finish(args.json, results, started, f" ({laps})")

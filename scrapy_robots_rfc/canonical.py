@@ -1,5 +1,5 @@
 """URL -> match string, and the canonical form of patterns and match
-strings (RFC 9309 §2.2.2, §2.2.3; ENC-1..ENC-6, URL-1..URL-5).
+strings (RFC 9309 §2.2.2, §2.2.3; ENC-1, ENC-3, ENC-6, URL-1..URL-5).
 
 Pure Python, no Scrapy import; :mod:`.matcher` matches what this gives.
 The IDs in comments point into ``robots-spec.md`` and ``docs/spec-ids.md``.
@@ -47,6 +47,8 @@ _CANONICAL: dict[str, str] = {
     for lo in _HEX
 }
 _CANONICAL.update((chr(byte), f"%{byte:02X}") for byte in range(0x80))
+#: Non-ASCII characters are added to _CANONICAL as they come, up to this size.
+_CANONICAL_MAX = 4096
 
 
 def _special(safe: str) -> str:
@@ -166,7 +168,10 @@ def _canonical_one(match: re.Match[str]) -> str:
     try:
         return _CANONICAL[text]
     except KeyError:
-        return _escaped(text)
+        escaped = _escaped(text)
+        if len(_CANONICAL) < _CANONICAL_MAX:  # a few hundred characters recur
+            _CANONICAL[text] = escaped
+        return escaped
 
 
 def _google_escape_one(match: re.Match[bytes]) -> bytes:

@@ -23,7 +23,7 @@ segment.
 from __future__ import annotations
 
 import re
-from os.path import commonprefix
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from .canonical import (
@@ -34,6 +34,7 @@ from .canonical import (
     escape_pattern,
     match_string,
 )
+from .tree import Node, TooDeep, precedence, tree_regex
 
 #: The implicitly allowed URI (RFC 9309 §2.2.2; D-1, ``rfc`` mode only).
 ROBOTS_TXT_PATH = "/robots.txt"
@@ -179,34 +180,41 @@ def _scan_table(rules: tuple[Rule, ...]) -> tuple[tuple[str, ...], tuple[_Wild |
     return tuple(prefixes), tuple(wilds)
 
 
-def _regex(pattern: str) -> str:
-    """The regular expression for a robots.txt pattern, matched from the
-    start of the match string (PATH-1), with the semantics of
-    :func:`pattern_matches`.
-
-    Each ``*`` is an atomic group that takes the leftmost occurrence of the next literal
-    segment and is never re-entered, which is exact for patterns whose only
-    wildcard is ``*`` and cannot backtrack: a pattern of k segments costs at
-    most O(len(path) * k) (PATH-11).
-    """
-    anchored = pattern.endswith("$")
-    if anchored:
-        pattern = pattern[:-1]
-    first, *rest = pattern.split("*")
-    source = re.escape(first)
-    if not rest:
-        return source + r"\Z" if anchored else source
-    *middle, last = rest
-    source += "".join(f"(?>.*?{re.escape(segment)})" for segment in middle if segment)
-    if anchored:
-        return source + f".*{re.escape(last)}\\Z"
-    return source + f"(?>.*?{re.escape(last)})" if last else source
+#: A literal prefix no match string has (they all start with '/'): the
+#: chunked scan skips the rules :func:`_float` indexes instead.
+_NEVER = "\0"
+#: Indexed by their required segment: wildcard rules whose literal prefix
+#: is at most this long (``/*.print.html``), when a rule set has at least
+#: _FLOAT_MIN of them.
+_FLOAT_PREFIX = 1
+_FLOAT_MIN = 16
+_GRAM = 3
 
 
-def _precedence(rule: Rule) -> tuple[int, bool, int]:
-    """Sort key: longest pattern first (PATH-5), allow first on a tie
-    (PATH-6), then the earliest line, which robots.cc reports."""
-    return (-len(rule.pattern), not rule.allow, rule.line)
+#: A required segment's first characters -> the rules :func:`_float`
+#: indexed under them: index in precedence order, literal prefix, wildcard.
+_Floating = dict[str, tuple[tuple[int, str, _Wild], ...]]
+
+
+def _float(
+    prefixes: tuple[str, ...], wilds: tuple[_Wild | None, ...]
+) -> tuple[tuple[str, ...], _Floating | None]:
+    """Take the wildcard rules that every path passes the prefix check of,
+    and whose required segment is at least :data:`_GRAM` long, out of the
+    chunked scan: index them by the segment's first characters instead.
+
+    A file can list hundreds of ``/*.something.html`` rules; the index
+    finds the few whose segment starts somewhere in the path with one dict
+    lookup per position, where the scan would try each rule."""
+    grams: dict[str, list[tuple[int, str, _Wild]]] = {}
+    scanned = list(prefixes)
+    for index, (prefix, wild) in enumerate(zip(prefixes, wilds, strict=True)):
+        if wild is not None and len(prefix) <= _FLOAT_PREFIX and len(wild[0]) >= _GRAM:
+            grams.setdefault(wild[0][:_GRAM], []).append((index, prefix, wild))
+            scanned[index] = _NEVER
+    if sum(map(len, grams.values())) < _FLOAT_MIN:
+        return prefixes, None
+    return tuple(scanned), {gram: tuple(entries) for gram, entries in grams.items()}
 
 
 def literal_prefix(pattern: str) -> str:
@@ -223,150 +231,14 @@ def literal_prefix(pattern: str) -> str:
     return pattern if star < 0 else pattern[:star]
 
 
-def _is_prefix_rule(rule: Rule) -> bool:
-    """A rule with neither ``*`` nor a final ``$`` matches exactly the paths
-    that start with its pattern."""
-    return "*" not in rule.pattern and not rule.pattern.endswith("$")
-
-
-class _TooDeep(Exception):
-    pass
-
-
-#: Past this many nested prefixes the prefix tree is not worth its regex;
-#: every rule is then tried in one alternation (same answer, slower).
-_MAX_TREE_DEPTH = 64
-
-
-def _tree_regex(prefixes: list[str], depth: int = 0, level: int = 0) -> str:
-    """A regex that, from offset ``depth``, greedily matches the longest of
-    ``prefixes`` (sorted, sharing their first ``depth`` characters) that the
-    text starts with.
-
-    It is a radix tree: the alternatives of a node start with different
-    characters, so the regex engine enters at most one and never
-    backtracks further than to the last complete prefix.
-    """
-    if level > _MAX_TREE_DEPTH:
-        raise _TooDeep
-    terminal = prefixes[0] if len(prefixes[0]) == depth else None
-    children: dict[str, list[str]] = {}
-    for prefix in prefixes:
-        if len(prefix) > depth:
-            children.setdefault(prefix[depth], []).append(prefix)
-    branches = []
-    for group in children.values():
-        # Character by character is what a radix tree wants; sorted, the
-        # first and last strings bound the common prefix of the group.
-        edge = commonprefix([group[0], group[-1]])  # noqa: RUF071
-        branches.append(re.escape(edge[depth:]) + _tree_regex(group, len(edge), level + 1))
-    if not branches:
-        return ""
-    body = "|".join(branches)
-    return f"(?:{body})?" if terminal is not None else f"(?:{body})"
-
-
-#: Verdicts by plain scanning before a rule set is compiled.
+#: Verdicts by plain scanning before a rule set is compiled, plus one per
+#: _CHARS_PER_SCAN characters of its patterns: compiling costs about that
+#: many scans (the regexes grow with the patterns), and a crawler asks most
+#: origins for few verdicts.
 _SCANS_BEFORE_COMPILE = 64
+_CHARS_PER_SCAN = 16
 #: Rule sets this small are never compiled.
 _SCAN_ONLY_MAX = 16
-
-#: A node with more wildcard rules than this finds their required literals
-#: in the path first, and tries only the rules whose literal is there.
-_FILTER_MIN = 12
-
-
-def _required_literal(pattern: str) -> str:
-    """The longest literal segment after the first ``*``: a path that the
-    pattern matches contains it. Empty when there is none."""
-    if pattern.endswith("$"):
-        pattern = pattern[:-1]
-    return max(pattern.split("*")[1:], key=len, default="")
-
-
-class _Node:
-    """The rules that can match a path whose longest literal prefix among
-    the rules' is a given one: a plain prefix rule that surely matches,
-    and the wildcard or anchored rules of higher precedence to try first.
-
-    Few of those are tried in one alternation, in precedence order. Many
-    (files list hundreds of ``/*.something.html`` rules) are filtered
-    first: one regex over the path finds which of their required literals
-    it contains (PATH-11 still holds: each regex is linear in the path).
-    """
-
-    __slots__ = ("_always", "_by_literal", "_closure", "_each", "best", "regex", "specials")
-
-    def __init__(self, prefix: str, candidates: list[Rule]) -> None:
-        candidates.sort(key=_precedence)
-        self.best = next(
-            (r for r in candidates if _is_prefix_rule(r) and prefix.startswith(r.pattern)), None
-        )
-        specials: dict[str, Rule] = {}
-        for rule in candidates:
-            if rule is self.best:
-                break
-            # Of two rules with one pattern, the first in precedence order
-            # decides whenever either matches.
-            specials.setdefault(rule.pattern, rule)
-        self.specials = tuple(specials.values())
-        self.regex: re.Pattern[str] | None = None
-        self._each: tuple[re.Pattern[str], ...] = ()
-        self._always: tuple[int, ...] = ()
-        self._by_literal: dict[str, list[int]] = {}
-        self._closure: dict[str, tuple[str, ...]] = {}
-        if len(specials) > _FILTER_MIN and self._build_filter():
-            self._each = tuple(re.compile(_regex(r.pattern), re.DOTALL) for r in self.specials)
-        elif specials:
-            source = "|".join(f"({_regex(pattern)})" for pattern in specials)
-            self.regex = re.compile(source, re.DOTALL)
-
-    def _build_filter(self) -> bool:
-        always = []
-        by_literal: dict[str, list[int]] = {}
-        for index, rule in enumerate(self.specials):
-            literal = _required_literal(rule.pattern)
-            if literal:
-                by_literal.setdefault(literal, []).append(index)
-            else:
-                always.append(index)
-        if not by_literal:
-            return False
-        literals = sorted(by_literal)
-        try:
-            tree = _tree_regex(literals)
-        except _TooDeep:
-            return False
-        # At each position the tree gives the longest literal that starts
-        # there; the shorter ones that start there too are its prefixes.
-        self._closure = {
-            lit: tuple(lit[:size] for size in range(1, len(lit) + 1) if lit[:size] in by_literal)
-            for lit in literals
-        }
-        self._by_literal = by_literal
-        self._always = tuple(always)
-        self.regex = re.compile(f"(?=({tree}))", re.DOTALL)
-        return True
-
-    def decide(self, path: str) -> Rule | None:
-        regex = self.regex
-        if regex is None:
-            return self.best
-        if not self._each:
-            found = regex.match(path)
-            if found is not None:
-                # Each alternative is one capturing group, and the atomic
-                # groups inside them capture nothing: lastindex names it.
-                return self.specials[found.lastindex - 1]  # type: ignore[operator]
-            return self.best
-        indexes = set(self._always)
-        for hit in regex.finditer(path):
-            for literal in self._closure[hit.group(1)]:
-                indexes.update(self._by_literal[literal])
-        for index in sorted(indexes):
-            if self._each[index].match(path):
-                return self.specials[index]
-        return self.best
 
 
 class AgentRules:
@@ -384,8 +256,10 @@ class AgentRules:
     """
 
     __slots__ = (
+        "_base",
         "_by_prefix",
         "_chunks",
+        "_floating",
         "_nodes",
         "_prefixes",
         "_scans",
@@ -406,10 +280,14 @@ class AgentRules:
         agents: tuple[str, ...],
         crawl_delay: float | None,
         mode: Mode,
+        base: AgentRules | None = None,
     ) -> None:
-        rules = sorted((r for r in rules if r.pattern), key=_precedence)
         #: The rules in precedence order.
-        self.rules: tuple[Rule, ...] = tuple(rules)
+        self.rules: tuple[Rule, ...] = (
+            base.rules
+            if base is not None
+            else tuple(sorted((r for r in rules if r.pattern), key=precedence))
+        )
         #: The crawler's product token.
         self.token = token
         #: The ``user-agent`` values of the groups these rules come from.
@@ -425,14 +303,32 @@ class AgentRules:
         self._prefixes: tuple[str, ...] | None = None
         self._wilds: tuple[_Wild | None, ...] = ()
         self._chunks: tuple[tuple[str, ...], ...] | None = None
+        self._floating: _Floating | None = None
         self._by_prefix: dict[str, list[Rule]] | None = None
-        self._nodes: dict[str, _Node] | None = None
+        self._nodes: dict[str, Node] | None = None
+        #: The rule set this one answers with (:meth:`renamed`), if any.
+        self._base = base
+
+    def renamed(self, token: str) -> AgentRules:
+        """The same rules for another crawler token that the same groups
+        apply to (GRP-4, GRP-5): verdicts, scan tables and the compiled tree
+        are shared, only the name differs."""
+        return AgentRules(
+            [],
+            token=token,
+            agents=self.agents,
+            crawl_delay=self.crawl_delay,
+            mode=self.mode,
+            base=self._base or self,
+        )
 
     def compile(self) -> None:
         """Compile the rules into the prefix tree now, rather than after the
         first verdicts of a large rule set (:meth:`decide`); answers do not
         change, only their speed and the memory kept."""
-        if self.rules and self._tree is None:
+        if self._base is not None:
+            self._base.compile()
+        elif self.rules and self._tree is None:
             self._compile()
 
     def _compile(self) -> re.Pattern[str]:
@@ -440,8 +336,8 @@ class AgentRules:
         for rule in self.rules:
             by_prefix.setdefault(literal_prefix(rule.pattern), []).append(rule)
         try:
-            tree = _tree_regex(sorted(by_prefix))
-        except _TooDeep:
+            tree = tree_regex(sorted(by_prefix))
+        except TooDeep:
             # Pathological nesting: one node holds every rule.
             by_prefix = {"": list(self.rules)}
             tree = ""
@@ -449,7 +345,7 @@ class AgentRules:
         self._tree = re.compile(tree, re.DOTALL)
         self._nodes = {}
         # The scan tables are not needed any more.
-        self._prefixes, self._wilds, self._chunks = None, (), None
+        self._prefixes, self._wilds, self._chunks, self._floating = None, (), None, None
         return self._tree
 
     def scan(self, path: str) -> Rule | None:
@@ -457,21 +353,26 @@ class AgentRules:
         the rules in precedence order (the first that matches decides,
         PATH-5); :meth:`decide` gives the same answer, and uses it for a
         rule set's first verdicts."""
+        if self._base is not None:
+            return self._base.scan(path)
         prefixes = self._prefixes
         if prefixes is None:
             prefixes, self._wilds = _scan_table(self.rules)
-            self._prefixes = prefixes
             if len(prefixes) > _CHUNK:
+                prefixes, self._floating = _float(prefixes, self._wilds)
                 self._chunks = tuple(
                     prefixes[i : i + _CHUNK] for i in range(0, len(prefixes), _CHUNK)
                 )
+                self._scans -= sum(len(rule.pattern) for rule in self.rules) // _CHARS_PER_SCAN
+            self._prefixes = prefixes
+        wilds = self._wilds
+        best = len(prefixes)
         start = 0
         for chunk in self._chunks or (prefixes,):
             # One C-level call rejects most chunks; in the others, only the
             # rules whose literal prefix and required segment are both in
             # the path need the full check.
             if path.startswith(chunk):
-                wilds = self._wilds
                 for index in range(start, start + len(chunk)):
                     prefix = prefixes[index]
                     if path.startswith(prefix):
@@ -479,22 +380,46 @@ class AgentRules:
                         if wild is None or (
                             wild[0] in path and _wild_matches(len(prefix), wild, path)
                         ):
-                            return self.rules[index]
+                            best = index
+                            break
+                if best < len(prefixes):
+                    break
             start += len(chunk)
-        return None
+        floating = self._floating
+        if floating is not None:
+            best = self._best_floating(floating, path, best)
+        return self.rules[best] if best < len(prefixes) else None
 
-    def _node(self, prefix: str) -> _Node:
+    def _best_floating(self, floating: _Floating, path: str, best: int) -> int:
+        """The first rule in precedence order, before ``best``, of those
+        :func:`_float` indexed that matches ``path``; else ``best``."""
+        if len(path) - _GRAM < len(floating):
+            grams: Iterable[str] = {path[i : i + _GRAM] for i in range(len(path) - _GRAM + 1)}
+        else:  # a long path: try each segment start the rules have instead
+            grams = [gram for gram in floating if gram in path]
+        for gram in grams:
+            for index, prefix, wild in floating.get(gram, ()):
+                if index >= best:
+                    break
+                if path.startswith(prefix) and _wild_matches(len(prefix), wild, path):
+                    best = index
+                    break
+        return best
+
+    def _node(self, prefix: str) -> Node:
         by_prefix = self._by_prefix or {}
         candidates = [
             rule for size in range(len(prefix) + 1) for rule in by_prefix.get(prefix[:size], ())
         ]
-        node = _Node(prefix, candidates)
+        node = Node(prefix, candidates)
         if self._nodes is not None:
             self._nodes[prefix] = node
         return node
 
     def decide(self, path: str) -> Rule | None:
         """The deciding rule for the match string ``path``, or ``None``."""
+        if self._base is not None:
+            return self._base.decide(path)
         if not self.rules:
             return None
         tree = self._tree
@@ -553,6 +478,8 @@ class AgentRules:
         with the common case (a small rule set, scanned) inline."""
         if not self.rules:
             return True
+        if self._base is not None:
+            return self._base.allowed(url)
         mode = self.mode
         path = canonical_match_string(url, mode)
         if mode == "rfc" and path == ROBOTS_TXT_PATH:

@@ -146,17 +146,40 @@ class Explanation:
 
 class _Group:
     """One group: its user-agent lines and the records that follow them
-    (RFC 9309 §2.1; GRP-1, GRP-2). :class:`Group` is its read-only view."""
+    (RFC 9309 §2.1; GRP-1, GRP-2). :class:`Group` is its read-only view.
 
-    __slots__ = ("agents", "binds", "crawl_delay", "is_global", "rules")
+    Its rules are escaped and built when a crawler's name first selects the
+    group (:meth:`rules_in`): a file names many crawlers, and a crawler
+    reads one or two groups."""
+
+    __slots__ = ("agents", "binds", "crawl_delay", "is_global", "raw", "rules")
 
     def __init__(self) -> None:
         self.agents: list[str] = []
         #: The callers' names (ASCII lower-cased) this group is for.
         self.binds: set[str] = set()
         self.is_global = False
-        self.rules: list[Rule] = []
+        #: (allow, value, line) of each allow/disallow line, until built.
+        self.raw: list[tuple[bool, bytes, int]] = []
+        self.rules: list[Rule] | None = None
         self.crawl_delay: float | None = None
+
+    def rules_in(self, mode: Mode) -> list[Rule]:
+        """The group's rules, in file order (built on first call)."""
+        rules = self.rules
+        if rules is None:
+            rules = self.rules = []
+            for allow, value, number in self.raw:
+                pattern = escape_pattern(value, mode)
+                rules.append(Rule(allow, pattern, number))
+                if allow:
+                    # PATH-9, D-11: "index.htm" and "index.html" are
+                    # normalized to "/" (robots.cc HandleAllow).
+                    slash = pattern.rfind("/")
+                    if slash >= 0 and pattern.startswith("/index.htm", slash):
+                        rules.append(Rule(True, pattern[: slash + 1] + "$", number, pattern))
+            self.raw = []
+        return rules
 
 
 class RobotsTxt:
@@ -171,7 +194,7 @@ class RobotsTxt:
     500 KiB limit of RFC 9309 §2.5, with :func:`cut_at_limit`.
     """
 
-    __slots__ = ("_by_agent", "_by_token", "_groups", "_notes", "mode", "sitemaps")
+    __slots__ = ("_by_agent", "_by_groups", "_by_token", "_groups", "_notes", "mode", "sitemaps")
 
     def __init__(
         self,
@@ -189,6 +212,7 @@ class RobotsTxt:
         self._groups = groups
         self._by_token: dict[str, AgentRules] = {}
         self._by_agent: dict[str, AgentRules] = {}
+        self._by_groups: dict[tuple[int, ...], AgentRules] = {}
 
     @classmethod
     def parse(cls, body: Body, mode: Mode = "rfc", *, truncated: bool = False) -> RobotsTxt:
@@ -215,7 +239,10 @@ class RobotsTxt:
     @property
     def groups(self) -> tuple[Group, ...]:
         """The groups in file order, as written (a new view at each call)."""
-        return tuple(Group(tuple(g.agents), tuple(g.rules), g.crawl_delay) for g in self._groups)
+        return tuple(
+            Group(tuple(g.agents), tuple(g.rules_in(self.mode)), g.crawl_delay)
+            for g in self._groups
+        )
 
     def for_agent(self, user_agent: str | bytes) -> AgentRules:
         """The rules that apply to the crawler named ``user_agent``.
@@ -252,13 +279,20 @@ class RobotsTxt:
             chosen = [g for g in self._groups if lowered in g.binds]
         if not chosen:
             chosen = [g for g in self._groups if g.is_global]
-        return AgentRules(
-            [rule for group in chosen for rule in group.rules],
+        # Names that select the same groups share one rule set: its tables
+        # are built once however many names ask.
+        key = tuple(id(group) for group in chosen)
+        shared = self._by_groups.get(key)
+        if shared is not None:
+            return shared.renamed(name)
+        rules = self._by_groups[key] = AgentRules(
+            [rule for group in chosen for rule in group.rules_in(self.mode)],
             token=name,
             agents=tuple(agent for group in chosen for agent in group.agents),
             crawl_delay=next((g.crawl_delay for g in chosen if g.crawl_delay is not None), None),
             mode=self.mode,
         )
+        return rules
 
     def allowed(self, url: str | bytes, user_agent: str | bytes) -> bool:
         """Whether ``user_agent`` may fetch ``url``.
@@ -466,14 +500,7 @@ def _parse(data: bytes, mode: Mode, truncated: bool) -> RobotsTxt:
                 notes.append((number, "before-user-agent", text))
                 continue
             in_rules = True  # an empty value still ends the block (D-19)
-            pattern = escape_pattern(value, mode)
-            group.rules.append(Rule(allow, pattern, number))
-            if allow:
-                # PATH-9, D-11: "index.htm" and "index.html" are normalized to
-                # "/" (robots.cc HandleAllow).
-                slash = pattern.rfind("/")
-                if slash >= 0 and pattern.startswith("/index.htm", slash):
-                    group.rules.append(Rule(True, pattern[: slash + 1] + "$", number, pattern))
+            group.raw.append((allow, value, number))  # built on use: _Group.rules_in
         elif keys is SITEMAP_KEYS:
             url = as_text(value)
             if _ABSOLUTE_URL.match(url):
