@@ -349,8 +349,9 @@ _LITERALS = ["a", "ab", "abc", "b", "bc", ".html", ".htm", "x.html", "?q", "=", 
     st.lists(st.sampled_from(_LITERALS), max_size=6).map(lambda parts: "/" + "".join(parts)),
 )
 def test_many_wildcard_rules_match_google(rules: list[tuple[str, str, str]], path: str) -> None:
-    # Past _FILTER_MIN wildcard rules in one node the matcher looks for
-    # each rule's required literal first; the verdict must not change.
+    # Many '/*literal' rules: the scan indexes them by their literal's first
+    # characters, and, compiled, a node looks for each rule's required
+    # literal first; neither may change the verdict or the deciding line.
     lines = "".join(f"{kind}: /*{body}{end}\n" for kind, body, end in rules)
     body = ("user-agent: *\n" + lines).encode()
     url = "http://e.com" + path
@@ -362,3 +363,54 @@ def test_many_wildcard_rules_match_google(rules: list[tuple[str, str, str]], pat
     if explanation.rule is not None:
         assert explanation.rule.line == matcher.matching_line()
     assert verdict_both_ways(robots, url, "x") is google
+
+
+_PIECES = ["", "/", "a", "ab", "abc", ".php", "x/y", "?", "=", "*", "**", "$", "%7E", "é"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.booleans(), st.lists(st.sampled_from(_PIECES), max_size=5).map("".join)),
+        max_size=40,
+    ),
+    st.lists(st.sampled_from(_PIECES), max_size=8).map(lambda parts: "/" + "".join(parts)),
+    st.sampled_from(["rfc", "google"]),
+)
+def test_the_scan_finds_the_first_matching_rule_in_precedence_order(
+    rules: list[tuple[bool, str]], path: str, mode: str
+) -> None:
+    """PATH-5, PATH-6: chunks, required segments and the index of '/*'
+    rules are shortcuts; the answer is the first rule, in precedence order,
+    whose pattern matches (:func:`pattern_matches`, the plain reading)."""
+    body = "User-agent: *\n" + "".join(
+        f"{'Allow' if allow else 'Disallow'}: {value}\n" for allow, value in rules
+    )
+    agent = RobotsTxt.parse(body, mode).for_agent("x")  # type: ignore[arg-type]
+    match = canonical_match_string("http://e.com" + path, mode)  # type: ignore[arg-type]
+    expected = next((rule for rule in agent.rules if rule.matches(match)), None)
+    assert agent.scan(match) == expected
+    assert agent.scan(match + match) == next(
+        (rule for rule in agent.rules if rule.matches(match + match)), None
+    )
+
+
+def test_names_that_select_the_same_groups_share_one_rule_set() -> None:
+    robots = RobotsTxt.parse(b"User-agent: *\nDisallow: /private\n\nUser-agent: a\nDisallow: /\n")
+    first, second, named = (robots.for_agent(name) for name in ("b", "c", "a"))
+    assert (first.token, second.token, named.token) == ("b", "c", "a")
+    assert second.rules is first.rules
+    assert named.rules is not first.rules
+    assert [r.allowed("http://e.com/private/x") for r in (first, second, named)] == [
+        False,
+        False,
+        False,
+    ]
+    assert [r.allowed("http://e.com/public") for r in (first, second, named)] == [
+        True,
+        True,
+        False,
+    ]
+    second.compile()
+    assert first.decide("/private") == Rule(False, "/private", 2)
+    assert robots.explain("http://e.com/x", "c").user_agent == "c"
