@@ -267,12 +267,16 @@ class Fetcher:
             tb = tb.tb_next
         return None if found is None else global_object_name(type(found))
 
-    def _reached_downloader(self, request: Request, spider: Spider | None = None) -> None:
+    # The three signal handlers take **kwargs: PyDispatcher then passes the
+    # signal's arguments as they are instead of matching them to the
+    # parameters, for every download while a robots.txt one is in flight.
+
+    def _reached_downloader(self, request: Request, **kwargs: Any) -> None:
         state = self._receiving.get(request)
         if state is not None:
             state.reached = True
 
-    def _bytes_received(self, data: bytes, request: Request, spider: Spider | None = None) -> None:
+    def _bytes_received(self, data: bytes, request: Request, **kwargs: Any) -> None:
         state = self._receiving.get(request)
         if state is None:
             return
@@ -286,9 +290,7 @@ class Fetcher:
         if state.received > limit:
             raise StopDownload(fail=False)
 
-    def _response_downloaded(
-        self, response: Response, request: Request, spider: Spider | None = None
-    ) -> None:
+    def _response_downloaded(self, response: Response, request: Request, **kwargs: Any) -> None:
         state = self._receiving.get(request)
         if state is not None:
             state.response = response

@@ -241,7 +241,7 @@ class RobotsTxtMiddleware:
             return
         self._stats.inc_value("robotstxt/forbidden")
         self._report.row(key).forbidden += 1
-        if logger.isEnabledFor(logging.DEBUG):
+        if logger.isEnabledFor(logging.DEBUG) and _reaches_a_handler(logger, logging.DEBUG):
             source = entry.url or key.robots_url
             logger.debug(
                 "Forbidden by robots.txt: %(request)s: %(verdict)s of %(robots)s",
@@ -344,7 +344,9 @@ class RobotsTxtMiddleware:
         entry = self._cache.get(key)
         return entry.outcome if entry is not None else "robots.txt not fetched"
 
-    def _request_scheduled(self, request: Request, spider: Spider | None = None) -> None:
+    def _request_scheduled(self, request: Request, **kwargs: Any) -> None:
+        # **kwargs: PyDispatcher then passes the signal's arguments as they
+        # are instead of matching them to the parameters, for every request.
         self._room.scheduled(request)
 
     def _release(self, requests: Iterable[Request]) -> None:
@@ -410,3 +412,19 @@ class RobotsTxtMiddleware:
     def _jobdir_file(self) -> str | None:
         jobdir = self.crawler.settings.get("JOBDIR")
         return os.path.join(jobdir, JOBDIR_FILE) if jobdir else None
+
+
+def _reaches_a_handler(start: logging.Logger, level: int) -> bool:
+    """Whether a record of ``level`` logged by ``start`` would meet a filter
+    or a handler that takes it. Scrapy leaves the loggers' level unset and
+    gives ``LOG_LEVEL`` to its handler, so ``isEnabledFor(DEBUG)`` is true
+    whatever ``LOG_LEVEL`` is: without this, every forbidden request would
+    work out its verdict and build a log record that nobody takes."""
+    current: logging.Logger | None = start
+    while current is not None:
+        if current.filters or any(h.level <= level for h in current.handlers):
+            return True
+        if not current.propagate:
+            return False
+        current = current.parent
+    return False  # logging.lastResort takes WARNING and above only

@@ -660,6 +660,52 @@ def test_forbidden_requests_are_logged_with_the_deciding_rule(server, activation
     assert "line 2" in record.getMessage()
 
 
+class Formatted(logging.Handler):
+    def __init__(self, level: int) -> None:
+        super().__init__(level)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+@pytest.mark.parametrize(("level", "logged"), [(logging.INFO, 0), (logging.DEBUG, 1)])
+@pytest_twisted.inlineCallbacks
+def test_a_forbidden_requests_debug_line_is_built_only_for_a_handler_that_takes_it(
+    server, activation, monkeypatch, level, logged
+):
+    """Scrapy leaves the loggers' level unset and gives LOG_LEVEL to its
+    handler, so DEBUG is enabled whatever LOG_LEVEL is: the verdict of a
+    forbidden request is worked out for its DEBUG line only if a handler
+    takes DEBUG records."""
+    from scrapy_robots_rfc.verdict import Verdict
+
+    verdicts: list[str] = []
+    of_rules = Verdict.of_rules
+
+    def counted(*args: Any, **kwargs: Any) -> Verdict:
+        verdicts.append(args[0])
+        return of_rules(*args, **kwargs)
+
+    monkeypatch.setattr(Verdict, "of_rules", counted)
+    logger = logging.getLogger("scrapy_robots_rfc.middleware")
+    monkeypatch.setattr(logger, "propagate", False)
+    handler, unset = Formatted(level), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)  # what Scrapy's unset root level gives it
+    try:
+        origin = robots_origin(server, Reply(body=ROBOTS))
+        crawler = yield crawl(activation, [Stage(pages(origin, "/private/a", "/private/b"))])
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(unset)
+    assert stat(crawler, "robotstxt/forbidden") == 2
+    assert len(verdicts) == 2 * logged
+    forbidden = [m for m in handler.messages if m.startswith("Forbidden by robots.txt")]
+    assert len(forbidden) == 2 * logged
+    assert all("disallow: /private" in m for m in forbidden)
+
+
 @pytest_twisted.inlineCallbacks
 def test_robots_parsed_signal_gets_a_robotparser(server, activation):
     from scrapy import signals
