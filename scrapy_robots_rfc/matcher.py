@@ -250,9 +250,10 @@ class AgentRules:
     priority 0 and never decides (FMT-15). With no deciding rule the URL is
     allowed (PATH-7).
 
-    On first use the rules' literal prefixes are compiled into a prefix tree
-    (one regex), so that one C-level ``match`` finds the few rules that can
-    match a path; those are then tried in precedence order.
+    The first verdicts scan the rules (:meth:`scan`). A rule set of more
+    than 16 rules that keeps being asked is compiled into a prefix tree (one
+    regex, :mod:`.tree`), so that one C-level ``match`` finds the few rules
+    that can match a path; those are then tried in precedence order.
     """
 
     __slots__ = (
