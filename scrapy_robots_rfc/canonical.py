@@ -65,10 +65,13 @@ _PATTERN_CLEAN = re.compile(b"[" + re.escape(_PATTERN_SAFE.replace("%", "")).enc
 # path, params or query made only of printable ASCII other than '#' (and, for
 # rfc mode, other than '%', '*', '$' and URI_ILLEGAL). Everything else takes
 # the general path below, which is the exact port of robots.cc
-# GetPathParamsQuery.
-_FAST_GOOGLE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^/?;#]*([/?;][^#]*)?(?:#.*)?", re.S)
+# GetPathParamsQuery. The quantifiers are possessive: no part can give
+# characters back to another, and a URL that is not clean (an escape, say)
+# then fails at its first such character instead of backtracking over the
+# whole path (2 us per URL, most of an escaped URL's time).
+_FAST_GOOGLE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*+://[^/?;#]*+([/?;][^#]*+)?+(?:#.*)?", re.S)
 _CLEAN = r"[!&-)+-;=?-\[\]_a-z~]"  # _URL_SAFE less '#' and '%', as a class
-_FAST_RFC = re.compile(rf"[A-Za-z][A-Za-z0-9+.\-]*://[^/?;#]*([/?;]{_CLEAN}*)?(?:#.*)?", re.S)
+_FAST_RFC = re.compile(rf"[A-Za-z][A-Za-z0-9+.\-]*+://[^/?;#]*+([/?;]{_CLEAN}*+)?+(?:#.*)?", re.S)
 
 
 def match_string(url: str) -> str:
