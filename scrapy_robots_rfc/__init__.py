@@ -3,7 +3,7 @@ specification define it.
 
 ``RobotsTxt`` is a pure parser and matcher: importing this package or it
 never imports Scrapy. The Scrapy-facing names (``RobotsTxtMiddleware``,
-``Addon`` and ``RobotParser``) are imported on first use.
+``Addon``, ``RobotParser`` and the exceptions) are imported on first use.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from .parser import Explanation, RobotsTxt
 
 if TYPE_CHECKING:
     from .addon import Addon
-    from .exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable
+    from .exceptions import ConfigError, ForbiddenByRobotsTxt, RobotsTxtUnreachable
     from .middleware import RobotsTxtMiddleware
     from .robotparser import RobotParser
 
@@ -24,6 +24,7 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "Addon": "addon",
+    "ConfigError": "exceptions",
     "ForbiddenByRobotsTxt": "exceptions",
     "RobotsTxtUnreachable": "exceptions",
     "RobotParser": "robotparser",
@@ -45,6 +46,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "Addon",
     "AgentRules",
+    "ConfigError",
     "Explanation",
     "ForbiddenByRobotsTxt",
     "RobotParser",

@@ -1,14 +1,27 @@
-"""The middleware's settings, read once and validated at start-up."""
+"""The middleware's settings, read once and validated at start-up.
+
+A value the crawl cannot use stops it before anything is fetched, with one
+message that names the setting, the value and what is allowed
+(:class:`~.exceptions.ConfigError`). What can be checked without connecting
+to anything is checked here: a store's URL and its SQLite folder, whether
+redis-py is installed for a Redis store, and the report's folder.
+"""
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .exceptions import ConfigError
+from .matcher import MODES
 from .parser import MAX_BYTES
 from .policy import DEFAULT_TTL
-from .robotparser import mode_from_settings
+from .robotparser import MODE_SETTING, mode_from_settings
+from .stores import MEMORY, REDIS_SCHEMES, SETTING, SQLITE
+from .stores.redis import INSTALL, redact, url_problem
+from .stores.sqlite import sqlite_path
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -21,14 +34,26 @@ __all__ = ["LOGGER_NAME", "Config"]
 #: sets one level for all of it (``LOG_LEVEL`` per logger).
 LOGGER_NAME = "scrapy_robots_rfc.middleware"
 
+logger = logging.getLogger(LOGGER_NAME)
+
 _TRUE = frozenset(("1", "true", "yes", "on"))
 _FALSE = frozenset(("0", "false", "no", "off", "none", ""))
 
-
-def _invalid(name: str, value: Any, allowed: str) -> ValueError:
-    return ValueError(
-        f"The value of the {name} setting ({value!r}) is invalid. It must be {allowed}."
-    )
+_STORES = (
+    '"memory", "sqlite:///relative/path.db", "sqlite:////absolute/path.db" or '
+    '"redis://host:port/db" (also rediss:// and unix://)'
+)
+_SQLITE_URLS = (
+    '"sqlite:///relative/path.db" (three slashes: relative to the working directory) or '
+    '"sqlite:////absolute/path.db" (four slashes: an absolute path)'
+)
+_SQLITE_FILE = "an SQLite file in an existing folder that the crawl can write to"
+_REDIS_URLS = (
+    '"redis://host:port/db" with a number for the port and the db (also rediss://, and '
+    "unix:///path/to/socket?db=0)"
+)
+_WITH_REDIS = f'"memory", an SQLite file, or a Redis URL with redis-py installed: {INSTALL}'
+_REPORT_FILE = "a file path in an existing folder that the crawl can write to"
 
 
 def _number(
@@ -37,16 +62,16 @@ def _number(
     """The finite number ``name`` of at least ``minimum``; ``kind`` is
     ``int`` or ``float``."""
     value = settings.get(name, default)
-    noun = "an integer" if kind is int else "a number"
+    noun = "an integer" if kind is int else "a finite number"
     allowed = f"{noun} of {minimum:g} or more ({unit})"
     if isinstance(value, bool):
-        raise _invalid(name, value, allowed)
+        raise ConfigError(name, value, allowed)
     try:
         number = kind(str(value).strip()) if kind is int else kind(value)
     except (TypeError, ValueError):
-        raise _invalid(name, value, allowed) from None
+        raise ConfigError(name, value, allowed) from None
     if not number >= minimum or number == float("inf"):  # rejects NaN too
-        raise _invalid(name, value, allowed)
+        raise ConfigError(name, value, allowed)
     return number
 
 
@@ -79,32 +104,80 @@ def _flag(settings: BaseSettings, name: str, default: bool) -> bool:
             return True
         if text in _FALSE:
             return False
-    raise _invalid(name, value, "True or False")
+    raise ConfigError(name, value, "True or False")
+
+
+def _mode(settings: BaseSettings) -> Mode:
+    try:
+        return mode_from_settings(settings)
+    except ValueError:
+        allowed = "one of: " + ", ".join(repr(mode) for mode in MODES)
+        raise ConfigError(MODE_SETTING, settings.get(MODE_SETTING), allowed) from None
+
+
+def _file_problem(path: str) -> str | None:
+    """Why a file cannot be written at ``path``, as far as that shows before
+    writing it; folders are never created."""
+    full = os.path.abspath(path)
+    if path.endswith(("/", os.sep)) or os.path.isdir(full):
+        return f"{full} is a folder"
+    folder = os.path.dirname(full)
+    if not os.path.exists(folder):
+        return f"the folder {folder} does not exist"
+    if not os.path.isdir(folder):
+        return f"{folder} is not a folder"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"the folder {folder} is not writable"
+    if os.path.exists(full) and not os.access(full, os.W_OK):
+        return f"{full} is not writable"
+    return None
 
 
 def _store(settings: BaseSettings) -> str | None:
-    from .stores import valid_store
-
-    value = settings.get("ROBOTSTXT_RFC_STORE")
+    value = settings.get(SETTING)
     if value is None:
         return None
-    if not isinstance(value, str) or not valid_store(value):
-        raise _invalid(
-            "ROBOTSTXT_RFC_STORE",
-            value,
-            '"memory", "sqlite:///path/to/file.db" or "redis://host:port/db"',
-        )
+    if not isinstance(value, str):
+        raise ConfigError(SETTING, value, _STORES)
+    if value == MEMORY:
+        return value
+    if value.startswith(SQLITE):
+        try:
+            path = sqlite_path(value)
+        except ValueError as exc:
+            raise ConfigError(SETTING, value, _SQLITE_URLS, str(exc)) from None
+        problem = _file_problem(path)
+        if problem is not None:
+            raise ConfigError(SETTING, value, _SQLITE_FILE, problem)
+        return value
+    shown = redact(value) if "://" in value else value
+    if not value.startswith(REDIS_SCHEMES):
+        raise ConfigError(SETTING, shown, _STORES)
+    try:
+        problem = url_problem(value)
+    except ImportError:
+        raise ConfigError(
+            SETTING, shown, _WITH_REDIS, "the redis package is not installed"
+        ) from None
+    if problem is not None:
+        raise ConfigError(SETTING, shown, _REDIS_URLS, problem)
     return value
 
 
-def _path(settings: BaseSettings, name: str) -> str | None:
+def _report(settings: BaseSettings) -> str | None:
+    """``ROBOTSTXT_RFC_REPORT``: written when the spider closes, so its
+    folder is checked now rather than after the crawl."""
+    name = "ROBOTSTXT_RFC_REPORT"
     value = settings.get(name)
     if value is None:
         return None
     if isinstance(value, os.PathLike):
         value = os.fspath(value)
     if not isinstance(value, str) or not value.strip():
-        raise _invalid(name, value, "a file path")
+        raise ConfigError(name, value, "a file path")
+    problem = _file_problem(os.path.expanduser(value))
+    if problem is not None:
+        raise ConfigError(name, value, _REPORT_FILE, problem)
     return value
 
 
@@ -145,21 +218,35 @@ class Config:
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Config:
-        """Read and check the settings; ``ValueError`` names the first bad one."""
+        """Read and check the settings; :class:`~.exceptions.ConfigError`
+        (a ``ValueError``) names the first bad one.
+
+        Its message is also logged at CRITICAL first: ``scrapy crawl``
+        shows an exception raised while the crawl starts only as asyncio's
+        "Task exception was never retrieved" and a traceback, after other
+        lines, so the message would otherwise come last."""
+        try:
+            return cls._read(settings)
+        except ConfigError as exc:
+            logger.critical("%(error)s", {"error": exc})
+            raise
+
+    @classmethod
+    def _read(cls, settings: BaseSettings) -> Config:
         default = cls()
         robots_ua = settings.get("ROBOTSTXT_USER_AGENT")
         if robots_ua is not None and not isinstance(robots_ua, str):
-            raise _invalid("ROBOTSTXT_USER_AGENT", robots_ua, "a string")
+            raise ConfigError("ROBOTSTXT_USER_AGENT", robots_ua, "a string")
         numbers: dict[str, Any] = {
             field: _number(settings, name, getattr(default, field), kind, minimum, unit)
             for field, name, kind, minimum, unit in _NUMBERS
         }
         return cls(
-            mode=mode_from_settings(settings),
+            mode=_mode(settings),
             crawl_delay=_flag(settings, "ROBOTSTXT_RFC_CRAWL_DELAY", default.crawl_delay),
             robots_user_agent=robots_ua or None,
             store=_store(settings),
             user_agent=str(settings.get("USER_AGENT") or ""),
-            report=_path(settings, "ROBOTSTXT_RFC_REPORT"),
+            report=_report(settings),
             **numbers,
         )

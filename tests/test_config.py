@@ -1,12 +1,51 @@
-"""Settings, read once at start-up: defaults, and a message naming the
-setting, the value and what is allowed for each bad value."""
+"""Settings, read once at start-up: defaults, and one message naming the
+setting, the value and what is allowed for each bad value, logged at
+CRITICAL before the :class:`ConfigError` that carries it is raised.
+
+``tests/test_startup.py`` runs ``scrapy crawl`` to check that this message is
+the first thing a user sees."""
 
 from __future__ import annotations
+
+import logging
+import os
+import pickle
+import sys
+from pathlib import Path
 
 import pytest
 from scrapy.settings import Settings
 
-from scrapy_robots_rfc.config import Config
+import scrapy_robots_rfc
+from scrapy_robots_rfc.config import LOGGER_NAME, Config
+from scrapy_robots_rfc.exceptions import ConfigError
+
+STORES = (
+    'It must be "memory", "sqlite:///relative/path.db", "sqlite:////absolute/path.db" or '
+    '"redis://host:port/db" (also rediss:// and unix://).'
+)
+SQLITE_URLS = (
+    'It must be "sqlite:///relative/path.db" (three slashes: relative to the working '
+    'directory) or "sqlite:////absolute/path.db" (four slashes: an absolute path).'
+)
+SQLITE_FILE = "It must be an SQLite file in an existing folder that the crawl can write to."
+REDIS_URLS = (
+    'It must be "redis://host:port/db" with a number for the port and the db (also '
+    "rediss://, and unix:///path/to/socket?db=0)."
+)
+REPORT_FILE = "It must be a file path in an existing folder that the crawl can write to."
+
+
+def invalid(name: str, value: object, reason: str | None = None) -> str:
+    """How every message starts."""
+    why = "" if reason is None else f": {reason}"
+    return f"The value of the {name} setting ({value!r}) is invalid{why}."
+
+
+def error_of(settings: dict[str, object]) -> str:
+    with pytest.raises(ConfigError) as info:
+        Config.from_settings(Settings(settings))
+    return str(info.value)
 
 
 def test_defaults():
@@ -15,34 +54,68 @@ def test_defaults():
     assert config.max_redirects == 5
     assert config.max_bytes == 512_000
     assert config.cache_ttl == 86_400
+    assert config.store is None
+    assert config.report is None
 
 
 @pytest.mark.parametrize(
     ("name", "value", "allowed"),
     [
-        ("ROBOTSTXT_RFC_MODE", "strict", "It must be one of: 'rfc', 'google'"),
-        ("ROBOTSTXT_RFC_MAX_REDIRECTS", -1, "an integer of 0 or more"),
-        ("ROBOTSTXT_RFC_MAX_REDIRECTS", "five", "an integer of 0 or more"),
-        ("ROBOTSTXT_RFC_MAX_BYTES", 1000, "an integer of 512000 or more"),
-        ("ROBOTSTXT_RFC_CACHE_TTL", "soon", "a number of 1 or more"),
-        ("ROBOTSTXT_RFC_CACHE_TTL", float("nan"), "a number of 1 or more"),
-        ("ROBOTSTXT_RFC_MAX_ORIGINS", 0, "an integer of 1 or more"),
-        ("ROBOTSTXT_RFC_TIMEOUT", 0, "a number of 0.001 or more"),
-        ("ROBOTSTXT_RFC_UNREACHABLE_RETRY", True, "a number of 0.001 or more"),
-        ("ROBOTSTXT_RFC_UNREACHABLE_WAIT", -1, "a number of 0 or more (seconds)"),
-        ("ROBOTSTXT_RFC_UNREACHABLE_DAYS", -1, "a number of 0 or more (days)"),
+        ("ROBOTSTXT_RFC_MODE", "strict", "one of: 'rfc', 'google'"),
+        ("ROBOTSTXT_RFC_MAX_REDIRECTS", -1, "an integer of 0 or more (redirect hops)"),
+        ("ROBOTSTXT_RFC_MAX_REDIRECTS", "five", "an integer of 0 or more (redirect hops)"),
+        ("ROBOTSTXT_RFC_MAX_REDIRECTS", "inf", "an integer of 0 or more (redirect hops)"),
+        (
+            "ROBOTSTXT_RFC_MAX_BYTES",
+            1000,
+            "an integer of 512000 or more (bytes; RFC 9309 §2.5 requires at least 500 KiB)",
+        ),
+        ("ROBOTSTXT_RFC_CACHE_TTL", "soon", "a finite number of 1 or more (seconds)"),
+        ("ROBOTSTXT_RFC_CACHE_TTL", "inf", "a finite number of 1 or more (seconds)"),
+        ("ROBOTSTXT_RFC_CACHE_TTL", "nan", "a finite number of 1 or more (seconds)"),
+        ("ROBOTSTXT_RFC_MAX_ORIGINS", 0, "an integer of 1 or more (origins)"),
         ("ROBOTSTXT_RFC_MAX_ORIGINS", 1.5, "an integer of 1 or more (origins)"),
+        ("ROBOTSTXT_RFC_TIMEOUT", 0, "a finite number of 0.001 or more (seconds)"),
+        ("ROBOTSTXT_RFC_TIMEOUT", "inf", "a finite number of 0.001 or more (seconds)"),
+        ("ROBOTSTXT_RFC_TIMEOUT", float("inf"), "a finite number of 0.001 or more (seconds)"),
+        ("ROBOTSTXT_RFC_TIMEOUT", "nan", "a finite number of 0.001 or more (seconds)"),
+        ("ROBOTSTXT_RFC_UNREACHABLE_RETRY", True, "a finite number of 0.001 or more (seconds)"),
+        ("ROBOTSTXT_RFC_UNREACHABLE_WAIT", -1, "a finite number of 0 or more (seconds)"),
+        ("ROBOTSTXT_RFC_UNREACHABLE_WAIT", "-inf", "a finite number of 0 or more (seconds)"),
+        ("ROBOTSTXT_RFC_UNREACHABLE_DAYS", -1, "a finite number of 0 or more (days)"),
+        ("ROBOTSTXT_RFC_UNREACHABLE_DAYS", "inf", "a finite number of 0 or more (days)"),
         ("ROBOTSTXT_RFC_CRAWL_DELAY", "maybe", "True or False"),
-        ("ROBOTSTXT_RFC_CRAWL_DELAY_MAX", "x", "a number of 0 or more"),
+        ("ROBOTSTXT_RFC_CRAWL_DELAY_MAX", "x", "a finite number of 0 or more (seconds)"),
+        ("ROBOTSTXT_RFC_CRAWL_DELAY_MAX", float("nan"), "a finite number of 0 or more (seconds)"),
         ("ROBOTSTXT_USER_AGENT", 42, "a string"),
+        ("ROBOTSTXT_RFC_REPORT", "", "a file path"),
+        ("ROBOTSTXT_RFC_REPORT", 42, "a file path"),
     ],
 )
 def test_invalid_settings_name_the_setting_the_value_and_what_is_allowed(name, value, allowed):
-    with pytest.raises(ValueError, match="The value of the") as info:
-        Config.from_settings(Settings({name: value}))
-    message = str(info.value)
-    assert f"{name} setting ({value!r}) is invalid" in message
-    assert allowed in message
+    assert error_of({name: value}) == f"{invalid(name, value)} It must be {allowed}."
+
+
+def test_the_message_is_logged_at_critical_before_the_error_is_raised(caplog):
+    with (
+        caplog.at_level(logging.DEBUG, logger=LOGGER_NAME),
+        pytest.raises(ValueError, match="ROBOTSTXT_RFC_TIMEOUT") as info,
+    ):
+        Config.from_settings(Settings({"ROBOTSTXT_RFC_TIMEOUT": "inf"}))
+    error = info.value
+    assert isinstance(error, scrapy_robots_rfc.ConfigError)
+    assert (error.setting, error.value) == ("ROBOTSTXT_RFC_TIMEOUT", "inf")
+    assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [
+        (LOGGER_NAME, logging.CRITICAL, str(error))
+    ]
+    copy = pickle.loads(pickle.dumps(error))
+    assert (type(copy), str(copy), copy.setting) == (ConfigError, str(error), error.setting)
+
+
+def test_good_settings_log_nothing(caplog, tmp_path):
+    with caplog.at_level(logging.DEBUG, logger=LOGGER_NAME):
+        Config.from_settings(Settings({"ROBOTSTXT_RFC_REPORT": str(tmp_path / "r.jsonl")}))
+    assert caplog.records == []
 
 
 @pytest.mark.parametrize(
@@ -54,7 +127,195 @@ def test_invalid_settings_name_the_setting_the_value_and_what_is_allowed(name, v
         ("ROBOTSTXT_RFC_CRAWL_DELAY", 0, "crawl_delay", False),
         ("ROBOTSTXT_RFC_MODE", "google", "mode", "google"),
         ("ROBOTSTXT_USER_AGENT", "MyBot", "robots_user_agent", "MyBot"),
+        ("ROBOTSTXT_RFC_STORE", "memory", "store", "memory"),
     ],
 )
 def test_settings_from_the_command_line_are_strings(name, value, attribute, expected):
     assert getattr(Config.from_settings(Settings({name: value})), attribute) == expected
+
+
+# -- ROBOTSTXT_RFC_STORE: SQLite, as SQLAlchemy reads the URL --------------------
+
+
+def test_three_slashes_is_relative_to_the_working_directory(tmp_path, monkeypatch):
+    (tmp_path / "data").mkdir()
+    monkeypatch.chdir(tmp_path)
+    value = "sqlite:///data/robots.db"
+    assert Config.from_settings(Settings({"ROBOTSTXT_RFC_STORE": value})).store == value
+
+
+def test_four_slashes_is_absolute(tmp_path):
+    value = f"sqlite:///{tmp_path / 'robots.db'}"
+    assert value.startswith("sqlite:////")
+    assert Config.from_settings(Settings({"ROBOTSTXT_RFC_STORE": value})).store == value
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ("sqlite://x.db", "'x.db' is in the host's place, and an SQLite URL has no host"),
+        (
+            "sqlite://data/x.db",
+            "'data' is in the host's place, and an SQLite URL has no host",
+        ),
+        ("sqlite://", "it names no file"),
+        ("sqlite:///", "it names no file"),
+        ("sqlite:///x.db?mode=ro", "query options (?...) are not supported"),
+    ],
+)
+def test_an_sqlite_url_that_names_no_file_shows_both_forms(value, reason):
+    assert error_of({"ROBOTSTXT_RFC_STORE": value}) == (
+        f"{invalid('ROBOTSTXT_RFC_STORE', value, reason)} {SQLITE_URLS}"
+    )
+
+
+def test_a_missing_folder_is_an_error_and_never_created(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for value, folder in [
+        ("sqlite:///missing/sub/robots.db", tmp_path / "missing" / "sub"),
+        (f"sqlite:///{tmp_path / 'gone' / 'robots.db'}", tmp_path / "gone"),
+    ]:
+        reason = f"the folder {folder} does not exist"
+        assert error_of({"ROBOTSTXT_RFC_STORE": value}) == (
+            f"{invalid('ROBOTSTXT_RFC_STORE', value, reason)} {SQLITE_FILE}"
+        )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_folder_or_a_file_for_a_folder_is_an_error(tmp_path):
+    (tmp_path / "file").write_text("")
+    for value, reason in [
+        (f"sqlite:///{tmp_path}", f"{tmp_path} is a folder"),
+        (f"sqlite:///{tmp_path}/", f"{tmp_path} is a folder"),
+        (f"sqlite:///{tmp_path / 'file' / 'robots.db'}", f"{tmp_path / 'file'} is not a folder"),
+    ]:
+        assert error_of({"ROBOTSTXT_RFC_STORE": value}) == (
+            f"{invalid('ROBOTSTXT_RFC_STORE', value, reason)} {SQLITE_FILE}"
+        )
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes to read-only folders")
+def test_a_read_only_folder_is_an_error(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir(mode=0o500)
+    value = f"sqlite:///{folder / 'robots.db'}"
+    assert error_of({"ROBOTSTXT_RFC_STORE": value}) == (
+        f"{invalid('ROBOTSTXT_RFC_STORE', value, f'the folder {folder} is not writable')} "
+        f"{SQLITE_FILE}"
+    )
+
+
+# -- ROBOTSTXT_RFC_STORE: Redis, checked without connecting -------------------------
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "redis://127.0.0.1:1/0",  # nothing listens there: not checked at start-up
+        "redis://localhost",
+        "redis://user:secret@localhost:6379/15",
+        "rediss://localhost:6380/2?socket_timeout=5",
+        "unix:///run/redis.sock?db=1",
+    ],
+)
+def test_a_well_formed_redis_url_is_accepted_without_connecting(value):
+    assert Config.from_settings(Settings({"ROBOTSTXT_RFC_STORE": value})).store == value
+
+
+@pytest.mark.parametrize(
+    ("value", "shown", "reason"),
+    [
+        ("redis://localhost/notadb", None, "the database ('notadb') is not a number"),
+        ("redis://localhost:6379/1/2", None, "the database ('1/2') is not a number"),
+        ("redis://localhost:6379/-1", None, "the database ('-1') is not a number"),
+        (
+            "redis://localhost:port/0",
+            None,
+            "Port could not be cast to integer value as 'port'",
+        ),
+        ("redis://localhost:99999/0", None, "Port out of range 0-65535"),
+        ("redis://localhost:6379/0?db=x", None, "Invalid value for 'db' in connection URL."),
+        (
+            "redis://localhost:6379/0?colour=blue",
+            None,
+            "redis-py does not take an option of it: AbstractConnection.__init__() got an "
+            "unexpected keyword argument 'colour'",
+        ),
+        ("unix://", None, "it names no socket path (unix:///path/to/socket)"),
+        (
+            "redis://robot:s3cret@localhost:port/0?password=s3cret",
+            "redis://robot:***@localhost:port/0?password=***",
+            "Port could not be cast to integer value as 'port'",
+        ),
+    ],
+)
+def test_a_malformed_redis_url_is_an_error_without_its_password(value, shown, reason):
+    shown = shown or value
+    message = error_of({"ROBOTSTXT_RFC_STORE": value})
+    assert message == f"{invalid('ROBOTSTXT_RFC_STORE', shown, reason)} {REDIS_URLS}"
+    assert "s3cret" not in message
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("Memory", "Memory"),
+        ("sqlite:/x.db", "sqlite:/x.db"),
+        ("postgresql://user:pw@host/db", "postgresql://user:***@host/db"),
+        (42, 42),
+    ],
+)
+def test_an_unknown_store_lists_what_is_allowed(value, shown):
+    assert error_of({"ROBOTSTXT_RFC_STORE": value}) == (
+        f"{invalid('ROBOTSTXT_RFC_STORE', shown)} {STORES}"
+    )
+
+
+def test_a_redis_store_without_redis_py_says_how_to_install_it(monkeypatch):
+    # An import of a module set to None in sys.modules raises ImportError,
+    # as it does when redis-py is not installed (also run for real by
+    # tests/test_startup.py).
+    monkeypatch.setitem(sys.modules, "redis", None)
+    value = "redis://robot:s3cret@localhost:6379/0"
+    shown = "redis://robot:***@localhost:6379/0"
+    assert error_of({"ROBOTSTXT_RFC_STORE": value}) == (
+        f"{invalid('ROBOTSTXT_RFC_STORE', shown, 'the redis package is not installed')} "
+        'It must be "memory", an SQLite file, or a Redis URL with redis-py installed: '
+        "pip install 'scrapy-robots-rfc[redis]' (or pip install redis)."
+    )
+
+
+# -- ROBOTSTXT_RFC_REPORT ------------------------------------------------------
+
+
+def test_a_report_in_an_existing_folder_is_accepted(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for value in ["report.jsonl", str(tmp_path / "report.jsonl"), tmp_path / "r.jsonl"]:
+        expected = os.fspath(value)
+        assert Config.from_settings(Settings({"ROBOTSTXT_RFC_REPORT": value})).report == expected
+    assert list(tmp_path.iterdir()) == [], "nothing is written at start-up"
+
+
+def test_a_report_path_is_checked_at_start_up(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "file").write_text("")
+    for value, reason in [
+        (str(tmp_path), f"{tmp_path} is a folder"),
+        ("missing/report.jsonl", f"the folder {tmp_path / 'missing'} does not exist"),
+        ("file/report.jsonl", f"{tmp_path / 'file'} is not a folder"),
+    ]:
+        assert error_of({"ROBOTSTXT_RFC_REPORT": value}) == (
+            f"{invalid('ROBOTSTXT_RFC_REPORT', value, reason)} {REPORT_FILE}"
+        )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+def test_a_report_path_starting_with_a_tilde_is_in_the_home_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    value = "~/nowhere/report.jsonl"
+    reason = f"the folder {Path(tmp_path) / 'nowhere'} does not exist"
+    assert error_of({"ROBOTSTXT_RFC_REPORT": value}) == (
+        f"{invalid('ROBOTSTXT_RFC_REPORT', value, reason)} {REPORT_FILE}"
+    )
+    settings = Settings({"ROBOTSTXT_RFC_REPORT": "~/report.jsonl"})
+    assert Config.from_settings(settings).report == "~/report.jsonl"

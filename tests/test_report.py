@@ -55,7 +55,8 @@ def test_summary_and_report_of_four_kinds_of_origin(server, activation, caplog, 
         *pages(down, "/a", "/b"),
         *pages(moved, "/t1", "/u"),
     ]
-    report = tmp_path / "reports" / "nested" / "robots.jsonl"
+    report = tmp_path / "reports" / "robots.jsonl"
+    report.parent.mkdir()  # never created: checked at start-up
     with caplog.at_level(logging.INFO, logger=LOGGER):
         crawler = yield crawl(
             activation,
@@ -220,17 +221,46 @@ def test_an_invalid_report_setting_fails_the_crawl_at_start_up(server, activatio
 
 
 @pytest_twisted.inlineCallbacks
+def test_a_report_path_that_cannot_be_written_fails_the_crawl_at_start_up(
+    server, activation, tmp_path
+):
+    (tmp_path / "file").write_text("")
+    for value, reason in [
+        (str(tmp_path), f"{tmp_path} is a folder"),
+        (
+            str(tmp_path / "missing" / "r.jsonl"),
+            f"the folder {tmp_path / 'missing'} does not exist",
+        ),
+        (str(tmp_path / "file" / "r.jsonl"), f"{tmp_path / 'file'} is not a folder"),
+    ]:
+        crawler = make_crawler(activation, {"ROBOTSTXT_RFC_REPORT": value})
+        with pytest.raises(ValueError, match="ROBOTSTXT_RFC_REPORT") as info:
+            yield crawler.crawl(stages=[])
+        assert str(info.value) == (
+            f"The value of the ROBOTSTXT_RFC_REPORT setting ({value!r}) is invalid: {reason}. "
+            "It must be a file path in an existing folder that the crawl can write to."
+        )
+    assert server.hits == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"], "no folder is created"
+
+
+@pytest_twisted.inlineCallbacks
 def test_an_unwritable_report_is_logged_and_the_crawl_finishes(
     server, activation, caplog, tmp_path
 ):
     origin = robots_origin(server, Reply(body=ROBOTS))
-    not_a_folder = tmp_path / "file"
-    not_a_folder.write_text("")
-    report = not_a_folder / "report.jsonl"
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    report = folder / "report.jsonl"
+
+    def replace_the_folder_with_a_file(spider: Any) -> None:
+        folder.rmdir()
+        folder.write_text("")
+
     with caplog.at_level(logging.INFO, logger=LOGGER):
         crawler = yield crawl(
             activation,
-            [Stage(pages(origin, "/a", "/private/b"))],
+            [Stage(pages(origin, "/a", "/private/b"), hook=replace_the_folder_with_a_file)],
             ROBOTSTXT_RFC_REPORT=str(report),
         )
     assert crawler.spider.seen == [origin.url("/a")]
@@ -239,4 +269,5 @@ def test_an_unwritable_report_is_logged_and_the_crawl_finishes(
     assert len(errors) == 1, errors
     assert errors[0].startswith(f"Cannot write the robots.txt report to {report}")
     assert len(summaries(caplog)) == 1, "the summary is logged all the same"
-    assert list(tmp_path.iterdir()) == [not_a_folder]
+    assert list(tmp_path.iterdir()) == [folder]
+    assert folder.read_text() == ""

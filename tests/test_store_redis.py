@@ -261,7 +261,8 @@ def test_server_gone_and_back(redis_server: RedisServer) -> None:
             with pytest.raises(StoreError) as info:
                 call()
             assert time.monotonic() - start < 3, name
-            assert redis_server.url in str(info.value), name
+            prefix = f"ROBOTSTXT_RFC_STORE ({redis_server.url!r}): "
+            assert str(info.value).startswith(prefix), name
         redis_server.start()  # same port, empty (nothing is saved)
         assert store.get(ORIGIN) is None
         store.put(ORIGIN, record())
@@ -284,7 +285,8 @@ def test_unreachable_url_hides_password() -> None:
     finally:
         store.close()
     message = str(info.value)
-    assert f"redis://robot:***@127.0.0.1:{port}/0?password=***" in message
+    shown = f"redis://robot:***@127.0.0.1:{port}/0?password=***"
+    assert message.startswith(f"ROBOTSTXT_RFC_STORE ({shown!r}): GET {KEY_PREFIX}record:")
     assert "s3cret" not in message
     assert "s3cret" not in repr(store)
 
@@ -328,6 +330,9 @@ def test_redact() -> None:
     assert redact("unix:///run/redis.sock?db=1&password=pw") == (
         "unix:///run/redis.sock?db=1&password=***"
     )
+    # urlsplit cannot read it: the user info and the password are hidden
+    # all the same.
+    assert redact("redis://u:pw@[::1/0?db=1&Password=pw") == "redis://***@[::1/0?db=1&Password=***"
 
 
 def test_without_redis_py(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -336,5 +341,9 @@ def test_without_redis_py(monkeypatch: pytest.MonkeyPatch) -> None:
     code = "import sys; sys.modules['redis'] = None; import scrapy_robots_rfc.stores.redis"
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
     monkeypatch.setitem(sys.modules, "redis", None)
-    with pytest.raises(StoreError, match=r"needs the redis package: pip install"):
-        RedisStore("redis://127.0.0.1:6379/0")
+    with pytest.raises(StoreError) as info:
+        RedisStore("redis://:pw@127.0.0.1:6379/0")
+    assert str(info.value) == (
+        "ROBOTSTXT_RFC_STORE ('redis://:***@127.0.0.1:6379/0'): needs the redis package: "
+        "pip install 'scrapy-robots-rfc[redis]' (or pip install redis)"
+    )

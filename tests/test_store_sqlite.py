@@ -1,5 +1,6 @@
-"""The SQLite store against real files: round trips, versions, corruption,
-locks with expiry, and two processes racing for the same origins."""
+"""The SQLite store against real files: the URL forms, round trips,
+versions, corruption, locks with expiry, and two processes racing for the
+same origins."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 from scrapy_robots_rfc.stores import open_store
 from scrapy_robots_rfc.stores.base import FORMAT_VERSION, Record, StoreError
-from scrapy_robots_rfc.stores.sqlite import SqliteStore
+from scrapy_robots_rfc.stores.sqlite import SqliteStore, sqlite_path, sqlite_url
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -124,24 +125,92 @@ def test_a_corrupted_file_is_a_store_error(tmp_path, damage):
     for suffix in ("-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
     damage(path)
-    with pytest.raises(StoreError, match="SQLite store"):
+    with pytest.raises(StoreError) as info:
         read_one(path)
+    assert str(info.value).startswith(f"ROBOTSTXT_RFC_STORE ('sqlite:///{path}'): ")
 
 
 def test_open_store_falls_back_to_memory_on_a_corrupted_file(tmp_path, caplog):
     path = tmp_path / "broken.db"
     path.write_bytes(b"not a database at all" * 100)
     assert open_store(f"sqlite:///{path}", None) is None
-    assert "cached in memory only" in caplog.text
+    assert [r.getMessage() for r in caplog.records] == [
+        f"The robots.txt store cannot be used (ROBOTSTXT_RFC_STORE ('sqlite:///{path}'): "
+        f"cannot use the SQLite file {path}: file is not a database); robots.txt is cached "
+        "in memory only for this crawl"
+    ]
+
+
+# -- the URL: sqlite:///relative/path.db, sqlite:////absolute/path.db -----------
+
+
+@pytest.mark.parametrize(
+    ("url", "path"),
+    [
+        ("sqlite:///robots.db", "robots.db"),
+        ("sqlite:///data/robots.db", "data/robots.db"),
+        ("sqlite:////var/cache/robots.db", "/var/cache/robots.db"),
+    ],
+)
+def test_the_url_names_a_path_as_sqlalchemy_reads_it(url, path):
+    assert sqlite_path(url) == path
+    assert sqlite_url(path) == url
+
+
+def test_three_slashes_open_a_file_relative_to_the_working_directory(tmp_path, monkeypatch):
+    (tmp_path / "data").mkdir()
+    monkeypatch.chdir(tmp_path)
+    store = open_store("sqlite:///data/robots.db", None)
+    assert isinstance(store, SqliteStore)
+    store.put("http://h", record())
+    store.close()
+    assert SqliteStore(str(tmp_path / "data" / "robots.db")).get("http://h") == record()
+
+
+def test_four_slashes_open_an_absolute_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "elsewhere").mkdir()
+    url = f"sqlite:///{tmp_path / 'elsewhere' / 'robots.db'}"
+    assert url.startswith("sqlite:////")
+    store = open_store(url, None)
+    assert isinstance(store, SqliteStore)
+    store.put("http://h", record())
+    store.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere"]
+    assert SqliteStore(str(tmp_path / "elsewhere" / "robots.db")).get("http://h") == record()
+
+
+def test_a_missing_folder_is_never_created(tmp_path, caplog):
+    path = tmp_path / "missing" / "robots.db"
+    with pytest.raises(StoreError) as info:
+        SqliteStore(str(path))
+    assert str(info.value) == (
+        f"ROBOTSTXT_RFC_STORE ('sqlite:///{path}'): cannot use the SQLite file {path}: "
+        "unable to open database file"
+    )
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_jobdir_gets_a_store_by_default(tmp_path):
     store = open_store(None, str(tmp_path / "job"))
     assert isinstance(store, SqliteStore)
-    assert store.path == str(tmp_path / "job" / "robotstxt_rfc.db")
+    path = tmp_path / "job" / "robotstxt_rfc.db"
+    assert store.path == str(path)
+    assert store.source == f"ROBOTSTXT_RFC_STORE (unset: with JOBDIR, 'sqlite:///{path}')"
     store.close()
     assert open_store(None, None) is None
     assert open_store("memory", str(tmp_path)) is None
+
+
+def test_a_jobdir_that_cannot_be_created_falls_back_to_memory(tmp_path, caplog):
+    (tmp_path / "file").write_text("")
+    jobdir = tmp_path / "file" / "job"
+    assert open_store(None, str(jobdir)) is None
+    source = f"ROBOTSTXT_RFC_STORE (unset: with JOBDIR, 'sqlite:///{jobdir}/robotstxt_rfc.db')"
+    assert [r.getMessage() for r in caplog.records] == [
+        f"The robots.txt store cannot be used ({source}: cannot create JOBDIR: [Errno 20] "
+        f"Not a directory: '{jobdir}'); robots.txt is cached in memory only for this crawl"
+    ]
 
 
 RACER = """

@@ -18,7 +18,7 @@ DAY = 86_400
 
 
 def sqlite(tmp_path: Path) -> dict[str, Any]:
-    return {"ROBOTSTXT_RFC_STORE": f"sqlite://{tmp_path / 'robots.db'}"}
+    return {"ROBOTSTXT_RFC_STORE": f"sqlite:///{tmp_path / 'robots.db'}"}
 
 
 @pytest_twisted.inlineCallbacks
@@ -90,11 +90,16 @@ def test_a_corrupted_sqlite_file_falls_back_to_memory(server, activation, tmp_pa
         crawler = yield crawl(
             activation,
             [Stage(pages(origin, "/a", "/private/x"))],
-            ROBOTSTXT_RFC_STORE=f"sqlite://{path}",
+            ROBOTSTXT_RFC_STORE=f"sqlite:///{path}",
         )
     assert crawler.spider.seen == [origin.url("/a")]
     assert "/private/x" not in server.paths(origin)
-    assert any("cached in memory only" in r.getMessage() for r in caplog.records)
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors == [
+        f"The robots.txt store cannot be used (ROBOTSTXT_RFC_STORE ('sqlite:///{path}'): "
+        f"cannot use the SQLite file {path}: file is not a database); robots.txt is cached "
+        "in memory only for this crawl"
+    ]
 
 
 @pytest_twisted.inlineCallbacks
@@ -112,7 +117,7 @@ def test_a_sqlite_file_truncated_mid_crawl_falls_back_to_memory(
 
     stages = [Stage(pages(first, "/a")), Stage(pages(second, "/b", "/private/y"), hook=truncate)]
     with caplog.at_level(logging.ERROR):
-        crawler = yield crawl(activation, stages, ROBOTSTXT_RFC_STORE=f"sqlite://{path}")
+        crawler = yield crawl(activation, stages, ROBOTSTXT_RFC_STORE=f"sqlite:///{path}")
     # SQLite goes on from its open connection (page cache and WAL) or
     # reports an error, which makes the middleware use memory; either way
     # the crawl goes on with the rules obeyed and nothing raised.

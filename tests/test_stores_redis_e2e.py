@@ -228,13 +228,15 @@ def test_redis_killed_mid_crawl_falls_back_to_memory(
     logged = errors(caplog)
     assert len(logged) == 1, logged
     assert MEMORY_ONLY in logged[0]
-    assert redis_server.url in logged[0]
+    assert logged[0].startswith(
+        f"The robots.txt store failed (ROBOTSTXT_RFC_STORE ({redis_server.url!r}): "
+    )
     assert stat(crawler, "log_count/ERROR") == 1
 
 
 @pytest_twisted.inlineCallbacks
 def test_unreachable_redis_at_start_up_uses_memory(server, activation, caplog):
-    url = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
+    url = f"redis://robot:s3cret@127.0.0.1:{free_port()}/0"  # nothing listens there
     first, second = (robots_origin(server, Reply(body=ROBOTS)) for _ in range(2))
     urls = pages(first, "/a", "/private/x") + pages(second, "/b", "/private/y")
     with caplog.at_level(logging.ERROR):
@@ -251,6 +253,10 @@ def test_unreachable_redis_at_start_up_uses_memory(server, activation, caplog):
     logged = errors(caplog)
     assert len(logged) == 1, logged
     assert MEMORY_ONLY in logged[0]
+    # The setting and its value, the password hidden.
+    shown = url.replace(":s3cret@", ":***@")
+    assert logged[0].startswith(f"The robots.txt store failed (ROBOTSTXT_RFC_STORE ({shown!r}): ")
+    assert "s3cret" not in caplog.text
     assert stat(crawler, "log_count/ERROR") == 1
 
 

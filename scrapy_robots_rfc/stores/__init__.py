@@ -2,11 +2,14 @@
 
 - ``"memory"`` (the default): the in-process LRU only; nothing outlives the
   crawl.
-- ``"sqlite:///path/to/file.db"``: an SQLite file (``sqlite://relative.db``
-  for a path relative to the working directory). With ``JOBDIR`` set and no
-  store named, ``JOBDIR/robotstxt_rfc.db``.
+- ``"sqlite:///relative/path.db"`` (relative to the working directory) or
+  ``"sqlite:////absolute/path.db"``: an SQLite file, in a folder that exists.
+  With ``JOBDIR`` set and no store named, ``JOBDIR/robotstxt_rfc.db``.
 - ``"redis://host:port/db"`` (also ``rediss://``, ``unix://``): shared by every
   crawler that points at it.
+
+:mod:`..config` checks the value at start-up (:func:`.sqlite.sqlite_path`,
+:func:`.redis.url_problem`); :func:`open_store` then opens it.
 """
 
 from __future__ import annotations
@@ -15,56 +18,74 @@ import logging
 import os
 
 from .base import FORMAT_VERSION, Record, Store, StoreError
+from .redis import SCHEMES as REDIS_SCHEMES
+from .redis import RedisStore
+from .sqlite import SCHEME as SQLITE
+from .sqlite import SqliteStore, sqlite_path, sqlite_url
 
 logger = logging.getLogger(__name__)
 
 MEMORY = "memory"
-SCHEMES = ("memory", "sqlite://", "redis://", "rediss://", "unix://")
+SCHEMES = (MEMORY, SQLITE, *REDIS_SCHEMES)
+#: The setting every store error names.
+SETTING = "ROBOTSTXT_RFC_STORE"
 _JOBDIR_DB = "robotstxt_rfc.db"
 
 __all__ = [
     "FORMAT_VERSION",
     "MEMORY",
+    "REDIS_SCHEMES",
     "SCHEMES",
+    "SETTING",
+    "SQLITE",
     "Record",
     "Store",
     "StoreError",
     "open_store",
     "store_close",
-    "valid_store",
 ]
 
 
-def valid_store(value: str) -> bool:
-    """Whether ``value`` names a store this package knows."""
-    return value == MEMORY or (value != "sqlite://" and value.startswith(SCHEMES[1:]))
-
-
 def open_store(value: str | None, jobdir: str | None) -> Store | None:
-    """The store ``value`` names (``None`` for memory). A store that cannot
-    be opened is logged at ERROR and memory is used instead: a
-    crawl never fails for its cache."""
+    """The store ``value`` names (``None`` for memory), a value that
+    :meth:`.Config.from_settings` has checked. With no value and a
+    ``jobdir``, an SQLite file in it (the folder is created, as Scrapy
+    creates ``JOBDIR``).
+
+    A store that cannot be opened is logged at ERROR, naming the setting,
+    and memory is used instead: a crawl never fails for its cache."""
     if value is None:
         if not jobdir:
             return None
-        value = "sqlite://" + os.path.abspath(os.path.join(jobdir, _JOBDIR_DB))
+        path = os.path.abspath(os.path.join(jobdir, _JOBDIR_DB))
+        source = f"{SETTING} (unset: with JOBDIR, {sqlite_url(path)!r})"
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+        except OSError as exc:
+            _unusable(StoreError(f"{source}: cannot create JOBDIR: {exc}"))
+            return None
+        return _open(sqlite_url(path), source)
     if value == MEMORY:
         return None
+    return _open(value, None)
+
+
+def _open(value: str, source: str | None) -> Store | None:
     try:
-        if value.startswith("sqlite://"):
-            from .sqlite import SqliteStore
-
-            return SqliteStore(value[len("sqlite://") :])
-        from .redis import RedisStore
-
-        return RedisStore(value)
+        if value.startswith(SQLITE):
+            return SqliteStore(sqlite_path(value), source=source)
+        return RedisStore(value, source=source)
     except StoreError as exc:
-        logger.error(
-            "The robots.txt store %(store)s cannot be used (%(error)s); robots.txt is cached in "
-            "memory only for this crawl",
-            {"store": value, "error": exc},
-        )
+        _unusable(exc)
         return None
+
+
+def _unusable(error: StoreError) -> None:
+    logger.error(
+        "The robots.txt store cannot be used (%(error)s); robots.txt is cached in memory only "
+        "for this crawl",
+        {"error": error},
+    )
 
 
 def store_close(store: Store) -> None:

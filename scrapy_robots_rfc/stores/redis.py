@@ -14,19 +14,20 @@ Keys (``<origin>`` is ``scheme://host:port``)::
 The ``v1`` is the layout of the keys; the record's own format version is
 inside the value, and a record of another version counts as absent.
 
-redis-py is imported when a :class:`RedisStore` is made, not when this
-module is: it is an optional dependency (``scrapy_robots_rfc[redis]``).
-Every error of redis-py or of the socket becomes a :class:`StoreError`
-naming the server (never its password).
+redis-py is imported when a :class:`RedisStore` is made or a URL checked,
+not when this module is: it is an optional dependency (``INSTALL``). Every
+error of redis-py or of the socket becomes a :class:`StoreError` naming the
+setting and the server (never its password).
 """
 
 from __future__ import annotations
 
 import math
+import re
 import secrets
 import threading
 from typing import TYPE_CHECKING, Any, NoReturn
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
 from .base import Record, StoreError
 
@@ -34,9 +35,13 @@ if TYPE_CHECKING:
     import redis as redis_py
     from redis.commands.core import Script
 
-__all__ = ["KEY_PREFIX", "RedisStore", "redact"]
+__all__ = ["INSTALL", "KEY_PREFIX", "SCHEMES", "RedisStore", "redact", "url_problem"]
 
 KEY_PREFIX = "robotstxt_rfc:v1:"
+#: The URL schemes redis-py reads.
+SCHEMES = ("redis://", "rediss://", "unix://")
+#: How to install redis-py: the distribution's extra, or the package itself.
+INSTALL = "pip install 'scrapy-robots-rfc[redis]' (or pip install redis)"
 
 #: Deletes the lock only if it still holds our token (KEYS[1], ARGV[1]).
 _RELEASE = """
@@ -64,7 +69,42 @@ def redact(url: str) -> str:
         # Not urlunsplit: it writes unix:///path as unix:/path.
         return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
     except ValueError:
-        return "<unparsable Redis URL>"
+        # Unparsable (a bad IPv6 host...): hide the whole user info, and the
+        # password of the query, by pattern.
+        url = re.sub(r"://[^/?#]*@", "://***@", url)
+        return re.sub(r"(?i)([?&]password=)[^&#]*", r"\1***", url)
+
+
+def url_problem(url: str) -> str | None:
+    """What is wrong with the Redis URL ``url``, as far as it shows without
+    connecting (redis-py's own parsing, then its connection options), or
+    ``None``. Raises ``ImportError`` without redis-py."""
+    import redis as redis_py
+
+    try:
+        # Through redis.connection.parse_url.
+        pool = redis_py.ConnectionPool.from_url(url)
+    except ValueError as exc:
+        return str(exc)
+    parts = urlsplit(url)
+    if parts.scheme == "unix":
+        if not parts.path:
+            return "it names no socket path (unix:///path/to/socket)"
+    else:
+        # redis-py ignores a path that is not a number, and reads /1/2 as
+        # database 12.
+        path = unquote(parts.path)
+        if path not in ("", "/") and not re.fullmatch(r"/[0-9]+", path):
+            return f"the database ({path[1:]!r}) is not a number"
+    try:
+        # Builds a connection object, as the first command would, without
+        # connecting it: an option redis-py does not know fails here.
+        pool.make_connection()
+    except TypeError as exc:
+        return f"redis-py does not take an option of it: {exc}"
+    except (ValueError, redis_py.RedisError) as exc:
+        return str(exc)
+    return None
 
 
 class RedisStore:
@@ -76,19 +116,20 @@ class RedisStore:
     tried at most twice, so an unreachable server costs at most about twice
     ``timeout`` (a refused connection, e.g. a stopped server, costs
     milliseconds). Safe to use from several threads.
+
+    Every :class:`StoreError` starts with ``source``, what the URL came from:
+    by default ``ROBOTSTXT_RFC_STORE ('<url without its password>')``.
     """
 
-    def __init__(self, url: str, *, timeout: float = 2.0) -> None:
+    def __init__(self, url: str, *, timeout: float = 2.0, source: str | None = None) -> None:
         self.url = redact(url)
+        self.source = source or f"ROBOTSTXT_RFC_STORE ({self.url!r})"
         try:
             import redis as redis_py
             from redis.backoff import NoBackoff
             from redis.retry import Retry
         except ImportError as exc:
-            raise StoreError(
-                f"ROBOTSTXT_RFC_STORE = {self.url} needs the redis package: "
-                "pip install scrapy_robots_rfc[redis]"
-            ) from exc
+            raise StoreError(f"{self.source}: needs the redis package: {INSTALL}") from exc
         self._errors: tuple[type[BaseException], ...] = (redis_py.RedisError, OSError)
         try:
             # One retry, at once: it replaces a pooled connection that the
@@ -101,7 +142,7 @@ class RedisStore:
                 retry=Retry(NoBackoff(), 1),
             )
         except (ValueError, *self._errors) as exc:
-            raise StoreError(f"Redis store {self.url}: bad URL: {exc}") from exc
+            raise StoreError(f"{self.source}: bad URL: {exc}") from exc
         self._release: Script = self._client.register_script(_RELEASE)
         self._tokens: dict[str, bytes] = {}
         self._tokens_lock = threading.Lock()
@@ -110,9 +151,7 @@ class RedisStore:
         return f"RedisStore({self.url!r})"
 
     def _fail(self, doing: str, exc: BaseException) -> NoReturn:
-        raise StoreError(
-            f"Redis store {self.url}: {doing} failed: {type(exc).__name__}: {exc}"
-        ) from exc
+        raise StoreError(f"{self.source}: {doing} failed: {type(exc).__name__}: {exc}") from exc
 
     def get(self, origin: str) -> Record | None:
         key = KEY_PREFIX + "record:" + origin
@@ -125,7 +164,7 @@ class RedisStore:
         try:
             return Record.decode(bytes(data))
         except StoreError as exc:
-            raise StoreError(f"Redis store {self.url}: {key}: {exc}") from exc
+            raise StoreError(f"{self.source}: {key}: {exc}") from exc
 
     def put(self, origin: str, record: Record) -> None:
         key = KEY_PREFIX + "record:" + origin

@@ -1,6 +1,11 @@
 """``ROBOTSTXT_RFC_STORE = "sqlite:///path/to/file.db"``: records in an
 SQLite file, with no server. For one machine and for ``JOBDIR`` crawls.
 
+The URL reads as SQLAlchemy reads it: ``sqlite:///relative/path.db`` (three
+slashes) is relative to the working directory, ``sqlite:////absolute/path.db``
+(four slashes) is absolute. Folders are never created: a missing one is a
+start-up error (:mod:`..config`), not a new folder where a typo points.
+
 Several crawls may share the file: SQLite's own locking serialises writers
 (``BEGIN IMMEDIATE`` with a busy timeout), and the fetch lock is a row with
 an expiry, so that a crashed crawl cannot hold an origin forever.
@@ -16,7 +21,12 @@ import uuid
 
 from .base import Record, StoreError
 
-__all__ = ["SqliteStore"]
+__all__ = ["SCHEME", "SqliteStore", "sqlite_path", "sqlite_url"]
+
+#: How every SQLite store URL starts.
+SCHEME = "sqlite://"
+#: ``sqlite://`` and the slash that ends its (empty) host part.
+_PREFIX = SCHEME + "/"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (origin TEXT PRIMARY KEY, data BLOB NOT NULL);
@@ -29,16 +39,44 @@ CREATE TABLE IF NOT EXISTS locks (
 _BUSY_TIMEOUT = 30.0
 
 
-class SqliteStore:
-    """Records in one SQLite file; safe across threads and processes."""
+def sqlite_path(url: str) -> str:
+    """The file an ``sqlite://`` URL names, as given (relative or absolute);
+    ``ValueError`` says what is wrong with a URL that names none."""
+    rest = url[len(SCHEME) :] if url.startswith(SCHEME) else None
+    if rest is None:
+        raise ValueError(f"it does not start with {SCHEME}")
+    if rest in ("", "/"):
+        raise ValueError("it names no file")
+    if not rest.startswith("/"):
+        # SQLAlchemy's reading: what follows sqlite:// up to the next slash
+        # is a host, and SQLite has none.
+        host = rest.partition("/")[0]
+        raise ValueError(f"{host!r} is in the host's place, and an SQLite URL has no host")
+    path = rest[1:]
+    if "?" in path:
+        raise ValueError("query options (?...) are not supported")
+    return path
 
-    def __init__(self, path: str) -> None:
+
+def sqlite_url(path: str) -> str:
+    """The ``sqlite://`` URL of ``path``: the inverse of :func:`sqlite_path`."""
+    return _PREFIX + path
+
+
+class SqliteStore:
+    """Records in one SQLite file; safe across threads and processes. Its
+    folder must exist.
+
+    Every :class:`StoreError` starts with ``source``, what the file came
+    from: by default ``ROBOTSTXT_RFC_STORE ('sqlite:///<path>')``.
+    """
+
+    def __init__(self, path: str, *, source: str | None = None) -> None:
         self.path = path
+        self.source = source or f"ROBOTSTXT_RFC_STORE ({sqlite_url(path)!r})"
         self._mutex = threading.Lock()
         self._tokens: dict[str, str] = {}
-        directory = os.path.dirname(os.path.abspath(path))
         try:
-            os.makedirs(directory, exist_ok=True)
             self._db = sqlite3.connect(
                 path, timeout=_BUSY_TIMEOUT, check_same_thread=False, isolation_level=None
             )
@@ -46,14 +84,15 @@ class SqliteStore:
             self._db.executescript(_SCHEMA)
             self._db.execute("SELECT count(*) FROM records").fetchone()
         except (sqlite3.Error, OSError) as exc:
-            raise StoreError(f"cannot use the SQLite store {path}: {exc}") from exc
+            where = os.path.abspath(path)
+            raise StoreError(f"{self.source}: cannot use the SQLite file {where}: {exc}") from exc
 
     def _run(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
         with self._mutex:
             try:
                 return self._db.execute(sql, args).fetchall()
             except sqlite3.Error as exc:
-                raise StoreError(f"SQLite store {self.path}: {exc}") from exc
+                raise StoreError(f"{self.source}: {exc}") from exc
 
     def get(self, origin: str) -> Record | None:
         rows = self._run("SELECT data FROM records WHERE origin = ?", (origin,))
@@ -61,8 +100,11 @@ class SqliteStore:
             return None
         data = rows[0][0]
         if not isinstance(data, bytes):
-            raise StoreError(f"SQLite store {self.path}: the record of {origin} is not a blob")
-        return Record.decode(data)
+            raise StoreError(f"{self.source}: the record of {origin} is not a blob")
+        try:
+            return Record.decode(data)
+        except StoreError as exc:
+            raise StoreError(f"{self.source}: {origin}: {exc}") from exc
 
     def put(self, origin: str, record: Record) -> None:
         self._run(
@@ -92,7 +134,7 @@ class SqliteStore:
                     self._db.execute("ROLLBACK")
                     raise
             except sqlite3.Error as exc:
-                raise StoreError(f"SQLite store {self.path}: {exc}") from exc
+                raise StoreError(f"{self.source}: {exc}") from exc
         self._tokens[origin] = token
         return True
 
