@@ -358,7 +358,7 @@ def bench_redis(data: Data, workdir: Path) -> dict[str, Any] | str:
     try:
         import redis as redis_py
     except ImportError:
-        return "the redis package is not installed (pip install scrapy_robots_rfc[redis])"
+        return "the redis package is not installed (pip install 'scrapy-robots-rfc[redis]')"
     from scrapy_robots_rfc.stores.redis import RedisStore
 
     with harness.redis_server(executable, workdir) as url:
