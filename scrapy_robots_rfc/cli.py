@@ -6,40 +6,40 @@ robots.txt given as an ``http``/``https`` URL is fetched with
 :mod:`urllib.request` under the status policy of DECISIONS.md (RFC 9309
 §2.3.1; HTTP-1 to HTTP-8), reading at most 500 KiB (RFC 9309 §2.5, HTTP-12).
 
-``check ROBOTS URL...``
-    One line per URL: the URL, then its :class:`.Verdict` (the deciding
-    rule with its line and the ``user-agent`` values of its group, or why
-    no rule decides), as the middleware's log and ``scrapy robots`` say it.
-    With ``--json``, one JSON object per URL and per line (JSON Lines).
-    Exit status: 0 every URL is allowed, 1 at least one is disallowed, 2 an
-    error (a robots.txt that cannot be read, a bad argument).
-
-``lint ROBOTS``
-    One ``SOURCE:LINE: CODE: message`` line per finding, in line order, then
-    ``N findings`` or ``no findings``. Exit status: 0 no findings, 1
-    findings, 2 an error. The findings and their codes come from
-    :mod:`.lint` (:data:`.lint.CODES`).
+``check ROBOTS URL...`` prints one line per URL: the URL and its
+:class:`.Verdict`, as the middleware's log and ``scrapy robots`` say it
+(``--json``: JSON Lines). ``lint ROBOTS`` prints one ``SOURCE:LINE: CODE:
+message`` line per finding of :mod:`.lint`, then their count. What they
+print, and their exit statuses (:data:`EXIT_OK` to :data:`EXIT_PIPE`), are
+described in their ``--help`` epilogs below and in README.rst.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import io
 import json
+import os
+import re
+import socket
+import ssl
 import sys
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from email.message import Message
+from http import HTTPStatus
 from typing import IO, Any, TextIO
 from urllib.parse import urlsplit
 
 from . import __version__
 from .agents import GLOBAL_NAME, name_problem
-from .lint import CODES, lint
+from .lint import CODES, html_page, lint
 from .matcher import MODES, Mode
+from .origin import Origin, origin
 from .parser import MAX_BYTES, RobotsTxt, cut_at_limit
 from .policy import Answer, Redirects, State
 from .verdict import Verdict
@@ -49,6 +49,9 @@ __all__ = [
     "EXIT_ERROR",
     "EXIT_FOUND",
     "EXIT_OK",
+    "EXIT_PIPE",
+    "EXIT_UNREACHABLE",
+    "HTML_SHOWN",
     "MAX_REDIRECTS",
     "PROG",
     "CliError",
@@ -59,6 +62,7 @@ __all__ = [
     "main",
     "run_check",
     "run_lint",
+    "url_problem",
     "verdicts",
 ]
 
@@ -72,8 +76,15 @@ MAX_REDIRECTS = 5
 #: Seconds to wait for the robots.txt server.
 DEFAULT_TIMEOUT = 30.0
 
-#: Exit statuses.
-EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
+#: Exit statuses: every URL allowed or no findings; a URL disallowed by the
+#: rules or findings; an error; robots.txt could not be fetched (RFC 9309
+#: §2.3.1.4); standard output closed early (128 + SIGPIPE, as a shell
+#: reports a program SIGPIPE ended).
+EXIT_OK, EXIT_FOUND, EXIT_ERROR, EXIT_UNREACHABLE, EXIT_PIPE = 0, 1, 2, 3, 141
+
+#: Findings ``lint`` prints for a body that looks like an HTML page, unless
+#: ``--all``: one per line of the page would bury the one line that matters.
+HTML_SHOWN = 20
 
 _CHECK_EPILOG = f"""\
 ROBOTS is a file, - for standard input, or an http(s) URL. A URL is
@@ -81,7 +92,12 @@ fetched (at most {MAX_REDIRECTS} redirects, {MAX_BYTES:,} bytes) and its status 
 first, as the middleware does (RFC 9309 §2.3.1):
   2xx                      the rules are parsed
   4xx (but 429)            no robots.txt: every URL is allowed
-  429, 5xx, network error  unreachable: every URL is disallowed
+  429, 5xx, network error  unreachable: a crawl disallows every URL; check
+                           says why on stderr, prints no verdict, exits 3
+Redirects followed are shown on stderr. Each URL must be an absolute http or
+https URL (a bare path is refused, even with a local ROBOTS). A robots.txt
+applies only to its own origin (scheme, host and port, RFC 9309 §2.3): when
+ROBOTS is a URL, URLs of another origin get a warning on stderr.
 
 output, one line per URL, as the middleware's log and scrapy robots say it:
   https://example.com/a: allowed by "allow: /a (line 3)" in the group for '*'
@@ -92,7 +108,9 @@ keys url, verdict, allowed, token, match_string, rule (allow, pattern,
 line; or null), group, reason, why, robots (source, status, kind: rules,
 allow_all or unreachable, outcome), user_agent and mode.
 
-exit status: 0 all URLs allowed, 1 some disallowed, 2 error.
+exit status: 0 every URL is allowed; 1 the rules disallow one; 2 error (a bad
+argument or URL, a file that cannot be read); 3 robots.txt could not be
+fetched (429, 5xx, network error); 141 output closed early (as by | head).
 
 examples:
   {PROG} check robots.txt https://example.com/private/x
@@ -114,11 +132,17 @@ then "N findings" or "no findings". The codes:
 also matched by a rule of the other kind that wins (longer, or an allow of
 the same length), so the rule never decides a verdict.
 
+A body that looks like an HTML page (it starts with <!doctype html or <html,
+or it was served as text/html and no line of it is read) gets one line
+saying so first, then only the first {HTML_SHOWN} findings; --all prints them all.
+
 --json prints one JSON object per finding, one per line (JSON Lines), with
 the keys source, line, kind, code, message and note (true for a note); kind
 is the same as code, kept for compatibility. The summary goes to stderr.
 
-exit status: 0 no findings (notes allowed), 1 findings, 2 error.
+exit status: 0 no findings (notes allowed); 1 findings; 2 error; 3 robots.txt
+could not be fetched (429, 5xx, network error); 141 output closed early (as
+by | head).
 
 examples:
   {PROG} lint robots.txt
@@ -127,8 +151,14 @@ examples:
 )
 
 
+def _counted(count: int, word: str) -> str:
+    """``1 redirect``, ``2 redirects``, ``3,828 findings``."""
+    return f"{count:,} {word}{'s' * (count != 1)}"
+
+
 class CliError(Exception):
-    """An error the user can fix: reported on stderr, exit status 2."""
+    """An error the user can fix: reported on stderr, exit status 2. Each
+    argument is one message, one line."""
 
 
 @dataclass(frozen=True)
@@ -148,12 +178,21 @@ class Source:
     #: :attr:`.policy.Answer.outcome`, as the middleware's log and report
     #: say it ("200", "404: no robots.txt: allow all"...); empty for a file.
     outcome: str = ""
+    #: The URLs fetched when redirects were followed, the first and the
+    #: last included; empty without a redirect.
+    chain: tuple[str, ...] = ()
+    #: The media type of the last response (``text/html``), if it had one.
+    content_type: str = ""
+    #: Why an unreachable robots.txt could not be fetched, in plain words.
+    problem: str = ""
 
     @classmethod
-    def answered(
-        cls, name: str, answer: Answer, body: bytes = b"", truncated: bool = False
-    ) -> Source:
-        return cls(name, answer.state, body, truncated, answer.status, answer.outcome)
+    def answered(cls, answer: Answer, chain: Sequence[str], **fields: Any) -> Source:
+        """The source of a fetch that followed ``chain``, named after its
+        last URL; ``fields``: ``body``, ``truncated``, ``content_type``..."""
+        followed = tuple(chain) if len(chain) > 1 else ()
+        state, status, outcome = answer.state, answer.status, answer.outcome
+        return cls(chain[-1], state, status=status, outcome=outcome, chain=followed, **fields)
 
 
 def _read_capped(stream: IO[bytes]) -> tuple[bytes, bool]:
@@ -185,16 +224,29 @@ def load(robots: str, *, timeout: float, user_agent: str) -> Source:
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
     """Redirects are followed by :func:`fetch`, which counts them."""
 
-    def redirect_request(
-        self,
-        req: urllib.request.Request,
-        fp: IO[bytes],
-        code: int,
-        msg: str,
-        headers: Message,
-        newurl: str,
-    ) -> urllib.request.Request | None:
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
         return None
+
+
+#: Network errors in plain words, the first that matches (HTTP-6).
+_NETWORK_ERRORS: tuple[tuple[type[BaseException], str], ...] = (
+    (ConnectionRefusedError, "connection refused"),
+    (http.client.RemoteDisconnected, "the server closed the connection without answering"),
+    (ConnectionResetError, "the connection was reset"),
+    (socket.gaierror, "the host name cannot be resolved"),
+)
+
+
+def _network_problem(error: BaseException | str, timeout: float) -> str:
+    """A network error in plain words: "connection refused"."""
+    if isinstance(error, str):
+        return error
+    if isinstance(error, TimeoutError):
+        return f"no answer within {timeout:g} seconds"
+    if isinstance(error, ssl.SSLCertVerificationError):
+        return f"its TLS certificate is not valid ({error.verify_message})"
+    plain = next((text for kind, text in _NETWORK_ERRORS if isinstance(error, kind)), None)
+    return plain or getattr(error, "strerror", None) or f"{type(error).__name__}: {error}"
 
 
 def fetch(url: str, *, timeout: float, user_agent: str) -> Source:
@@ -203,12 +255,13 @@ def fetch(url: str, *, timeout: float, user_agent: str) -> Source:
     HTTP-1 to HTTP-8).
 
     Redirects are followed up to :data:`MAX_REDIRECTS`, across hosts too;
-    the rules found apply to the URLs checked whatever their origin (LOC-9).
+    the rules found are those of ``url``'s origin (RFC 9309 §2.3.1.2, LOC-9).
     """
     opener = urllib.request.build_opener(_NoRedirect())
-    chain = Redirects(url, MAX_REDIRECTS)
+    redirects = Redirects(url, MAX_REDIRECTS)
+    chain = [url]
     while True:
-        url = chain.url
+        url = redirects.url
         try:
             request = urllib.request.Request(url, headers={"User-Agent": user_agent})
         except ValueError as exc:
@@ -223,23 +276,89 @@ def fetch(url: str, *, timeout: float, user_agent: str) -> Source:
             # HTTP-6: DNS, connection, timeout... URLError is an OSError.
             reason = getattr(exc, "reason", None) or exc
             detail = f"{type(reason).__name__}: {reason}"
-            return Source.answered(url, chain.ended(State.UNREACHABLE, detail))
+            answer = redirects.ended(State.UNREACHABLE, detail)
+            return Source.answered(answer, chain, problem=_network_problem(reason, timeout))
         with response:
             headers: Message = response.headers  # type: ignore[attr-defined]
-            step = chain.follow(status, headers.get("Location"))
+            content_type = headers.get_content_type() if headers.get("Content-Type") else ""
+            step = redirects.follow(status, headers.get("Location"))
             if isinstance(step, str):
+                chain.append(step)
                 continue
+            if step.state is State.UNREACHABLE:
+                phrase = next((f" {s.phrase}" for s in HTTPStatus if s == status), "")
+                problem = f"the server answered {status}{phrase}"
+                return Source.answered(step, chain, content_type=content_type, problem=problem)
             if step.state is not State.RULES:
-                return Source.answered(url, step)
+                return Source.answered(step, chain, content_type=content_type)
             try:
                 body, truncated = _read_capped(response)
             except (OSError, http.client.HTTPException) as exc:
                 detail = f"HTTP {status}, body not read: {exc!r}"
-                return Source.answered(url, chain.ended(State.UNREACHABLE, detail, status))
-            return Source.answered(url, step, body, truncated)
+                answer = redirects.ended(State.UNREACHABLE, detail, status)
+                problem = f"its body could not be read ({_network_problem(exc, timeout)})"
+                return Source.answered(answer, chain, content_type=content_type, problem=problem)
+            return Source.answered(
+                step, chain, body=body, truncated=truncated, content_type=content_type
+            )
+
+
+def _robots_origin(robots: str) -> Origin | None:
+    """The origin a robots.txt given as a URL applies to, after redirects
+    too (RFC 9309 §2.3.1.2, LOC-9); ``None`` for a file or stdin."""
+    return origin(robots) if "://" in robots else None
+
+
+def _redirect_note(source: Source, robots: Origin | None) -> str | None:
+    """The redirects the fetch followed, in a ``note:`` line, or ``None``."""
+    if not source.chain:
+        return None
+    hops = len(source.chain) - 1
+    line = f"note: robots.txt: {' -> '.join(source.chain)} ({_counted(hops, 'redirect')})"
+    if robots is not None and origin(source.name) != robots:
+        line += f"; its rules are those of {robots} (RFC 9309 §2.3.1.2)"
+    return line
+
+
+def _unreachable(source: Source, robots: Origin | None) -> str | None:
+    """Why a robots.txt could not be fetched and what a crawl does then
+    (RFC 9309 §2.3.1.4, HTTP-5, HTTP-6), or ``None`` when it was."""
+    if source.state is not State.UNREACHABLE:
+        return None
+    where = "the origin" if robots is None else str(robots)
+    return (
+        f"cannot fetch {source.name}: {source.problem}. A crawl would treat {where} as "
+        "unreachable and disallow every URL there while it stays so (RFC 9309 §2.3.1.4)"
+    )
 
 
 # -- check ----------------------------------------------------------------
+
+
+#: ``example.com/a``, ``www.example.com:8080``: a URL without its scheme.
+_HOST_AND_PATH = re.compile(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?::[0-9]+)?(?:[/?#]|$)")
+
+
+def url_problem(url: str, robots: Origin | None = None) -> str | None:
+    """What is wrong with ``url`` as a URL to check, or ``None``: it must be
+    an absolute ``http``/``https`` URL with a host (the only URLs a
+    robots.txt fetched over HTTP governs, LOC-7). ``robots``, the origin of
+    the robots.txt, gives the example."""
+    accepted = "check takes absolute http and https URLs"
+    site = str(robots) if robots is not None else "https://example.com"
+    parts = urlsplit(url) if "://" in url else None
+    if parts is None:
+        if url.startswith("/"):
+            return f"{url!r} is a path, not a URL: {accepted}, such as {site}{url}"
+        if _HOST_AND_PATH.match(url):
+            return f"{url!r} has no scheme: {accepted}, such as https://{url}"
+        return f"{url!r} is not a URL: {accepted}, such as {site}/path"
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https"):
+        return f"{url!r} is not an http or https URL (its scheme is {scheme}): {accepted}"
+    if origin(url) is None:
+        return f"{url!r} has no valid host and port: {accepted}, such as {site}/path"
+    return None
 
 
 def verdicts(source: Source, urls: Sequence[str], user_agent: str, mode: Mode) -> list[Verdict]:
@@ -272,25 +391,49 @@ def _header(args: argparse.Namespace) -> str:
     return f"scrapy_robots_rfc/{__version__}" if agent == "*" else agent
 
 
+def _other_origins(urls: Sequence[str], robots: Origin, given: str) -> list[str]:
+    """A warning for each origin of ``urls`` that is not ``robots``: a
+    robots.txt applies to its own origin only (RFC 9309 §2.3; LOC-2, LOC-3)."""
+    return [
+        f"warning: {given} applies only to {robots} (its scheme, host and port; RFC 9309 "
+        f"§2.3): the verdicts for URLs on {other} are those it gives for the same paths on "
+        f"{robots}; on {other}, {other.robots_url} decides"
+        for other in dict.fromkeys(origin(url) for url in urls)
+        if other is not None and other != robots
+    ]
+
+
 def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """``check``: exit 0 when every URL is allowed, 1 otherwise."""
+    """``check``: exit 0 when every URL is allowed, 1 when the rules
+    disallow one, 3 when robots.txt could not be fetched."""
     mode: Mode = args.mode
+    robots = _robots_origin(args.robots)
+    problems = [p for p in (url_problem(url, robots) for url in args.urls) if p is not None]
+    if problems:
+        raise CliError(*problems)
     source = load(args.robots, timeout=args.timeout, user_agent=_header(args))
-    if source.state is not State.RULES:
-        err.write(f"note: {source.name}: {source.outcome} ({source.state.value})\n")
+    notes = [_redirect_note(source, robots)]
+    if source.state not in (State.RULES, State.UNREACHABLE):
+        notes.append(f"note: {source.name}: {source.outcome} ({source.state.value})")
     if source.truncated:
-        err.write(f"note: {source.name} is larger than {MAX_BYTES:,} bytes; the rest is ignored\n")
+        notes.append(f"note: {source.name} is larger than {MAX_BYTES:,} bytes; the rest is ignored")
+    if robots is not None:
+        notes += _other_origins(args.urls, robots, args.robots)
     problem = name_problem(args.user_agent, mode)
     if problem is not None and args.user_agent != GLOBAL_NAME:
         # D-21: the name is used as given, so say what that selects.
-        err.write(f"warning: --user-agent {args.user_agent!r} {problem}\n")
+        notes.append(f"warning: --user-agent {args.user_agent!r} {problem}")
+    unreachable = _unreachable(source, robots)
+    err.writelines(f"{line}\n" for line in (*notes, unreachable) if line is not None)
     found = verdicts(source, args.urls, args.user_agent, mode)
     for verdict in found:
         if args.json:
             record = {**verdict.as_dict(), "user_agent": args.user_agent, "mode": mode}
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
-        else:
+        elif unreachable is None:
             out.write(f"{verdict.url}: {verdict}\n")
+    if unreachable is not None:
+        return EXIT_UNREACHABLE
     return EXIT_OK if all(v.allowed for v in found) else EXIT_FOUND
 
 
@@ -298,13 +441,23 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def run_lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """``lint``: exit 0 without findings, 1 with some."""
+    """``lint``: exit 0 without findings, 1 with some, 3 when robots.txt
+    could not be fetched."""
     mode: Mode = args.mode
     source = load(args.robots, timeout=args.timeout, user_agent=_header(args))
+    robots = _robots_origin(args.robots)
+    unreachable = _unreachable(source, robots)
+    err.writelines(f"{line}\n" for line in (_redirect_note(source, robots), unreachable) if line)
+    if unreachable is not None:
+        return EXIT_UNREACHABLE
     if source.state is not State.RULES:
         raise CliError(f"{source.name}: {source.outcome} ({source.state.value}): nothing to lint")
     found = lint(source.body, mode, truncated=source.truncated)
-    for finding in found:
+    html = html_page(source.body, source.content_type, mode)
+    if html is not None:
+        (err if args.json else out).write(f"{source.name}: {html}\n")
+    shown = found if args.json or args.all or html is None else found[:HTML_SHOWN]
+    for finding in shown:
         if args.json:
             record = {
                 "source": source.name,
@@ -317,11 +470,13 @@ def run_lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
         else:
             out.write(f"{source.name}:{finding.line}: {finding.code}: {finding.message}\n")
+    if len(shown) < len(found):
+        out.write(f"... and {len(found) - len(shown):,} more (--all prints them all)\n")
     count = sum(not f.is_note for f in found)
     notes = len(found) - count
-    summary = f"{count} finding{'s' * (count != 1)}" if count else "no findings"
+    summary = _counted(count, "finding") if count else "no findings"
     if notes:
-        summary += f" ({notes} note{'s' * (notes != 1)})"
+        summary += f" ({_counted(notes, 'note')})"
     (err if args.json else out).write(summary + "\n")
     return EXIT_FOUND if count else EXIT_OK
 
@@ -380,7 +535,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Print, for each URL, the verdict and the rule that decides it.",
         epilog=_CHECK_EPILOG,
     )
-    check.add_argument("urls", metavar="URL", nargs="+", help="URLs to check")
+    check.add_argument("urls", metavar="URL", nargs="+", help="absolute http(s) URLs to check")
     check.add_argument(
         "--user-agent",
         default="*",
@@ -396,22 +551,45 @@ def build_parser() -> argparse.ArgumentParser:
         description="List what a crawler ignores, or reads other than it is written.",
         epilog=_LINT_EPILOG,
     )
+    lint_parser.add_argument(
+        "--all",
+        action="store_true",
+        help=f"print every finding of an HTML page, not the first {HTML_SHOWN}",
+    )
     lint_parser.set_defaults(user_agent="*")
     _common(lint_parser)
     return parser
 
 
+def _quiet_broken_pipe() -> None:
+    """After a reader closed standard output (``| head``): point stdout and
+    stderr at devnull, so that the flush at exit cannot fail again (the
+    recipe of Python's ``signal`` documentation, "Note on SIGPIPE")."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a StringIO: nothing to flush
+            os.dup2(devnull, stream.fileno())
+    os.close(devnull)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    out, err = sys.stdout, sys.stderr
-    for stream in (out, err):
-        if isinstance(stream, io.TextIOWrapper):
-            stream.reconfigure(errors="backslashreplace")
-    run: Callable[[argparse.Namespace, TextIO, TextIO], int] = args.run
     try:
-        return run(args, out, err)
-    except CliError as exc:
-        err.write(f"{PROG} {args.command}: error: {exc}\n")
-        return EXIT_ERROR
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        out, err = sys.stdout, sys.stderr
+        for stream in (out, err):
+            if isinstance(stream, io.TextIOWrapper):
+                stream.reconfigure(errors="backslashreplace")
+        run: Callable[[argparse.Namespace, TextIO, TextIO], int] = args.run
+        try:
+            status = run(args, out, err)
+        except CliError as exc:
+            for message in exc.args:
+                err.write(f"{PROG} {args.command}: error: {message}\n")
+            status = EXIT_ERROR
+        out.flush()
+        return status
+    except BrokenPipeError:
+        _quiet_broken_pipe()
+        return EXIT_PIPE

@@ -105,25 +105,30 @@ def key_notes(number: int, key: bytes, lowered: bytes, keys: Spellings, colon: b
     notes: list[Noted] = []
     shown, name = show(key), keys[0].decode()
     matched = next(k for k in keys if lowered.startswith(k))
+    # The texts are for people: they cite RFC 9309 or say what Google's
+    # parser does, never our spec IDs (FMT-9..FMT-11, D-4, D-5).
     if matched != keys[0]:
-        text = f"{shown} is read as {name!r}: a typo Google's parser accepts (FMT-11, D-4)"
+        text = f"{shown} is read as {name!r}: a typo Google's robots.txt parser accepts"
         notes.append((number, "typo", text))
     elif lowered != matched:
-        text = f"{shown} is read as {name!r} because it starts with it (FMT-10, D-4)"
+        text = (
+            f"{shown} is read as {name!r} because it starts with it, as Google's parser reads keys"
+        )
         notes.append((number, "key-prefix", text))
     if not colon:
-        text = f"no ':' after {shown}: read as key and value as Google's parser does (FMT-9, D-5)"
+        text = f"no ':' after {shown}: read as key and value, as Google's parser does"
         notes.append((number, "missing-colon", text))
     return notes
 
 
 def unread_note(number: int, line: bytes) -> Noted:
-    """Why a line that is not blank has no key and value (FMT-8, FMT-9)."""
+    """Why a line that is not blank has no key and value (FMT-8, FMT-9, D-5):
+    RFC 9309 §2.3.1.5 asks to parse each line and use those that parse."""
     if b":" in line:
-        return (number, "syntax", "nothing before ':': the line is ignored (FMT-8)")
+        return (number, "syntax", "nothing before ':': the line is ignored")
     words = line.split(None, 1)
     if len(words) == 1 and read_as(words[0].lower()) is not None:
-        text = f"{show(words[0])} has no ':' and no value: the line is ignored (FMT-9)"
+        text = f"{show(words[0])} has no ':' and no value: the line is ignored"
         return (number, "missing-value", text)
-    text = "no ':' and not two words: not a 'key: value' line, ignored (FMT-9, D-5)"
+    text = "no ':' and not two words: not a 'key: value' line, ignored"
     return (number, "syntax", text)

@@ -12,8 +12,10 @@ two places:
   match nothing, never match, never decide (``shadowed``) or repeat another
   (``duplicate``).
 
-Every code is listed in :data:`CODES`. The command prints one
-``SOURCE:LINE: CODE: message`` line per finding. With ``--json`` it prints
+Every code is listed in :data:`CODES`. :func:`html_page` tells a body that
+looks like an HTML page (a server's answer that is not a robots.txt), which
+the command says first. The command prints one ``SOURCE:LINE: CODE:
+message`` line per finding. With ``--json`` it prints
 one JSON object per finding with the keys ``source``, ``line``, ``kind``,
 ``code``, ``message`` and ``note``: ``kind`` is the code under its name of
 earlier versions, kept for compatibility, and always equals ``code``.
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from .keys import WHITESPACE
 from .matcher import literal_prefix, pattern_matches
 from .parser import NOTE_CODES, RobotsTxt
 
@@ -36,14 +39,16 @@ if TYPE_CHECKING:
 #: then what the rules of a group say about each other. Every code but
 #: those of :data:`NOTE_ONLY` is a finding; those are notes that do not
 #: change the exit status (``Disallow:`` is the usual way to say "allow
-#: everything").
+#: everything"). The texts cite RFC 9309, never the spec IDs of the
+#: comments (never-matches: PATH-10, D-6; shadowed: PATH-5, PATH-6;
+#: empty-rule: FMT-15, D-19).
 CODES: Mapping[str, str] = MappingProxyType(
     {
         **NOTE_CODES,
-        "never-matches": "a pattern not starting with '/' or '*' matches no URL (PATH-10, D-6)",
-        "shadowed": "a rule that a rule of the other kind always overrides (PATH-5, PATH-6)",
+        "never-matches": "a pattern not starting with '/' or '*' matches no URL (RFC 9309 §2.2)",
+        "shadowed": "a rule that a rule of the other kind always overrides (RFC 9309 §2.2.2)",
         "duplicate": "the same rule earlier in the same group",
-        "empty-rule": "note: an empty allow/disallow matches nothing (FMT-15, D-19)",
+        "empty-rule": "note: an empty allow/disallow matches nothing",
         "incomplete": "note: too many rules to search them all for shadowed ones",
     }
 )
@@ -53,6 +58,11 @@ NOTE_ONLY = frozenset({"empty-rule", "incomplete"})
 #: Rule pairs compared in search of shadowed rules, per file: a group of
 #: thousands of ``/*...`` rules would otherwise take minutes.
 MAX_COMPARISONS = 5_000_000
+
+#: How an HTML page starts, lower-cased, after white space and a BOM.
+_HTML_STARTS = (b"<!doctype html", b"<html")
+#: The media types of an HTML page; RFC 9309 §2.3 asks for text/plain.
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 
 
 @dataclass(frozen=True, order=True)
@@ -83,6 +93,34 @@ def lint(body: bytes, mode: Mode = "rfc", *, truncated: bool = False) -> list[Fi
         group_found, budget = _group_findings(group.rules, budget)
         found += group_found
     return sorted(set(found))
+
+
+def html_page(body: bytes, content_type: str = "", mode: Mode = "rfc") -> str | None:
+    """What to say first about ``body`` if it looks like an HTML page, not a
+    robots.txt, or ``None``.
+
+    It does when it starts, after white space and a BOM, with
+    ``<!doctype html`` or ``<html`` (in any case), or when it was served as
+    ``text/html`` (``content_type``, the media type) and not one line of it
+    is read. A crawler parses such a page anyway and uses the lines that
+    parse (RFC 9309 §2.3.1.5; Google's robots.txt specification, "File
+    format"), so every other line of it is a finding.
+    """
+    start = body.removeprefix(b"\xef\xbb\xbf").lstrip(WHITESPACE)
+    starts = next((s for s in _HTML_STARTS if start[: len(s)].lower() == s), b"")
+    served = content_type.lower() in HTML_TYPES
+    robots = RobotsTxt.parse(body, mode)
+    read = bool(robots.groups or robots.sitemaps)
+    if not starts and (read or not served):
+        return None
+    why = [f"it starts with {start[: len(starts)].decode('ascii')!r}"] if starts else []
+    why += [f"it was served as {content_type.lower()}"] if served else []
+    ignored = (
+        "a crawler reads only the lines that parse as robots.txt lines and ignores the rest"
+        if read
+        else "every line is ignored, so a crawler finds no rule in it"
+    )
+    return f"this looks like an HTML page, not a robots.txt ({' and '.join(why)}): {ignored}"
 
 
 def _never_matches(pattern: str) -> bool:
@@ -132,7 +170,7 @@ def _group_findings(rules: Sequence[Rule], budget: int) -> tuple[list[Finding], 
                     rule.line,
                     "empty-rule",
                     f"empty {rule.kind}: matches nothing, a no-op (not an error); it still "
-                    "ends the user-agent lines of its group (FMT-15, D-19)",
+                    "ends the user-agent lines of its group, as in Google's parser",
                 )
             )
         elif _never_matches(rule.pattern):
@@ -142,7 +180,7 @@ def _group_findings(rules: Sequence[Rule], budget: int) -> tuple[list[Finding], 
                     rule.line,
                     "never-matches",
                     f"{rule.kind}: {rule.pattern} matches no URL: a path starts with '/' "
-                    "(write '/' or '*' first; PATH-10, D-6)",
+                    "(write '/' or '*' first; RFC 9309 §2.2)",
                 )
             )
         else:
@@ -199,10 +237,10 @@ def _group_findings(rules: Sequence[Rule], budget: int) -> tuple[list[Finding], 
                     line,
                     "shadowed",
                     f"{rule.kind}: {rule.pattern} never decides: {shown} matches every URL it "
-                    "matches and wins (longest match, allow on a tie; PATH-5, PATH-6)",
+                    "matches and wins (longest match, allow on a tie; RFC 9309 §2.2.2)",
                 )
             )
     return found, budget
 
 
-__all__ = ["CODES", "MAX_COMPARISONS", "NOTE_ONLY", "Finding", "lint"]
+__all__ = ["CODES", "HTML_TYPES", "MAX_COMPARISONS", "NOTE_ONLY", "Finding", "html_page", "lint"]

@@ -78,26 +78,31 @@ _CRAWL_DELAY_VALUE = re.compile(rb"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
 _ABSOLUTE_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 
 
-#: What each :attr:`Note.code` means, citing the spec, in ``lint --help`` order.
+#: What each :attr:`Note.code` means, in ``lint --help`` order. Note texts
+#: are for people: they cite RFC 9309 sections or say what Google's parser
+#: does, never the spec IDs of the comments. By code: HTTP-12, HTTP-13;
+#: FMT-5, D-9; FMT-1, FMT-2; FMT-12; FMT-9; FMT-8, FMT-9; GRP-3, D-20;
+#: OTHER-1; OTHER-2; FMT-11, D-4; FMT-10, D-4; FMT-9, D-5; UA-3, UA-7;
+#: UA-1, UA-3, D-21.
 NOTE_CODES: Mapping[str, str] = MappingProxyType(
     {
-        "past-limit": "content after 500 KiB is ignored (RFC 9309 §2.5, HTTP-12, HTTP-13)",
-        "line-cut": "a line longer than 16,663 bytes is cut (FMT-5, D-9)",
-        "non-utf8": "bytes that are not UTF-8 (RFC 9309 §2.3, FMT-1, FMT-2)",
-        "unknown-key": (
-            "a key this parser does not read: the line is ignored (RFC 9309 §2.2.4, FMT-12)"
+        "past-limit": "content after 500 KiB is ignored (RFC 9309 §2.5)",
+        "line-cut": "a line longer than 16,663 bytes is cut, as Google's parser cuts it",
+        "non-utf8": "bytes that are not UTF-8 (RFC 9309 §2.3)",
+        "unknown-key": "a key this parser does not read: the line is ignored (RFC 9309 §2.2.4)",
+        "missing-value": "one word without ':': the line is ignored",
+        "syntax": "no key and value: the line is ignored (RFC 9309 §2.3.1.5)",
+        "before-user-agent": "a rule before any user-agent line is ignored (RFC 9309 §2.2.2)",
+        "bad-sitemap": "a sitemap value that is not an absolute URL is ignored (RFC 9309 §2.2.4)",
+        "bad-crawl-delay": "a crawl-delay that is not a number of seconds is ignored",
+        "typo": "a misspelt key accepted as Google's parser accepts it",
+        "key-prefix": "a longer key read as the key it starts with, as Google's parser does",
+        "missing-colon": "two words without ':' read as key and value, as Google's parser does",
+        "no-token": "a user-agent value without a product token names no crawler (RFC 9309 §2.2.1)",
+        "partial-token": (
+            "a user-agent name that is not a product token: the group is for a shorter name "
+            "(RFC 9309 §2.2.1)"
         ),
-        "missing-value": "one word without ':': the line is ignored (FMT-9)",
-        "syntax": "no key and value: the line is ignored (RFC 9309 §2.3.1.5, FMT-8, FMT-9)",
-        "before-user-agent": (
-            "a rule before any user-agent line is ignored (RFC 9309 §2.2.2, GRP-3)"
-        ),
-        "bad-sitemap": "a sitemap value that is not an absolute URL is ignored (OTHER-1)",
-        "bad-crawl-delay": "a crawl-delay that is not a number of seconds is ignored (OTHER-2)",
-        "typo": "a misspelt key accepted as Google's parser accepts it (FMT-11, D-4)",
-        "key-prefix": "a longer key read as the key it starts with (FMT-10, D-4)",
-        "missing-colon": "two words without ':' read as key and value (FMT-9, D-5)",
-        "no-token": "a user-agent value without a product token names no crawler (UA-3, UA-7)",
     }
 )
 
@@ -373,7 +378,7 @@ def _explained(note: _Pending) -> Noted:
         return (
             number,
             "unknown-key",
-            f"unsupported key {as_text(key)!r}: the line is ignored (RFC 9309 §2.2.4, FMT-12)",
+            f"unsupported key {as_text(key)!r}: the line is ignored (RFC 9309 §2.2.4)",
         )
     return note  # type: ignore[return-value]
 
@@ -386,7 +391,21 @@ def _no_token_note(number: int, value: bytes, product: str) -> Noted:
     else:
         whom = f"only to a crawler named exactly {product!r}" if product else "to no crawler"
         what = f"{show(value)} has no product token: its group applies {whom}"
-    return (number, "no-token", f"user-agent {what} (RFC 9309 §2.2.1, UA-3, D-21)")
+    return (number, "no-token", f"user-agent {what} (RFC 9309 §2.2.1)")
+
+
+def _partial_token_note(number: int, agent: str, token: str, product: str) -> Noted:
+    """A user-agent line whose product name (``product``, lower-cased) is
+    longer than its token (UA-1, UA-3, D-21): ``my.crawler`` binds ``my``
+    in both modes, and ``my.crawler`` too in rfc mode."""
+    short, name = agent[: len(token)], agent[: len(product)]
+    text = (
+        f"user-agent {name!r} is not a product token, which has only letters, '-' and '_' "
+        f"(RFC 9309 §2.2.1): its token stops before {agent[len(token)]!r}, so rfc mode "
+        f"applies the group to a crawler named {short!r} or {name!r}, google mode (as "
+        f"Google's parser) only to one named {short!r}"
+    )
+    return (number, "partial-token", text)
 
 
 def _utf8_notes(lines: list[bytes]) -> list[Noted]:
@@ -397,8 +416,8 @@ def _utf8_notes(lines: list[bytes]) -> list[Noted]:
             raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             text = (
-                f"byte {raw[exc.start]:#04x} at column {exc.start + 1} is not UTF-8; in a "
-                "path it is %-escaped byte by byte and matches no UTF-8 URL (FMT-2)"
+                f"byte {raw[exc.start]:#04x} at column {exc.start + 1} is not UTF-8 (RFC 9309 "
+                "§2.3); in a path it is %-escaped byte by byte and matches no UTF-8 URL"
             )
             notes.append((number, "non-utf8", text))
     return notes
@@ -423,7 +442,7 @@ def _parse(data: bytes, mode: Mode, truncated: bool) -> RobotsTxt:
             line = line[:MAX_LINE_BYTES]
             text = (
                 f"line is {len(raw):,} bytes: only the first {MAX_LINE_BYTES:,} are read, "
-                "the rest is dropped (FMT-5, D-9)"
+                "the rest is dropped, as Google's parser does"
             )
             notes.append((number, "line-cut", text))
         if has_nul:
@@ -469,7 +488,8 @@ def _parse(data: bytes, mode: Mode, truncated: bool) -> RobotsTxt:
             # empty caller's name in google mode, as robots.cc compares them.
             # rfc mode also binds the whole product name (MJ12bot, where the
             # token alone is "mj"), which only a value longer than its token
-            # can have.
+            # can have. Both modes note a product name longer than its token
+            # (partial-token): "my.crawler" is for "my".
             agent = as_text(value)
             group.agents.append(agent)
             token = agent_token(agent)
@@ -479,12 +499,18 @@ def _parse(data: bytes, mode: Mode, truncated: bool) -> RobotsTxt:
                 group.binds.add(token)
                 if not token:
                     notes.append(_no_token_note(number, value, ""))
+                elif len(token) < len(agent):
+                    product = agent_product(agent)
+                    if product != token:
+                        notes.append(_partial_token_note(number, agent, token, product))
             else:
                 product = ""
                 if len(token) < len(agent):
                     product = agent_product(agent)
                     if product:
                         group.binds.add(product)
+                        if token and product != token:
+                            notes.append(_partial_token_note(number, agent, token, product))
                 if token:
                     group.binds.add(token)
                 else:
@@ -493,10 +519,7 @@ def _parse(data: bytes, mode: Mode, truncated: bool) -> RobotsTxt:
             allow = keys is ALLOW_KEYS
             if group is None:
                 # GRP-3, D-20: rules before any user-agent line are ignored.
-                text = (
-                    "rule before any user-agent line: the line is ignored "
-                    "(RFC 9309 §2.2.2, GRP-3, D-20)"
-                )
+                text = "rule before any user-agent line: the line is ignored (RFC 9309 §2.2.2)"
                 notes.append((number, "before-user-agent", text))
                 continue
             in_rules = True  # an empty value still ends the block (D-19)
@@ -506,15 +529,15 @@ def _parse(data: bytes, mode: Mode, truncated: bool) -> RobotsTxt:
             if _ABSOLUTE_URL.match(url):
                 sitemaps[url] = None
             else:
-                text = "sitemap URL is not absolute: the line is ignored (RFC 9309 §2.2.4, OTHER-1)"
+                text = "sitemap URL is not absolute: the line is ignored (RFC 9309 §2.2.4)"
                 notes.append((number, "bad-sitemap", text))
         elif keys is CRAWL_DELAY_SPELLINGS:
             delay = _CRAWL_DELAY_VALUE.fullmatch(value)
             if group is None:
-                text = "crawl-delay before any user-agent line: the line is ignored (OTHER-2)"
+                text = "crawl-delay before any user-agent line: the line is ignored"
                 notes.append((number, "before-user-agent", text))
             elif delay is None:
-                text = "crawl-delay is not a number of seconds: the line is ignored (OTHER-2)"
+                text = "crawl-delay is not a number of seconds: the line is ignored"
                 notes.append((number, "bad-crawl-delay", text))
             elif group.crawl_delay is None:
                 group.crawl_delay = float(delay.group())
@@ -531,7 +554,7 @@ def _parse(data: bytes, mode: Mode, truncated: bool) -> RobotsTxt:
     if truncated:
         text = (
             f"this line and the rest are past {MAX_BYTES:,} bytes (500 KiB) and ignored "
-            "(RFC 9309 §2.5, HTTP-12, HTTP-13)"
+            "(RFC 9309 §2.5)"
         )
         notes.append((len(lines) + 1, "past-limit", text))
     return RobotsTxt(groups, sitemaps=tuple(sitemaps), notes=tuple(notes), mode=mode)

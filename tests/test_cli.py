@@ -10,9 +10,12 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import quote, unquote
 
 import pytest
 
@@ -119,7 +122,9 @@ def test_check_user_agent_and_derived_index_rule(robots_file: str) -> None:
         ),
     ],
 )
-def test_check_names_as_given(robots_file: str, agent: str, mode: str, warning: str, group: str):
+def test_check_names_as_given(
+    robots_file: str, agent: str, mode: str, warning: str, group: str
+) -> None:
     """D-21: --user-agent is compared as given; a name that is not a product
     token gets a warning that says what it selects."""
     status, out, err = run(
@@ -220,33 +225,100 @@ def test_usage_errors_exit_2(robots_file: str) -> None:
     )
 
 
-#: path -> (status, headers, body) of the local robots.txt server.
+def test_check_rejects_what_is_not_an_http_url(robots_file: str) -> None:
+    """Each URL must be an absolute http(s) URL, a bare path too even with a
+    local robots.txt: exit 2, one line per bad URL, no verdict."""
+    args = ["notaurl", "/relative/path", "ftp://a/x", "example.com/a", "http:///x"]
+    status, out, err = run("check", robots_file, "https://example.com/", *args)
+    assert (status, out) == (2, [])
+    prefix = "python -m scrapy_robots_rfc check: error: "
+    accepted = "check takes absolute http and https URLs"
+    assert err.splitlines() == [
+        f"{prefix}'notaurl' is not a URL: {accepted}, such as https://example.com/path",
+        f"{prefix}'/relative/path' is a path, not a URL: {accepted}, such as "
+        "https://example.com/relative/path",
+        f"{prefix}'ftp://a/x' is not an http or https URL (its scheme is ftp): {accepted}",
+        f"{prefix}'example.com/a' has no scheme: {accepted}, such as https://example.com/a",
+        f"{prefix}'http:///x' has no valid host and port: {accepted}, such as "
+        "https://example.com/path",
+    ]
+
+
+def test_check_bad_url_with_a_robots_url_is_refused_before_the_fetch() -> None:
+    """The example is the robots.txt's own origin; nothing is fetched (the
+    port is closed, so a fetch would exit 3)."""
+    origin = f"http://127.0.0.1:{_closed_port()}"
+    assert run("check", f"{origin}/robots.txt", "/private/x") == (
+        2,
+        [],
+        "python -m scrapy_robots_rfc check: error: '/private/x' is a path, not a URL: check "
+        f"takes absolute http and https URLs, such as {origin}/private/x\n",
+    )
+
+
+@pytest.mark.parametrize("mode", ["rfc", "google"])
+def test_check_default_agent_output_names_only_star(tmp_path: Path, mode: str) -> None:
+    """The default --user-agent is '*' and is shown as '*', in text and JSON,
+    never as a stand-in crawler name (the 'anybot' of an early version)."""
+    path = tmp_path / "robots.txt"
+    path.write_bytes(b"User-agent: ExampleBot\nDisallow: /\n")
+    status, out, err = run("check", "--mode", mode, str(path), "https://e.com/a")
+    assert (status, out, err) == (0, ["https://e.com/a: allowed: there is no '*' group"], "")
+    status, out, err = run("check", "--json", "--mode", mode, str(path), "https://e.com/a")
+    record = json.loads(out[0])
+    assert (record["token"], record["user_agent"], record["reason"]) == (
+        "*",
+        "*",
+        "allowed: there is no '*' group",
+    )
+    assert "anybot" not in out[0]
+
+
+#: An HTML page served as robots.txt: 35 lines, each one a finding.
+HTML_PAGE = b"<!DOCTYPE html>\n<html>\n<body>\n" + b"<p>item</p>\n" * 30 + b"</body>\n</html>\n"
+#: The findings of HTML_PAGE from line 2 on: one word, no ':'.
+HTML_SYNTAX = "syntax: no ':' and not two words: not a 'key: value' line, ignored"
+
+#: path -> (status, headers, body) of the local robots.txt server. A path
+#: "/redirect?to=URL" answers 302 to URL.
 ROUTES: dict[str, tuple[int, dict[str, str], bytes]] = {
     "/ok/robots.txt": (200, {}, ROBOTS),
     "/gone/robots.txt": (404, {}, b"User-agent: *\nDisallow: /\n"),
     "/down/robots.txt": (503, {}, b"User-agent: *\nAllow: /\n"),
     "/busy/robots.txt": (429, {}, b""),
     "/moved/robots.txt": (301, {"Location": "/ok/robots.txt"}, b""),
+    "/twice/robots.txt": (302, {"Location": "/moved/robots.txt"}, b""),
     "/loop/robots.txt": (302, {"Location": "/loop/robots.txt"}, b""),
+    "/html/robots.txt": (200, {"Content-Type": "text/html; charset=utf-8"}, HTML_PAGE),
+    "/error-page/robots.txt": (200, {"Content-Type": "text/html"}, b"Not Found\n"),
+    "/typed/robots.txt": (200, {"Content-Type": "text/html"}, ROBOTS),
 }
 
 
 class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         status, headers, body = ROUTES.get(self.path, (404, {}, b""))
-        self.send_response(status)
-        for name, value in headers.items():
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        if self.path.startswith("/redirect?to="):
+            status, headers = 302, {"Location": unquote(self.path.partition("=")[2])}
+        if self.path == "/slow/robots.txt":
+            time.sleep(1.0)  # longer than the client's --timeout
+        try:
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (/slow)
 
     def log_message(self, format: str, *args: object) -> None:
         pass
 
 
-@pytest.fixture
-def robots_server() -> Iterator[str]:
+@contextmanager
+def _serving() -> Iterator[str]:
+    """A local robots.txt server on 127.0.0.1 serving ROUTES; its URL."""
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -258,26 +330,46 @@ def robots_server() -> Iterator[str]:
         thread.join()
 
 
+@pytest.fixture
+def robots_server() -> Iterator[str]:
+    with _serving() as url:
+        yield url
+
+
+@pytest.fixture
+def other_server() -> Iterator[str]:
+    """A second origin (another port)."""
+    with _serving() as url:
+        yield url
+
+
+def _closed_port() -> int:
+    """A port of 127.0.0.1 where nothing listens: bound, then closed."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+def _cannot_fetch(url: str, problem: str, origin: str) -> str:
+    return (
+        f"cannot fetch {url}: {problem}. A crawl would treat {origin} as unreachable and "
+        "disallow every URL there while it stays so (RFC 9309 §2.3.1.4)\n"
+    )
+
+
 def test_check_url_follows_the_status_policy(robots_server: str) -> None:
     """The status and redirect steps are the middleware's (policy.Redirects),
     and so are the outcomes, on stderr."""
-    page = "https://example.com/private/x"
+    page = f"{robots_server}/private/x"
     by_rule = f"{page}: disallowed by \"disallow: /private (line 2)\" in the group for '*'"
     assert run("check", f"{robots_server}/ok/robots.txt", page) == (1, [by_rule], "")
-    assert run("check", f"{robots_server}/moved/robots.txt", page) == (1, [by_rule], "")
     gone = f"{robots_server}/gone/robots.txt"
     assert run("check", gone, page) == (
         0,
         [f"{page}: allowed: robots.txt allows everything"],
         f"note: {gone}: 404: no robots.txt: allow all (allow_all)\n",
     )
-    for path, status in (("down", 503), ("busy", 429)):
-        source = f"{robots_server}/{path}/robots.txt"
-        assert run("check", source, page) == (
-            1,
-            [f"{page}: disallowed: robots.txt unreachable: HTTP {status}"],
-            f"note: {source}: HTTP {status} (unreachable)\n",
-        )
     loop = f"{robots_server}/loop/robots.txt"
     assert run("check", loop, page) == (
         0,
@@ -286,28 +378,128 @@ def test_check_url_follows_the_status_policy(robots_server: str) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("path", "problem"),
+    [
+        ("down", "the server answered 503 Service Unavailable"),
+        ("busy", "the server answered 429 Too Many Requests"),
+    ],
+)
+def test_check_unreachable_is_exit_3_not_a_verdict(
+    robots_server: str, path: str, problem: str
+) -> None:
+    """429 and 5xx: no verdict is printed, stderr says why and what a crawl
+    does (RFC 9309 §2.3.1.4), and the exit status is 3, not 1."""
+    source = f"{robots_server}/{path}/robots.txt"
+    assert run("check", source, f"{robots_server}/a") == (
+        3,
+        [],
+        _cannot_fetch(source, problem, robots_server),
+    )
+
+
+def test_check_refused_connection_is_exit_3() -> None:
+    origin = f"http://127.0.0.1:{_closed_port()}"
+    robots = f"{origin}/robots.txt"
+    expected = _cannot_fetch(robots, "connection refused", origin)
+    assert run("check", robots, f"{origin}/a", f"{origin}/b") == (3, [], expected)
+    status, out, err = run("check", "--json", robots, f"{origin}/a")
+    record = json.loads(out[0])
+    assert (status, err, len(out)) == (3, expected, 1)
+    assert (record["verdict"], record["robots"]["kind"]) == ("disallowed", "unreachable")
+    assert record["robots"]["outcome"].startswith("ConnectionRefusedError: ")
+    assert run("lint", robots) == (3, [], expected)
+
+
+def test_check_timeout_is_exit_3(robots_server: str) -> None:
+    source = f"{robots_server}/slow/robots.txt"
+    assert run("check", "--timeout", "0.2", source, f"{robots_server}/a") == (
+        3,
+        [],
+        _cannot_fetch(source, "no answer within 0.2 seconds", robots_server),
+    )
+
+
 def test_check_url_json_reports_the_status(robots_server: str) -> None:
-    status, out, err = run("check", "--json", f"{robots_server}/down/robots.txt", "https://e/")
+    source = f"{robots_server}/down/robots.txt"
+    status, out, err = run("check", "--json", source, f"{robots_server}/")
     record = json.loads(out[0])
     assert record["robots"] == {
-        "source": f"{robots_server}/down/robots.txt",
+        "source": source,
         "status": 503,
         "kind": "unreachable",
         "outcome": "HTTP 503",
     }
-    assert (record["allowed"], record["rule"], status) == (False, None, 1)
-    assert err == f"note: {robots_server}/down/robots.txt: HTTP 503 (unreachable)\n"
-
-
-def test_check_network_error_is_unreachable() -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]  # closed again: nothing listens there
-    status, out, _ = run("check", f"http://127.0.0.1:{port}/robots.txt", "https://e.com/a")
-    assert status == 1
-    assert out[0].startswith(
-        "https://e.com/a: disallowed: robots.txt unreachable: ConnectionRefusedError:"
+    assert (record["allowed"], record["rule"], status) == (False, None, 3)
+    assert err == _cannot_fetch(
+        source, "the server answered 503 Service Unavailable", robots_server
     )
+
+
+def test_check_shows_the_redirects_followed(robots_server: str) -> None:
+    page = f"{robots_server}/private/x"
+    by_rule = f"{page}: disallowed by \"disallow: /private (line 2)\" in the group for '*'"
+    moved, twice, ok = (f"{robots_server}/{p}/robots.txt" for p in ("moved", "twice", "ok"))
+    assert run("check", moved, page) == (
+        1,
+        [by_rule],
+        f"note: robots.txt: {moved} -> {ok} (1 redirect)\n",
+    )
+    assert run("check", twice, page) == (
+        1,
+        [by_rule],
+        f"note: robots.txt: {twice} -> {moved} -> {ok} (2 redirects)\n",
+    )
+
+
+def test_check_redirect_to_another_origin(robots_server: str, other_server: str) -> None:
+    """RFC 9309 §2.3.1.2: the rules found at the end of the redirects are
+    those of the origin asked for; the note says so."""
+    target = f"{other_server}/ok/robots.txt"
+    robots = f"{robots_server}/redirect?to={quote(target, safe='')}"
+    page = f"{robots_server}/private/x"
+    status, out, err = run("check", robots, page)
+    assert (status, out) == (
+        1,
+        [f"{page}: disallowed by \"disallow: /private (line 2)\" in the group for '*'"],
+    )
+    assert err == (
+        f"note: robots.txt: {robots} -> {target} (1 redirect); its rules are those of "
+        f"{robots_server} (RFC 9309 §2.3.1.2)\n"
+    )
+
+
+def test_check_warns_about_urls_of_another_origin(robots_server: str, tmp_path: Path) -> None:
+    """RFC 9309 §2.3: a robots.txt applies to its scheme, host and port
+    only; one warning per other origin, the verdicts as for its own."""
+    robots = f"{robots_server}/ok/robots.txt"
+    port = robots_server.rsplit(":", 1)[1]
+    urls = [
+        "https://example.com/private/x",
+        f"{robots_server}/private/x",
+        "https://example.com/about",
+        f"http://localhost:{port}/about",
+    ]
+    status, out, err = run("check", robots, *urls)
+    assert out == [
+        'https://example.com/private/x: disallowed by "disallow: /private (line 2)" in the '
+        "group for '*'",
+        f'{robots_server}/private/x: disallowed by "disallow: /private (line 2)" in the '
+        "group for '*'",
+        "https://example.com/about: allowed: no rule of the group for '*' matches '/about'",
+        f"http://localhost:{port}/about: allowed: no rule of the group for '*' matches '/about'",
+    ]
+    assert err == "".join(
+        f"warning: {robots} applies only to {robots_server} (its scheme, host and port; "
+        f"RFC 9309 §2.3): the verdicts for URLs on {other} are those it gives for the same "
+        f"paths on {robots_server}; on {other}, {other}/robots.txt decides\n"
+        for other in ("https://example.com", f"http://localhost:{port}")
+    )
+    assert status == 1
+    # A file has no origin: nothing to warn about.
+    path = tmp_path / "robots.txt"
+    path.write_bytes(ROBOTS)
+    assert run("check", str(path), *urls)[::2] == (1, "")
 
 
 # -- lint -----------------------------------------------------------------
@@ -334,6 +526,7 @@ Crawl-delay: soon
 Disallow: /caf\xe9
 User-agent: 42bot
 Disallow: /x
+User-agent: my.crawler
 """
 
 #: (line, code) of each finding of the lint file, in output order.
@@ -354,14 +547,15 @@ LINT_EXPECTED = [
     (18, "bad-crawl-delay"),
     (19, "non-utf8"),
     (20, "no-token"),
-    (22, "line-cut"),
+    (22, "partial-token"),
+    (23, "line-cut"),
 ]
 
 
 def _lint_file(tmp_path: Path) -> tuple[str, int]:
     """A file with every code of finding; the line past the 500 KiB limit."""
-    body = LINT_HEAD + b"Disallow: /" + b"x" * MAX_LINE_BYTES + b"\n"  # line 22
-    lines = 22
+    body = LINT_HEAD + b"Disallow: /" + b"x" * MAX_LINE_BYTES + b"\n"  # line 23
+    lines = 23
     while len(body) < MAX_BYTES:  # comments up to exactly MAX_BYTES bytes
         size = min(10_000, MAX_BYTES - len(body))
         body += b"#" * (size - 1) + b"\n"
@@ -374,6 +568,8 @@ def _lint_file(tmp_path: Path) -> tuple[str, int]:
 
 
 _FINDING = re.compile(r"(.*):([0-9]+): ([a-z0-9-]+): (.*)")
+#: An internal spec ID (tests/test_spec_ids.py): FMT-11, D-4, PATH-5.
+_SPEC_ID = re.compile(r"\b(?!UTF-8\b)[A-Z]+-[0-9]+\b")
 
 
 def test_lint_reports_each_code_with_its_line(tmp_path: Path) -> None:
@@ -386,18 +582,27 @@ def test_lint_reports_each_code_with_its_line(tmp_path: Path) -> None:
     assert out[-1] == f"{len(expected) - 1} findings (1 note)"
     assert (status, err) == (1, "")
     messages = {str(line): m.group(4) for m, (_, line, _) in zip(parsed, found, strict=True) if m}
-    assert messages["3"] == (
-        "'Dissallow' is read as 'disallow': a typo Google's parser accepts (FMT-11, D-4)"
+    assert (
+        messages["3"]
+        == "'Dissallow' is read as 'disallow': a typo Google's robots.txt parser accepts"
     )
     assert messages["11"] == (
         "disallow: /same never decides: allow: /same (line 10) matches every URL it matches "
-        "and wins (longest match, allow on a tie; PATH-5, PATH-6)"
+        "and wins (longest match, allow on a tie; RFC 9309 §2.2.2)"
     )
     assert messages["12"].startswith("disallow: /dir/ never decides: allow: /dir/* (line 13)")
     assert messages["15"] == "disallow: /dup repeats disallow: /dup (line 14)"
     assert messages["16"].startswith("empty disallow: matches nothing, a no-op (not an error)")
     assert messages["19"].startswith("byte 0xe9 at column 15 is not UTF-8")
-    assert messages["22"].startswith(f"line is {MAX_LINE_BYTES + 11:,} bytes")
+    assert messages["22"] == (
+        "user-agent 'my.crawler' is not a product token, which has only letters, '-' and '_' "
+        "(RFC 9309 §2.2.1): its token stops before '.', so rfc mode applies the group to a "
+        "crawler named 'my' or 'my.crawler', google mode (as Google's parser) only to one "
+        "named 'my'"
+    )
+    assert messages["23"].startswith(f"line is {MAX_LINE_BYTES + 11:,} bytes")
+    # Messages cite what a user can look up: no internal spec IDs (FMT-11, D-4).
+    assert [m for m in messages.values() if _SPEC_ID.search(m)] == []
 
 
 def test_lint_json(tmp_path: Path) -> None:
@@ -410,7 +615,7 @@ def test_lint_json(tmp_path: Path) -> None:
     assert all(r["kind"] == r["code"] for r in records)
     assert [r["line"] for r in records if r["note"]] == [16]
     assert {r["source"] for r in records} == {path}
-    assert (status, err) == (1, "17 findings (1 note)\n")
+    assert (status, err) == (1, "18 findings (1 note)\n")
 
 
 def test_lint_clean_file(robots_file: str) -> None:
@@ -424,6 +629,144 @@ def test_lint_empty_disallow_is_only_a_note() -> None:
     assert status == 0
 
 
+def test_lint_counts_in_the_singular_and_plural() -> None:
+    body = b"User-agent: *\nDisallow:\nAllow:\nNoindex: /a\n"
+    assert run("lint", "-", stdin=body) == (
+        1,
+        [
+            "<stdin>:2: empty-rule: empty disallow: matches nothing, a no-op (not an error); it "
+            "still ends the user-agent lines of its group, as in Google's parser",
+            "<stdin>:3: empty-rule: empty allow: matches nothing, a no-op (not an error); it "
+            "still ends the user-agent lines of its group, as in Google's parser",
+            "<stdin>:4: unknown-key: unsupported key 'Noindex': the line is ignored "
+            "(RFC 9309 §2.2.4)",
+            "1 finding (2 notes)",
+        ],
+        "",
+    )
+
+
+def test_lint_user_agent_that_is_not_a_product_token() -> None:
+    """``my.crawler``: the token stops at '.'; the message says which names
+    the group is for in each mode (the parser's binding, tests/test_lint.py)."""
+    body = b"User-agent: my.crawler\nDisallow: /\n"
+    expected = [
+        "<stdin>:1: partial-token: user-agent 'my.crawler' is not a product token, which has "
+        "only letters, '-' and '_' (RFC 9309 §2.2.1): its token stops before '.', so rfc mode "
+        "applies the group to a crawler named 'my' or 'my.crawler', google mode (as Google's "
+        "parser) only to one named 'my'",
+        "1 finding",
+    ]
+    assert run("lint", "-", stdin=body) == (1, expected, "")
+    assert run("lint", "--mode", "google", "-", stdin=body) == (1, expected, "")
+
+
+def _html_findings(source: str, first: int, last: int, doctype: str = "<!DOCTYPE") -> list[str]:
+    """The findings of HTML_PAGE at lines ``first`` to ``last`` when it
+    starts at line ``first``."""
+    return [
+        f"{source}:{first}: unknown-key: unsupported key {doctype!r}: the line is ignored "
+        "(RFC 9309 §2.2.4)",
+        *(f"{source}:{line}: {HTML_SYNTAX}" for line in range(first + 1, last + 1)),
+    ]
+
+
+def test_lint_html_page_served_as_robots_txt(robots_server: str) -> None:
+    """One line says what it is first; 20 findings, then how many more."""
+    source = f"{robots_server}/html/robots.txt"
+    summary = (
+        f"{source}: this looks like an HTML page, not a robots.txt (it starts with "
+        "'<!DOCTYPE html' and it was served as text/html): every line is ignored, so a "
+        "crawler finds no rule in it"
+    )
+    assert run("lint", source) == (
+        1,
+        [
+            summary,
+            *_html_findings(source, 1, 20),
+            "... and 15 more (--all prints them all)",
+            "35 findings",
+        ],
+        "",
+    )
+    assert run("lint", "--all", source) == (
+        1,
+        [summary, *_html_findings(source, 1, 35), "35 findings"],
+        "",
+    )
+
+
+def test_lint_html_file_and_json(tmp_path: Path) -> None:
+    """A file is recognised by how it starts, after a BOM and white space;
+    --json prints every finding and the two summary lines on stderr."""
+    path = tmp_path / "robots.txt"
+    path.write_bytes(b"\xef\xbb\xbf \n" + HTML_PAGE.replace(b"<!DOCTYPE", b"<!doctype"))
+    summary = (
+        f"{path}: this looks like an HTML page, not a robots.txt (it starts with "
+        "'<!doctype html'): every line is ignored, so a crawler finds no rule in it"
+    )
+    assert run("lint", str(path)) == (
+        1,
+        [
+            summary,
+            *_html_findings(str(path), 2, 21, "<!doctype"),
+            "... and 15 more (--all prints them all)",
+            "35 findings",
+        ],
+        "",
+    )
+    status, out, err = run("lint", "--json", str(path))
+    assert [json.loads(line)["line"] for line in out] == list(range(2, 37))
+    assert (status, err) == (1, f"{summary}\n35 findings\n")
+
+
+def test_lint_served_as_text_html(robots_server: str) -> None:
+    """text/html with no line read is a page; a robots.txt with the wrong
+    Content-Type is linted as usual (crawlers read it, RFC 9309 §2.3.1.1)."""
+    source = f"{robots_server}/error-page/robots.txt"
+    assert run("lint", source) == (
+        1,
+        [
+            f"{source}: this looks like an HTML page, not a robots.txt (it was served as "
+            "text/html): every line is ignored, so a crawler finds no rule in it",
+            f"{source}:1: unknown-key: unsupported key 'Not': the line is ignored (RFC 9309 "
+            "§2.2.4)",
+            "1 finding",
+        ],
+        "",
+    )
+    assert run("lint", f"{robots_server}/typed/robots.txt") == (0, ["no findings"], "")
+
+
+@pytest.mark.parametrize("command", ["lint", "check"])
+def test_output_closed_early_is_quiet(tmp_path: Path, command: str) -> None:
+    """``... | head``: no BrokenPipeError traceback, exit status 141 (128 +
+    SIGPIPE, as a shell reports a program SIGPIPE ended)."""
+    path = tmp_path / "robots.txt"
+    if command == "lint":
+        path.write_bytes(b"<html>\n" + b"<p>item</p>\n" * 5_000)
+        args = ["lint", "--all", str(path)]
+    else:  # some 300 KB of verdicts: more than a pipe holds
+        path.write_bytes(ROBOTS)
+        args = ["check", str(path), *(f"https://example.com/private/{i}" for i in range(4_000))]
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    with subprocess.Popen(
+        [sys.executable, "-W", "error", "-m", "scrapy_robots_rfc", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    ) as process:
+        assert process.stdout is not None
+        assert process.stderr is not None
+        first = process.stdout.readline()
+        process.stdout.close()  # what head does after its lines
+        err = process.stderr.read()
+        status = process.wait(timeout=120)
+    assert first.startswith(str(path).encode() if command == "lint" else b"https://example.com/")
+    assert (status, err) == (141, b"")
+
+
 def test_lint_url_without_robots_txt_is_an_error(robots_server: str) -> None:
     status, out, err = run("lint", f"{robots_server}/gone/robots.txt")
     assert (status, out) == (2, [])
@@ -434,11 +777,19 @@ def test_help_has_examples_and_exit_statuses() -> None:
     status, out, _ = run("check", "--help")
     text = "\n".join(out)
     assert status == 0
-    assert "exit status: 0 all URLs allowed, 1 some disallowed, 2 error." in text
+    assert (
+        "exit status: 0 every URL is allowed; 1 the rules disallow one; 2 error (a bad\n"
+        "argument or URL, a file that cannot be read); 3 robots.txt could not be\n"
+        "fetched (429, 5xx, network error); 141 output closed early (as by | head).\n"
+    ) in text
     assert "  python -m scrapy_robots_rfc check robots.txt https://example.com/private/x" in text
     status, out, _ = run("lint", "--help")
     text = "\n".join(out)
-    assert "exit status: 0 no findings (notes allowed), 1 findings, 2 error." in text
+    assert (
+        "exit status: 0 no findings (notes allowed); 1 findings; 2 error; 3 robots.txt\n"
+        "could not be fetched (429, 5xx, network error); 141 output closed early (as\n"
+        "by | head).\n"
+    ) in text
     assert all(f"  {code} " in text for code in CODES)
 
 
@@ -455,7 +806,7 @@ def test_cli_does_not_import_scrapy() -> None:
 
 
 @pytest.mark.parametrize("agent", [None, "*"])
-def test_the_default_agent_asks_for_the_star_group(tmp_path, agent):
+def test_the_default_agent_asks_for_the_star_group(tmp_path: Path, agent: str | None) -> None:
     """A group whose user-agent has no token (``*bot``) is not the ``*``
     group: with Google's parser an empty token would select it (UA-7)."""
     path = tmp_path / "robots.txt"

@@ -5,15 +5,16 @@ test_cli.py."""
 from __future__ import annotations
 
 import itertools
+import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scrapy_robots_rfc import RobotsTxt
-from scrapy_robots_rfc.lint import CODES, MAX_COMPARISONS, NOTE_ONLY, Finding, lint
+from scrapy_robots_rfc.lint import CODES, MAX_COMPARISONS, NOTE_ONLY, Finding, html_page, lint
 from scrapy_robots_rfc.matcher import MODES, Mode, literal_prefix, pattern_matches
-from scrapy_robots_rfc.parser import MAX_BYTES, NOTE_CODES, cut_at_limit
+from scrapy_robots_rfc.parser import MAX_BYTES, MAX_LINE_BYTES, NOTE_CODES, cut_at_limit
 
 # -- findings: the parser's notes, then what the rules of a group say -------
 
@@ -87,7 +88,7 @@ def test_shadowed_message() -> None:
         3,
         "shadowed",
         "disallow: /same never decides: allow: /same (line 2) matches every URL it matches "
-        "and wins (longest match, allow on a tie; PATH-5, PATH-6)",
+        "and wins (longest match, allow on a tie; RFC 9309 §2.2.2)",
     )
 
 
@@ -141,12 +142,12 @@ def test_shadowed_rules_never_decide(rules: list[tuple[bool, str]], mode: Mode) 
         (
             "rfc",
             "user-agent '42bot' has no product token: its group applies only to a crawler "
-            "named exactly '42bot' (RFC 9309 §2.2.1, UA-3, D-21)",
+            "named exactly '42bot' (RFC 9309 §2.2.1)",
         ),
         (
             "google",
             "user-agent '42bot' has no product token: its group applies to no crawler "
-            "(RFC 9309 §2.2.1, UA-3, D-21)",
+            "(RFC 9309 §2.2.1)",
         ),
     ],
 )
@@ -168,7 +169,7 @@ def test_lint_a_value_without_a_product_name(mode: Mode) -> None:
         (
             "no-token",
             "user-agent '/foo' has no product token: its group applies to no crawler "
-            "(RFC 9309 §2.2.1, UA-3, D-21)",
+            "(RFC 9309 §2.2.1)",
         )
     ]
     robots = RobotsTxt.parse(body, mode)
@@ -176,6 +177,106 @@ def test_lint_a_value_without_a_product_name(mode: Mode) -> None:
         if mode == "google" and name == "":
             continue  # Google's parser gives "" the groups of empty tokens (UA-7)
         assert robots.allowed("http://e.com/x", name) is True, name
+
+
+# -- partial-token: a name the token stops short of (UA-1, UA-3, D-21) ------
+
+
+@pytest.mark.parametrize(
+    ("value", "short", "stop"),
+    [
+        ("my.crawler", "my", "."),
+        ("MJ12bot/1.0", "MJ", "1"),
+        ("Perplexity\u2011User", "Perplexity", "\u2011"),
+    ],
+)
+@pytest.mark.parametrize("mode", MODES)
+def test_lint_partial_token_says_who_the_group_is_for(
+    mode: Mode, value: str, short: str, stop: str
+) -> None:
+    """``User-agent: my.crawler`` is for ``my`` in both modes, and for
+    ``my.crawler`` too in rfc mode: the message says so, and the parser
+    does so."""
+    body = f"User-agent: {value}\nDisallow: /x\n".encode()
+    name = value.split("/")[0]
+    (finding,) = lint(body, mode)
+    assert (finding.line, finding.code, finding.is_note) == (1, "partial-token", False)
+    assert finding.message == (
+        f"user-agent {name!r} is not a product token, which has only letters, '-' and '_' "
+        f"(RFC 9309 §2.2.1): its token stops before {stop!r}, so rfc mode applies the group "
+        f"to a crawler named {short!r} or {name!r}, google mode (as Google's parser) only to "
+        f"one named {short!r}"
+    )
+    robots = RobotsTxt.parse(body, mode)
+    assert robots.allowed("http://e.com/x", short) is False
+    assert robots.allowed("http://e.com/x", short.upper()) is False
+    assert robots.allowed("http://e.com/x", name) is (mode == "google")
+    assert robots.allowed("http://e.com/x", "other") is True
+
+
+@pytest.mark.parametrize("value", ["Googlebot", "Googlebot/2.1", "Googlebot-News 2.1", "*", "* x"])
+def test_lint_token_with_a_version_is_not_partial(value: str) -> None:
+    """A version or a comment after the token binds the same name in both
+    modes: nothing to say."""
+    for mode in MODES:
+        assert lint(f"User-agent: {value}\nDisallow: /x\n".encode(), mode) == []
+
+
+# -- no internal spec IDs in what lint says ------------------------------
+
+#: An internal spec ID (tests/test_spec_ids.py): FMT-11, D-4, PATH-5.
+_SPEC_ID = re.compile(r"\b(?!UTF-8\b)[A-Z]+-[0-9]+\b")
+
+
+def test_codes_and_messages_cite_only_what_a_user_can_look_up() -> None:
+    body = (
+        (
+            b"Disallow: /a\nuser-agent: *\nDissallow /b\nDisallowed: /c\nHost: e.com\nDisallow\n"
+            b"a b c\n: x\nAllow: foo\nAllow: /s\nDisallow: /s\nDisallow: /d\nDisallow: /d\nAllow:\n"
+            b"Sitemap: s.xml\nCrawl-delay: x\nDisallow: /\xe9\nUser-agent: 4\nUser-agent: a.b\n"
+        )
+        + b"#" * (MAX_LINE_BYTES + 1)
+        + b"\n"
+    )
+    found = [f for mode in MODES for f in lint(body, mode, truncated=True)]
+    assert {f.code for f in found} == set(CODES) - {"incomplete"}
+    texts = [*CODES.values(), *(f.message for f in found)]
+    assert [text for text in texts if _SPEC_ID.search(text)] == []
+
+
+# -- HTML served as robots.txt ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "summary"),
+    [
+        (
+            b"\xef\xbb\xbf\n  <!DOCTYPE HTML>\n<p>x</p>\n",
+            "",
+            "this looks like an HTML page, not a robots.txt (it starts with '<!DOCTYPE HTML'): "
+            "every line is ignored, so a crawler finds no rule in it",
+        ),
+        (
+            b"<html><body>\nUser-agent: *\nDisallow: /a\n",
+            "text/html",
+            "this looks like an HTML page, not a robots.txt (it starts with '<html' and it was "
+            "served as text/html): a crawler reads only the lines that parse as robots.txt "
+            "lines and ignores the rest",
+        ),
+        (
+            b"Oops\n",
+            "application/xhtml+xml",
+            "this looks like an HTML page, not a robots.txt (it was served as "
+            "application/xhtml+xml): every line is ignored, so a crawler finds no rule in it",
+        ),
+        (b"User-agent: *\nDisallow: /a\n", "text/html", None),  # a robots.txt, wrong type
+        (b"Sitemap: https://e.com/s.xml\n", "text/html", None),
+        (b"<p>x</p>\n", "text/plain", None),
+        (b"# <html>\nUser-agent: *\n", "", None),
+    ],
+)
+def test_html_page(body: bytes, content_type: str, summary: str | None) -> None:
+    assert html_page(body, content_type) == summary
 
 
 # -- the public matcher functions lint uses (PATH-1..PATH-3) ---------------
