@@ -88,6 +88,9 @@ class RobotsTxtMiddleware:
         #: The wall clock of cache lifetimes; tests replace it.
         self.clock: Callable[[], float] = time.time
         self._spider: Spider | None = None
+        #: Whether the crawl is a command's one-off run (set when the spider
+        #: opens): no JOBDIR advice then.
+        self._one_off = False
         self._cache: policy.LruCache[Origin, policy.Entry] = policy.LruCache(config.max_origins)
         self._origins = Origins()
         #: Names already warned about; User-Agent header -> lower-cased name.
@@ -213,6 +216,15 @@ class RobotsTxtMiddleware:
                         self._fetch(key, request, token)
                     self._decide(request, key, entry, agent)
                     return None
+            # Unreachable and in its backoff (RFC 9309 §2.3.1.4): a request
+            # that may not wait for the retry is dropped now, not held.
+            if (
+                entry is not None
+                and entry.unreachable_since is not None
+                and not entry.due(now)
+                and self._room.no_time_to_wait(key, request)
+            ):
+                self._drop(key, entry.outcome)
             # Not decided yet: fetch if nobody is, and wait.
             waiting = self._fetch(key, request, token)
             if scheduled:
@@ -306,7 +318,7 @@ class RobotsTxtMiddleware:
             entry = self._cache.get(key)
             now = self.clock()
             if entry is not None and entry.unreachable_since is not None and not entry.due(now):
-                self._room.retry_later(key, waiting, entry.retry_at - now)
+                self._room.backoff(key, waiting, entry.retry_at - now, entry.outcome)
             else:
                 self._start(key, waiting)
         return waiting
@@ -366,6 +378,7 @@ class RobotsTxtMiddleware:
 
     def _spider_opened(self, spider: Spider) -> None:
         self._spider = spider
+        self._one_off = _one_off(self.crawler, spider)
         warn_about_builtin(self.crawler, spider)
         path = self._jobdir_file()
         if path is None or not os.path.exists(path):
@@ -374,8 +387,8 @@ class RobotsTxtMiddleware:
         if requests is None:
             return
         logger.info(
-            "Resuming %(count)d requests that were waiting for robots.txt",
-            {"count": len(requests)},
+            "Resuming %(requests)s that %(were)s waiting for robots.txt",
+            {"requests": _requests(len(requests)), "were": _were(len(requests))},
             extra={"spider": spider},
         )
         self._release(requests)
@@ -396,11 +409,24 @@ class RobotsTxtMiddleware:
         abandoned."""
         path = self._jobdir_file()
         if path is None:
-            self._stats.set_value("robotstxt/waiting/abandoned", len(parked))
+            count = len(parked)
+            self._stats.set_value("robotstxt/waiting/abandoned", count)
+            message = (
+                "%(requests)s %(were)s still waiting for robots.txt when the spider closed "
+                "(%(reason)s)"
+            )
+            # A command's one request (scrapy fetch, shell, robots...) has no
+            # next run to keep it for.
+            if not self._one_off:
+                message += "; set JOBDIR to keep %(them)s for the next run"
             logger.warning(
-                "%(count)d requests were still waiting for robots.txt when the spider closed "
-                "(%(reason)s); set JOBDIR to keep them for the next run",
-                {"count": len(parked), "reason": reason},
+                message,
+                {
+                    "requests": _requests(count),
+                    "were": _were(count),
+                    "reason": reason,
+                    "them": "it" if count == 1 else "them",
+                },
                 extra={"spider": spider},
             )
             return
@@ -412,6 +438,28 @@ class RobotsTxtMiddleware:
     def _jobdir_file(self) -> str | None:
         jobdir = self.crawler.settings.get("JOBDIR")
         return os.path.join(jobdir, JOBDIR_FILE) if jobdir else None
+
+
+def _requests(count: int) -> str:
+    return f"{count} request" if count == 1 else f"{count} requests"
+
+
+def _were(count: int) -> str:
+    return "was" if count == 1 else "were"
+
+
+def _one_off(crawler: Crawler, spider: Spider) -> bool:
+    """Whether the crawl is a command's one-off run rather than a crawl
+    that ``JOBDIR`` could resume: ``scrapy shell`` drives the engine
+    without ``Crawler.crawl``; ``scrapy fetch``, ``view``, ``parse`` and
+    ``scrapy robots`` give the spider a ``start`` of their own (on Scrapy's
+    ``DefaultSpider`` when no project spider handles the URL)."""
+    from scrapy.utils.spider import DefaultSpider
+
+    if not crawler.crawling or isinstance(spider, DefaultSpider):
+        return True
+    module = getattr(getattr(type(spider), "start", None), "__module__", None) or ""
+    return module.startswith(("scrapy.commands.", "scrapy_robots_rfc.commands."))
 
 
 def _reaches_a_handler(start: logging.Logger, level: int) -> bool:

@@ -34,6 +34,7 @@ __all__ = [
     "State",
     "backoff",
     "classify",
+    "duration",
     "entry_for",
     "entry_from_record",
     "fetched",
@@ -176,6 +177,13 @@ def backoff(failures: int, first: float, hint: float | None = None) -> float:
         # "Retry-After: 0" (or a clock skewed date) must not mean a hot loop.
         return min(max(hint, delay), ceiling)
     return delay
+
+
+def duration(seconds: float) -> str:
+    """``seconds`` for a log line: tenths below 10 s, whole seconds above
+    ("0.3", "2.5", "30", "600")."""
+    seconds = max(0.0, seconds)
+    return f"{round(seconds, 1):g}" if seconds < 10 else f"{round(seconds):d}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ from .policy import Answer, State
 from .robotparser import RobotParser
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Container
+    from collections.abc import Callable
 
     from scrapy import Spider
     from scrapy.crawler import Crawler
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from .report import Report
     from .shared import SharedStore
     from .stores.base import Record
-    from .waiting import Waiting
+    from .waiting import Waiting, WaitingRoom
 
 __all__ = ["Resolver"]
 
@@ -52,8 +52,9 @@ class Resolver:
     fetcher: Fetcher
     shared: SharedStore
     origins: Origins
-    #: Origins requests wait for, which the cache never evicts.
-    room: Container[Origin]
+    #: Where requests wait: the cache never evicts their origins, and the
+    #: WARNING of an unreachable origin says what happens next to them.
+    room: WaitingRoom
     #: The crawler's lower-cased name, whose rules are always kept.
     token: str
     clock: Callable[[], float]
@@ -122,6 +123,11 @@ class Resolver:
                 previous = entry
                 return None
             self.stats.inc_value(stat)
+            if entry.unreachable_since is not None and not entry.usable(now, config.allow_after):
+                # Requests wait for the retry another crawler's backoff set:
+                # say so, as a fetch of ours would.
+                outcome = f"{entry.outcome}, from ROBOTSTXT_RFC_STORE"
+                self.room.warn_unreachable(key, outcome, entry.retry_at - now)
             if robots is not None and entry.rules:
                 await self._adopt(waiting, robots, entry.rules)
             elif entry.allows_all_by_answer():
@@ -169,18 +175,12 @@ class Resolver:
             self.stats.inc_value(
                 "robotstxt/unreachable/last_good" if entry.good else "robotstxt/disallow_all"
             )
-            logger.log(
-                logging.ERROR if fetched.error else logging.WARNING,
-                "%(url)s is unreachable (%(outcome)s): %(policy)s; next try in %(delay).0f s",
-                {
-                    "url": key.robots_url,
-                    "outcome": answer.outcome,
-                    "policy": "the last good copy stays in force"
-                    if entry.good
-                    else "requests to this origin wait",
-                    "delay": entry.retry_at - now,
-                },
-                extra={"spider": self.spider()},
+            self.room.warn_unreachable(
+                key,
+                answer.outcome,
+                entry.retry_at - now,
+                good=entry.good,
+                level=logging.ERROR if fetched.error else logging.WARNING,
             )
         return entry
 

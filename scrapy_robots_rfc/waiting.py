@@ -28,6 +28,7 @@ from scrapy.utils.request import request_from_dict
 from twisted.internet.defer import Deferred
 
 from .config import LOGGER_NAME
+from .policy import duration
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -43,7 +44,9 @@ __all__ = [
     "DROP_KEY",
     "FILTER_KEY",
     "JOBDIR_FILE",
+    "NO_WAIT_KEY",
     "SCHEDULED_KEY",
+    "Outlook",
     "Timer",
     "Waiting",
     "WaitingRoom",
@@ -68,8 +71,60 @@ SCHEDULED_KEY = "_robotstxt_rfc_scheduled"
 #: set only for that; ``process_request`` clears the flag again, so that
 #: redirects and offsite filtering treat it as the user made it.
 FILTER_KEY = "_robotstxt_rfc_filter"
+#: On a request that waits for the robots.txt fetch under way, or started
+#: for it, but not for a retry: when the fetch finds robots.txt unreachable,
+#: the request is dropped at once (``scrapy robots`` without ``--wait``).
+#: Honoured for requests that come through the scheduler.
+NO_WAIT_KEY = "_robotstxt_rfc_no_wait"
 #: ``JOBDIR`` file for requests still waiting when the crawl pauses.
 JOBDIR_FILE = "robotstxt_rfc.waiting"
+
+
+@dataclass(frozen=True, slots=True)
+class Outlook:
+    """What happens next to the requests of an unreachable origin: the
+    delay of the retry timer (RFC 9309 §2.3.1.4) and when the drop timer
+    sends them back (``ROBOTSTXT_RFC_UNREACHABLE_WAIT``).
+
+    >>> print(Outlook(retry_in=30, drop_in=600, wait=600))
+    requests to it wait until it answers, at most 600 s more (ROBOTSTXT_RFC_UNREACHABLE_WAIT); next try in 30 s
+    >>> print(Outlook(retry_in=30, drop_in=3, wait=3))
+    requests to it will be dropped in 3 s (ROBOTSTXT_RFC_UNREACHABLE_WAIT), before the next try in 30 s
+    """  # noqa: E501
+
+    #: Seconds until robots.txt is fetched again.
+    retry_in: float
+    #: Seconds until the longest-waiting request is dropped; ``None`` when
+    #: no request waits now (the next one waits ``wait`` at most).
+    drop_in: float | None
+    #: ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``.
+    wait: float
+
+    def describe(self, subject: str = "requests to it") -> str:
+        """The outlook in words, for the WARNING of an unreachable origin."""
+        retry = duration(self.retry_in)
+        if self.wait <= 0:
+            return (
+                f"{subject} are dropped at once (ROBOTSTXT_RFC_UNREACHABLE_WAIT is 0); "
+                f"next try in {retry} s"
+            )
+        waiting_now = self.drop_in is not None
+        limit = self.wait if self.drop_in is None else self.drop_in
+        drop = duration(limit)
+        if limit <= self.retry_in:  # dropped before the next try can answer
+            when = f"will be dropped in {drop} s" if waiting_now else f"are dropped after {drop} s"
+            return (
+                f"{subject} {when} (ROBOTSTXT_RFC_UNREACHABLE_WAIT), "
+                f"before the next try in {retry} s"
+            )
+        more = " more" if waiting_now else ""
+        return (
+            f"{subject} wait until it answers, at most {drop} s{more} "
+            f"(ROBOTSTXT_RFC_UNREACHABLE_WAIT); next try in {retry} s"
+        )
+
+    def __str__(self) -> str:
+        return self.describe()
 
 
 class Timer(Protocol):
@@ -94,6 +149,9 @@ class Waiting:
     #: Deferreds of requests waiting inside ``process_request``, the same
     #: way; fired with ``None`` to decide again, or a reason to drop.
     in_place: deque[tuple[Deferred[str | None], float]] = field(default_factory=deque)
+    #: Parked requests that wait for the fetch under way only
+    #: (:data:`NO_WAIT_KEY`).
+    no_wait: list[Request] = field(default_factory=list)
     #: Product tokens the next parse must keep rules for.
     tokens: set[str] = field(default_factory=set)
     #: When a fetch first found the origin unreachable:
@@ -105,7 +163,7 @@ class Waiting:
     drop_timer: Timer | None = None
 
     def has_waiters(self) -> bool:
-        return bool(self.parked or self.in_place)
+        return bool(self.parked or self.in_place or self.no_wait)
 
 
 class WaitingRoom:
@@ -179,10 +237,15 @@ class WaitingRoom:
         scheduler (:data:`SCHEDULED_KEY`)."""
         key = self._to_park.pop(request, None)
         waiting = None if key is None else self._origins.get(key)
-        if key is None or waiting is None:  # or decided meanwhile
+        no_wait = bool(request.meta.get(NO_WAIT_KEY))
+        # Decided meanwhile, or (no_wait) the fetch ended: decide it again.
+        if key is None or waiting is None or (no_wait and not waiting.fetching):
             request.meta[SCHEDULED_KEY] = True
             return
-        waiting.parked.append((request, self._monotonic()))
+        if no_wait:
+            waiting.no_wait.append(request)
+        else:
+            waiting.parked.append((request, self._monotonic()))
         self._joined(key, waiting)
         raise IgnoreRequest  # keeps it out of the scheduler; the engine logs nothing
 
@@ -203,27 +266,93 @@ class WaitingRoom:
 
     def settle(self, key: Origin, *, decided: bool, retry_in: float | None) -> None:
         """After a fetch: release what waits for ``key`` if it is
-        ``decided``; otherwise keep waiting, and fetch again in
-        ``retry_in`` seconds (RFC 9309 §2.3.1.4)."""
+        ``decided``; otherwise drop the requests that waited for this fetch
+        only (:data:`NO_WAIT_KEY`), keep the others waiting, and fetch again
+        in ``retry_in`` seconds (RFC 9309 §2.3.1.4)."""
         waiting = self._origins.get(key)
         if waiting is None or waiting.fetching:
             return
         if decided:
             self._close(key, waiting)
-            self._release([request for request, _ in waiting.parked])
+            self._release([*(request for request, _ in waiting.parked), *waiting.no_wait])
             for d, _ in waiting.in_place:
                 d.callback(None)
             return
+        if waiting.no_wait:
+            impatient, waiting.no_wait = waiting.no_wait, []
+            reason = self._reason(key)
+            for request in impatient:
+                request.meta[DROP_KEY] = reason
+            self._release(impatient)
         if not waiting.has_waiters():
             self._close(key, waiting)
             return
         if retry_in is not None:
             if waiting.unreachable_at is None:
                 waiting.unreachable_at = self._monotonic()
-            self.retry_later(key, waiting, retry_in)
+            # This fetch's backoff replaces any earlier timer: the next try
+            # is the one the WARNING of this fetch announced.
+            if waiting.retry_timer is not None:
+                waiting.retry_timer.cancel()
+                waiting.retry_timer = None
+            self._retry_later(key, waiting, retry_in)
             self._arm_drop_timer(key, waiting)
 
-    def retry_later(self, key: Origin, waiting: Waiting, delay: float) -> None:
+    def backoff(self, key: Origin, waiting: Waiting, retry_in: float, outcome: str) -> None:
+        """``key`` is unreachable (``outcome``) and its backoff has
+        ``retry_in`` seconds to run: requests wait for the retry (RFC 9309
+        §2.3.1.4). The first to wait starts the wait's clock
+        (``ROBOTSTXT_RFC_UNREACHABLE_WAIT``) and the WARNING that says so."""
+        if waiting.unreachable_at is None:
+            waiting.unreachable_at = self._monotonic()
+            self.warn_unreachable(key, outcome, retry_in)
+        self._retry_later(key, waiting, retry_in)
+
+    def no_time_to_wait(self, key: Origin, request: Request) -> bool:
+        """Whether ``request``, for an unreachable origin in its backoff,
+        is to be dropped at once rather than wait for the retry: no fetch is
+        under way, and it may not wait (``ROBOTSTXT_RFC_UNREACHABLE_WAIT``
+        is 0, or :data:`NO_WAIT_KEY`)."""
+        waiting = self._origins.get(key)
+        if waiting is not None and waiting.fetching:
+            return False
+        return self.wait <= 0 or bool(request.meta.get(NO_WAIT_KEY))
+
+    def outlook(self, key: Origin, retry_in: float) -> Outlook:
+        """What happens next to ``key``'s requests, robots.txt being
+        unreachable and fetched again in ``retry_in`` seconds."""
+        waiting = self._origins.get(key)
+        now = self._monotonic()
+        when = None if waiting is None else self._drop_time(waiting, since=now)
+        return Outlook(retry_in, None if when is None else when - now, self.wait)
+
+    def warn_unreachable(
+        self,
+        key: Origin,
+        outcome: str,
+        retry_in: float,
+        *,
+        good: bool = False,
+        level: int = logging.WARNING,
+    ) -> None:
+        """The line of a failed fetch (HTTP-4 to HTTP-6): what is in force,
+        and what happens next to the requests that wait (:class:`Outlook`),
+        so that no wait is silent."""
+        outlook = self.outlook(key, retry_in)
+        policy: Outlook | str = outlook  # rendered only if a handler takes the line
+        if good and outlook.drop_in is None:
+            policy = f"the last good copy stays in force; next try in {duration(retry_in)} s"
+        elif good:  # requests for a name the good copy has no group for
+            waits = outlook.describe("requests for new names")
+            policy = f"the last good copy stays in force; {waits}"
+        logger.log(
+            level,
+            "%(url)s is unreachable (%(outcome)s): %(policy)s",
+            {"url": key.robots_url, "outcome": outcome, "policy": policy},
+            extra={"spider": self._spider()},
+        )
+
+    def _retry_later(self, key: Origin, waiting: Waiting, delay: float) -> None:
         """Fetch ``key`` again in ``delay`` seconds, if requests still wait
         then (the backoff of RFC 9309 §2.3.1.4)."""
         if waiting.retry_timer is None:
@@ -237,15 +366,16 @@ class WaitingRoom:
         if waiting.has_waiters() and not waiting.fetching:
             self._start(key, waiting)
 
-    def _drop_time(self, waiting: Waiting) -> float | None:
+    def _drop_time(self, waiting: Waiting, since: float | None = None) -> float | None:
         """When the longest-waiting request is to be dropped, if the origin
-        is unreachable."""
-        if waiting.unreachable_at is None:
+        is unreachable (``since``, when it is not known to be yet)."""
+        since = waiting.unreachable_at if waiting.unreachable_at is not None else since
+        if since is None:
             return None
         starts = [queue[0][1] for queue in (waiting.parked, waiting.in_place) if queue]
         if not starts:
             return None
-        return max(min(starts), waiting.unreachable_at) + self.wait
+        return max(min(starts), since) + self.wait
 
     def _arm_drop_timer(self, key: Origin, waiting: Waiting) -> None:
         if waiting.drop_timer is not None:
@@ -283,7 +413,7 @@ class WaitingRoom:
                     "Dropping requests to %(origin)s: its robots.txt has been unreachable "
                     "(%(reason)s) for ROBOTSTXT_RFC_UNREACHABLE_WAIT (%(wait)s s); more "
                     "requests to it will be dropped the same way while it stays unreachable",
-                    {"origin": key, "reason": reason, "wait": self.wait},
+                    {"origin": key, "reason": reason, "wait": duration(self.wait)},
                     extra={"spider": self._spider()},
                 )
             for request in expired:
@@ -305,6 +435,7 @@ class WaitingRoom:
         for waiting in self._origins.values():
             _cancel(waiting)
             parked.extend(request for request, _ in waiting.parked)
+            parked.extend(waiting.no_wait)
             for d, _ in waiting.in_place:
                 d.callback("the spider closed")
         self._origins.clear()

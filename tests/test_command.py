@@ -99,15 +99,15 @@ def site() -> Any:
 
 
 def robots(
-    *args: str, timeout: float = 60, pythonpath: str | None = None
+    *args: str, timeout: float = 60, pythonpath: str | None = None, command: str = "robots"
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``scrapy robots ARGS`` in the example project; ``pythonpath``
-    lets the project load a middleware of the tests."""
+    """Run ``scrapy robots ARGS`` (or another ``command``) in the example
+    project; ``pythonpath`` lets the project load a middleware of the tests."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SCRAPY_")}
     if pythonpath is not None:
         env["PYTHONPATH"] = pythonpath
     done = subprocess.run(
-        [*SCRAPY, "robots", *args],
+        [*SCRAPY, command, *args],
         cwd=PROJECT,
         env=env,
         capture_output=True,
@@ -191,11 +191,54 @@ def test_a_refused_robots_request_is_its_own_outcome(site: DemoSite):
     assert site.hits("normal")[len(before) :] == []
 
 
-def test_503_origin_is_unreachable_and_disallows_all(site: DemoSite):
+#: The middleware's log lines, as Scrapy's log formatter writes them.
+WARNING = "[scrapy_robots_rfc.middleware] WARNING: "
+
+
+def logged(stderr: str, level: str = WARNING) -> list[str]:
+    """The messages of the middleware's log lines at ``level``."""
+    return [line.split(level, 1)[1] for line in stderr.splitlines() if level in line]
+
+
+@pytest.mark.parametrize("option", [[], ["--no-wait"]], ids=["default", "no-wait"])
+def test_503_origin_is_disallowed_at_once_with_when_it_is_retried(site: DemoSite, option):
     before = site.hits("unreachable")
     started = time.monotonic()
     done = robots(
         site.url("unreachable", "/news"),
+        *option,
+        "-s",
+        "ROBOTSTXT_RFC_UNREACHABLE_RETRY=30",
+        "-s",
+        "ROBOTSTXT_RFC_UNREACHABLE_WAIT=600",
+    )
+    took = time.monotonic() - started
+    assert done.returncode == 1, done.stdout + done.stderr  # disallowed
+    assert took < 15, "not the 30 s of the retry, nor the 600 s of the wait"
+    assert site.hits("unreachable")[len(before) :] == [("/robots.txt", 503)]
+    robots_txt = site.url("unreachable", "/robots.txt")
+    assert field(done.stdout, "robots.txt") == (
+        f"{robots_txt} → 503: disallow all (unreachable: HTTP 503; redirects followed: 0)"
+    )
+    assert field(done.stdout, "verdict") == (
+        "disallowed: robots.txt unreachable: HTTP 503 (disallowed while unreachable; a crawl "
+        "would fetch it again in 30 s, its requests waiting up to 600 s "
+        "(ROBOTSTXT_RFC_UNREACHABLE_WAIT); --wait waits the same way)"
+    )
+    # The middleware's warning says what a crawl does; nothing says JOBDIR.
+    assert logged(done.stderr) == [
+        f"{robots_txt} is unreachable (HTTP 503): requests to it wait until it answers, at "
+        "most 600 s (ROBOTSTXT_RFC_UNREACHABLE_WAIT); next try in 30 s"
+    ]
+    assert "JOBDIR" not in done.stderr
+
+
+def test_wait_waits_for_an_unreachable_robots_txt_as_a_crawl_does(site: DemoSite):
+    before = site.hits("unreachable")
+    started = time.monotonic()
+    done = robots(
+        site.url("unreachable", "/news"),
+        "--wait",
         "-s",
         "ROBOTSTXT_RFC_UNREACHABLE_WAIT=1",
         "-s",
@@ -218,15 +261,75 @@ def test_503_origin_is_unreachable_and_disallows_all(site: DemoSite):
         "(dropped after ROBOTSTXT_RFC_UNREACHABLE_WAIT = 1 s)"
     )
     assert 1 <= took < 30
-    assert "is unreachable (HTTP 503)" in done.stderr  # the middleware's warning
+    assert logged(done.stderr)[0] == (
+        f"{site.url('unreachable', '/robots.txt')} is unreachable (HTTP 503): requests to it "
+        "wait until it answers, at most 1 s more (ROBOTSTXT_RFC_UNREACHABLE_WAIT); next try "
+        "in 0.3 s"
+    )
 
 
-def test_no_wait_gives_the_unreachable_verdict_after_one_fetch(site: DemoSite):
-    before = site.hits("unreachable")
-    done = robots(site.url("unreachable", "/contact"), "--no-wait", "--nolog")
-    assert done.returncode == 1, done.stdout + done.stderr
-    assert site.hits("unreachable")[len(before) :] == [("/robots.txt", 503)]
-    assert field(done.stdout, "verdict").startswith("disallowed: robots.txt unreachable: HTTP 503")
+def test_an_interrupted_wait_gives_no_jobdir_advice(site: DemoSite):
+    """scrapy robots is one request: there is no next run to keep it for."""
+    done = robots(
+        site.url("unreachable", "/news"),
+        "--wait",
+        "-s",
+        "CLOSESPIDER_TIMEOUT=1",
+        "-s",
+        "ROBOTSTXT_RFC_UNREACHABLE_WAIT=60",
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert field(done.stdout, "verdict") == "error: the request got no verdict"
+    assert logged(done.stderr)[-1] == (
+        "1 request was still waiting for robots.txt when the spider closed (closespider_timeout)"
+    )
+    assert "JOBDIR" not in done.stderr
+
+
+@pytest.mark.parametrize("command", ["fetch", "shell"])
+def test_fetch_and_shell_warn_with_the_deadline_when_the_wait_begins(site: DemoSite, command):
+    url = site.url("unreachable", "/news")
+    code = ["-c", "response"] if command == "shell" else []
+    started = time.monotonic()
+    done = robots(
+        *code,
+        "-s",
+        "ROBOTSTXT_RFC_UNREACHABLE_WAIT=1",
+        "-s",
+        "ROBOTSTXT_RFC_UNREACHABLE_RETRY=30",
+        url,
+        command=command,
+    )
+    assert time.monotonic() - started < 20
+    robots_txt = site.url("unreachable", "/robots.txt")
+    port = site.ports["unreachable"]
+    assert logged(done.stderr) == [
+        f"{robots_txt} is unreachable (HTTP 503): requests to it will be dropped in 1 s "
+        "(ROBOTSTXT_RFC_UNREACHABLE_WAIT), before the next try in 30 s",
+        f"Dropping requests to http://127.0.0.1:{port}: its robots.txt has been unreachable "
+        "(HTTP 503) for ROBOTSTXT_RFC_UNREACHABLE_WAIT (1 s); more requests to it will be "
+        "dropped the same way while it stays unreachable",
+    ]
+
+
+def test_fetch_stopped_while_waiting_gives_no_jobdir_advice(site: DemoSite):
+    done = robots(
+        "-s",
+        "CLOSESPIDER_TIMEOUT=1",
+        "-s",
+        "ROBOTSTXT_RFC_UNREACHABLE_WAIT=60",
+        "-s",
+        "ROBOTSTXT_RFC_UNREACHABLE_RETRY=30",
+        site.url("unreachable", "/news"),
+        command="fetch",
+    )
+    assert logged(done.stderr) == [
+        f"{site.url('unreachable', '/robots.txt')} is unreachable (HTTP 503): requests to it "
+        "wait until it answers, at most 60 s more (ROBOTSTXT_RFC_UNREACHABLE_WAIT); next try "
+        "in 30 s",
+        "1 request was still waiting for robots.txt when the spider closed (closespider_timeout)",
+    ]
+    assert "JOBDIR" not in done.stderr
 
 
 def test_redirect_is_followed_and_its_rules_apply_to_the_origin(site: DemoSite):

@@ -234,6 +234,149 @@ def test_the_wait_counts_only_once_the_origin_is_unreachable(server, activation)
     assert stat(crawler, "robotstxt/unreachable/dropped") is None
 
 
+def unreachable_lines(caplog: Any, origin: Origin) -> list[str]:
+    """The WARNINGs that ``origin``'s robots.txt is unreachable."""
+    prefix = f"{origin.url('/robots.txt')} is unreachable"
+    return [r.getMessage() for r in caplog.records if r.getMessage().startswith(prefix)]
+
+
+@pytest.mark.parametrize(
+    ("settings", "outlook"),
+    [
+        pytest.param(
+            {"ROBOTSTXT_RFC_UNREACHABLE_WAIT": 2},
+            "requests to it will be dropped in 2 s (ROBOTSTXT_RFC_UNREACHABLE_WAIT), "
+            "before the next try in 30 s",
+            id="wait-shorter-than-the-retry",
+        ),
+        pytest.param(
+            {"ROBOTSTXT_RFC_UNREACHABLE_WAIT": 0},
+            "requests to it are dropped at once (ROBOTSTXT_RFC_UNREACHABLE_WAIT is 0); "
+            "next try in 30 s",
+            id="wait-0",
+        ),
+    ],
+)
+@pytest_twisted.inlineCallbacks
+def test_the_unreachable_warning_says_when_requests_are_dropped(
+    server, activation, settings, outlook, caplog
+):
+    origin = robots_origin(server, Reply(status=503))
+    with caplog.at_level(logging.WARNING, logger="scrapy_robots_rfc.middleware"):
+        crawler = yield crawl(activation, [Stage(pages(origin, "/a"))], **settings)
+    assert unreachable_lines(caplog, origin) == [
+        f"{origin.url('/robots.txt')} is unreachable (HTTP 503): {outlook}"
+    ]
+    assert crawler.spider.failed_with("robots.txt unreachable") == [origin.url("/a")]
+    assert server.paths(origin) == ["/robots.txt"], "dropped before the next try"
+
+
+@pytest.mark.parametrize(
+    ("count", "closing"),
+    [
+        (
+            1,
+            "1 request was still waiting for robots.txt when the spider closed "
+            "(closespider_timeout); set JOBDIR to keep it for the next run",
+        ),
+        (
+            2,
+            "2 requests were still waiting for robots.txt when the spider closed "
+            "(closespider_timeout); set JOBDIR to keep them for the next run",
+        ),
+    ],
+)
+@pytest_twisted.inlineCallbacks
+def test_with_default_settings_the_warning_gives_the_deadline_and_the_next_try(
+    server, activation, count, closing, caplog
+):
+    """The crawl is stopped after 0.5 s, while its requests wait: they are
+    counted, and a crawl (not a command's one request) is told of JOBDIR."""
+    origin = robots_origin(server, Reply(status=503))
+    urls = pages(origin, *(f"/{i}" for i in range(count)))
+    with caplog.at_level(logging.WARNING, logger="scrapy_robots_rfc.middleware"):
+        crawler = yield crawl(activation, [Stage(urls)], CLOSESPIDER_TIMEOUT=0.5)
+    assert unreachable_lines(caplog, origin) == [
+        f"{origin.url('/robots.txt')} is unreachable (HTTP 503): requests to it wait until it "
+        "answers, at most 600 s more (ROBOTSTXT_RFC_UNREACHABLE_WAIT); next try in 30 s"
+    ]
+    assert [r.getMessage() for r in caplog.records if "still waiting" in r.getMessage()] == [
+        closing
+    ]
+    assert stat(crawler, "robotstxt/waiting/abandoned") == count
+
+
+@pytest.mark.parametrize(
+    ("wait", "second"),
+    [
+        pytest.param(
+            0.5,
+            "requests to it are dropped after 0.5 s (ROBOTSTXT_RFC_UNREACHABLE_WAIT), before "
+            "the next try in 20 s",
+            id="told-when-the-wait-begins",
+        ),
+        pytest.param(0, None, id="wait-0-dropped-at-once"),
+    ],
+)
+@pytest_twisted.inlineCallbacks
+def test_a_request_in_the_backoff_waits_the_wait_not_the_backoff(
+    server, activation, wait, second, caplog
+):
+    """Stage 2 comes 10 s (on the cache's clock) after stage 1's request was
+    dropped, while the 30 s backoff runs: it waits at most
+    ROBOTSTXT_RFC_UNREACHABLE_WAIT from when it comes, not until the retry,
+    and the WARNING says so when its wait begins (RFC 9309 §2.3.1.4)."""
+    clock = FakeClock()
+    origin = robots_origin(server, Reply(status=503))
+    stages = [
+        Stage(pages(origin, "/a"), use_clock(clock)),
+        Stage(pages(origin, "/b"), lambda spider: clock.advance(10)),
+    ]
+    with caplog.at_level(logging.WARNING, logger="scrapy_robots_rfc.middleware"):
+        crawler = yield crawl(activation, stages, ROBOTSTXT_RFC_UNREACHABLE_WAIT=wait)
+    assert crawler.spider.failed_with("robots.txt unreachable") == pages(origin, "/a", "/b")
+    assert server.paths(origin) == ["/robots.txt"]
+    assert stat(crawler, "robotstxt/unreachable/dropped") == 2
+    robots = origin.url("/robots.txt")
+    assert unreachable_lines(caplog, origin)[1:] == (
+        [] if second is None else [f"{robots} is unreachable (HTTP 503): {second}"]
+    )
+
+
+@pytest_twisted.inlineCallbacks
+def test_an_unreachable_origin_read_from_the_store_is_warned_about(
+    server, activation, tmp_path, caplog
+):
+    """The second crawl reads the first one's failure from the store, 10 s
+    into its 30 s backoff: its request waits, and is told how long, as
+    after a fetch of its own."""
+    clock = FakeClock()
+    origin = robots_origin(server, Reply(status=503))
+    settings = {"ROBOTSTXT_RFC_STORE": f"sqlite:///{tmp_path / 'robots.db'}"}
+    yield crawl(
+        activation,
+        [Stage(pages(origin, "/a"), use_clock(clock))],
+        ROBOTSTXT_RFC_UNREACHABLE_WAIT=0,
+        **settings,
+    )
+    clock.advance(10)
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="scrapy_robots_rfc.middleware"):
+        second = yield crawl(
+            activation,
+            [Stage(pages(origin, "/b"), use_clock(clock))],
+            ROBOTSTXT_RFC_UNREACHABLE_WAIT=1,
+            **settings,
+        )
+    assert unreachable_lines(caplog, origin) == [
+        f"{origin.url('/robots.txt')} is unreachable (HTTP 503, from ROBOTSTXT_RFC_STORE): "
+        "requests to it will be dropped in 1 s (ROBOTSTXT_RFC_UNREACHABLE_WAIT), before the "
+        "next try in 20 s"
+    ]
+    assert second.spider.failed_with("robots.txt unreachable") == [origin.url("/b")]
+    assert server.paths(origin) == ["/robots.txt"]
+
+
 class OffsiteRecorder(Recorder):
     allowed_domains: ClassVar[list[str]] = ["127.0.0.1"]
 
@@ -775,7 +918,7 @@ def paused_with_jobdir(tmp_path: Any) -> dict[str, Any]:
 
 
 @pytest_twisted.inlineCallbacks
-def test_waiting_requests_survive_a_pause_with_jobdir(server, activation, tmp_path):
+def test_waiting_requests_survive_a_pause_with_jobdir(server, activation, tmp_path, caplog):
     origin, state = switchable_origin(server, up=False)
     settings = paused_with_jobdir(tmp_path)
     first = yield crawl(activation, [Stage(pages(origin, "/a", "/private/b"))], **settings)
@@ -784,7 +927,9 @@ def test_waiting_requests_survive_a_pause_with_jobdir(server, activation, tmp_pa
     assert first.spider.seen == []
     assert first.spider.failures == []
     state["up"] = True
-    second = yield crawl(activation, [], **settings)
+    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc.middleware"):
+        second = yield crawl(activation, [], **settings)
+    assert "Resuming 2 requests that were waiting for robots.txt" in caplog.messages
     assert second.spider.seen == [origin.url("/a")]
     assert second.spider.failed_with("Forbidden by robots.txt") == [origin.url("/private/b")]
     assert "/private/b" not in server.paths(origin)
@@ -806,7 +951,9 @@ def _scrapy_213_disk_queue_leak(test: Any) -> Any:
 
 @_scrapy_213_disk_queue_leak
 @pytest_twisted.inlineCallbacks
-def test_an_unpicklable_waiting_request_does_not_lose_the_others(server, activation, tmp_path):
+def test_an_unpicklable_waiting_request_does_not_lose_the_others(
+    server, activation, tmp_path, caplog
+):
     origin, state = switchable_origin(server, up=False)
     settings = paused_with_jobdir(tmp_path)
     specs = [origin.url("/a"), {"url": origin.url("/b"), "meta": {"lock": threading.Lock()}}]
@@ -814,7 +961,9 @@ def test_an_unpicklable_waiting_request_does_not_lose_the_others(server, activat
     assert stat(first, "robotstxt/waiting/saved") == 1
     assert stat(first, "robotstxt/waiting/abandoned") == 1
     state["up"] = True
-    second = yield crawl(activation, [], **settings)
+    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc.middleware"):
+        second = yield crawl(activation, [], **settings)
+    assert "Resuming 1 request that was waiting for robots.txt" in caplog.messages
     assert second.spider.seen == [origin.url("/a")]
     gc.collect()
 

@@ -131,3 +131,15 @@ def test_unreachable_keeps_the_last_good_copy_in_force():
     assert entry.usable(90_001)
     assert not entry.due(90_044)
     assert entry.due(90_045)
+
+
+# -- durations in log lines ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("seconds", "words"),
+    [(0, "0"), (-1, "0"), (0.3, "0.3"), (2.5, "2.5"), (9.96, "10"), (29.9996, "30"), (600, "600")],
+)
+def test_durations_in_words(seconds: float, words: str):
+    """Tenths below 10 s (a 0.3 s retry is not "0 s"), whole seconds above."""
+    assert policy.duration(seconds) == words

@@ -4,6 +4,7 @@ than ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``, with no real time passing."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
@@ -11,9 +12,17 @@ from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
 from twisted.internet.task import Clock
 
+from scrapy_robots_rfc.config import LOGGER_NAME
 from scrapy_robots_rfc.origin import Origin
 from scrapy_robots_rfc.report import Report
-from scrapy_robots_rfc.waiting import DROP_KEY, SCHEDULED_KEY, Waiting, WaitingRoom
+from scrapy_robots_rfc.waiting import (
+    DROP_KEY,
+    NO_WAIT_KEY,
+    SCHEDULED_KEY,
+    Outlook,
+    Waiting,
+    WaitingRoom,
+)
 
 ORIGIN = Origin("https", "example.com", 443)
 WAIT = 600.0
@@ -30,14 +39,14 @@ class Stats:
 class Room:
     """A waiting room on a fake clock, recording what it starts and releases."""
 
-    def __init__(self) -> None:
+    def __init__(self, wait: float = WAIT) -> None:
         self.clock = Clock()
         self.started: list[tuple[Origin, float]] = []
         self.released: list[Request] = []
         self.stats = Stats()
         self.report = Report(10)
         self.room = WaitingRoom(
-            wait=WAIT,
+            wait=wait,
             monotonic=self.clock.seconds,
             call_later=self.clock.callLater,
             start=self._start,
@@ -52,14 +61,24 @@ class Room:
         waiting.fetching = True
         self.started.append((key, self.clock.seconds()))
 
-    def park(self, url: str) -> Request:
+    def park(self, url: str, **meta: Any) -> Request:
         """A request that came through the scheduler, parked."""
-        request = Request(url)
+        request = Request(url, meta=meta)
         self.room.join(ORIGIN, request, "examplebot")
         self.room.park_when_scheduled(request, ORIGIN)
         with pytest.raises(IgnoreRequest):
             self.room.scheduled(request)
         return request
+
+    def fetch(self) -> None:
+        """A fetch of the origin begins."""
+        waiting = self.room.get(ORIGIN)
+        assert waiting is not None
+        self._start(ORIGIN, waiting)
+
+    def timers(self) -> list[float]:
+        """When the pending timers fire, soonest first."""
+        return sorted(call.getTime() for call in self.clock.getDelayedCalls())
 
     def fail_fetch(self, retry_in: float) -> None:
         """The fetch under way found robots.txt unreachable."""
@@ -167,3 +186,231 @@ def test_a_decided_origin_answers_requests_waiting_in_place():
     room.room.wait_in_place(ORIGIN, waiting).addCallback(results.append)
     room.room.settle(ORIGIN, decided=True, retry_in=None)
     assert results == [None]
+
+
+# -- what the WARNING of an unreachable origin says ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("outlook", "words"),
+    [
+        pytest.param(
+            Outlook(retry_in=30, drop_in=600, wait=600),
+            "requests to it wait until it answers, at most 600 s more "
+            "(ROBOTSTXT_RFC_UNREACHABLE_WAIT); next try in 30 s",
+            id="default",
+        ),
+        pytest.param(
+            Outlook(retry_in=30, drop_in=3, wait=3),
+            "requests to it will be dropped in 3 s (ROBOTSTXT_RFC_UNREACHABLE_WAIT), "
+            "before the next try in 30 s",
+            id="dropped-before-the-next-try",
+        ),
+        pytest.param(
+            Outlook(retry_in=30, drop_in=30, wait=600),
+            "requests to it will be dropped in 30 s (ROBOTSTXT_RFC_UNREACHABLE_WAIT), "
+            "before the next try in 30 s",
+            id="dropped-as-the-next-try-starts",
+        ),
+        pytest.param(
+            Outlook(retry_in=30, drop_in=0, wait=0),
+            "requests to it are dropped at once (ROBOTSTXT_RFC_UNREACHABLE_WAIT is 0); "
+            "next try in 30 s",
+            id="wait-0",
+        ),
+        pytest.param(
+            Outlook(retry_in=0.3, drop_in=None, wait=1),
+            "requests to it wait until it answers, at most 1 s "
+            "(ROBOTSTXT_RFC_UNREACHABLE_WAIT); next try in 0.3 s",
+            id="nobody-waits-yet",
+        ),
+        pytest.param(
+            Outlook(retry_in=412.4, drop_in=None, wait=3),
+            "requests to it are dropped after 3 s (ROBOTSTXT_RFC_UNREACHABLE_WAIT), "
+            "before the next try in 412 s",
+            id="nobody-waits-yet-dropped-before-the-next-try",
+        ),
+    ],
+)
+def test_the_outlook_in_words(outlook: Outlook, words: str):
+    assert str(outlook) == words
+
+
+def warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+
+
+def test_each_failed_fetch_warns_with_the_timers_it_arms(caplog):
+    """The "next try" is the retry timer's delay and the deadline is the
+    drop timer's, at every failure: no silent wait."""
+    room = Room()
+    room.park("https://example.com/a")
+    room.fetch()
+    room.clock.advance(5)
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        room.room.warn_unreachable(ORIGIN, "HTTP 503", 30)
+        room.fail_fetch(retry_in=30)
+        assert room.timers() == [35, 605], "retry at 5 + 30, drop at 5 + 600"
+        room.clock.advance(30)
+        assert room.started == [(ORIGIN, 0), (ORIGIN, 35)]
+        room.room.warn_unreachable(ORIGIN, "HTTP 503", 60)
+        room.fail_fetch(retry_in=60)
+        assert room.timers() == [95, 605]
+    assert warnings(caplog) == [
+        "https://example.com/robots.txt is unreachable (HTTP 503): requests to it wait until "
+        "it answers, at most 600 s more (ROBOTSTXT_RFC_UNREACHABLE_WAIT); next try in 30 s",
+        "https://example.com/robots.txt is unreachable (HTTP 503): requests to it wait until "
+        "it answers, at most 570 s more (ROBOTSTXT_RFC_UNREACHABLE_WAIT); next try in 60 s",
+    ]
+
+
+def test_a_deadline_before_the_next_try_is_said_and_kept(caplog):
+    room = Room(wait=3)
+    request = room.park("https://example.com/a")
+    room.fetch()
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        room.room.warn_unreachable(ORIGIN, "HTTP 503", 30)
+        room.fail_fetch(retry_in=30)
+        room.clock.advance(3)
+    assert warnings(caplog) == [
+        "https://example.com/robots.txt is unreachable (HTTP 503): requests to it will be "
+        "dropped in 3 s (ROBOTSTXT_RFC_UNREACHABLE_WAIT), before the next try in 30 s",
+        "Dropping requests to https://example.com: its robots.txt has been unreachable "
+        "(HTTP 503) for ROBOTSTXT_RFC_UNREACHABLE_WAIT (3 s); more requests to it will be "
+        "dropped the same way while it stays unreachable",
+    ]
+    assert room.released == [request]
+    assert room.clock.getDelayedCalls() == [], "nobody waits: no retry"
+    assert room.started == [(ORIGIN, 0)]
+
+
+def test_a_good_copy_in_force_says_so(caplog):
+    room = Room()
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        room.room.warn_unreachable(ORIGIN, "HTTP 503", 30, good=True, level=logging.ERROR)
+    assert [(r.levelno, r.getMessage()) for r in caplog.records] == [
+        (
+            logging.ERROR,
+            "https://example.com/robots.txt is unreachable (HTTP 503): the last good copy "
+            "stays in force; next try in 30 s",
+        )
+    ]
+
+
+def test_a_good_copy_in_force_names_the_requests_that_wait(caplog):
+    """A request whose name the good copy has no group for waits for the
+    next fetch (README "Product tokens")."""
+    room = Room()
+    room.park("https://example.com/a")
+    room.fetch()
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        room.room.warn_unreachable(ORIGIN, "HTTP 503", 30, good=True)
+    assert warnings(caplog) == [
+        "https://example.com/robots.txt is unreachable (HTTP 503): the last good copy stays "
+        "in force; requests for new names wait until it answers, at most 600 s more "
+        "(ROBOTSTXT_RFC_UNREACHABLE_WAIT); next try in 30 s"
+    ]
+
+
+def test_a_request_in_the_backoff_waits_at_most_the_wait_and_is_told(caplog):
+    """The origin is known to be unreachable and the retry is 400 s away: a
+    new request waits ROBOTSTXT_RFC_UNREACHABLE_WAIT from when it comes,
+    not until the retry and that long again, and the WARNING says so."""
+    room = Room(wait=60)
+    waiting = room.room.join(ORIGIN, Request("https://example.com/a"), "examplebot")
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        room.room.backoff(ORIGIN, waiting, 400, "HTTP 503")
+    request = room.park("https://example.com/a")
+    assert warnings(caplog) == [
+        "https://example.com/robots.txt is unreachable (HTTP 503): requests to it are "
+        "dropped after 60 s (ROBOTSTXT_RFC_UNREACHABLE_WAIT), before the next try in 400 s"
+    ]
+    assert room.timers() == [60, 400]
+    room.clock.advance(60)
+    assert room.released == [request]
+    assert request.meta[DROP_KEY] == "HTTP 503"
+    assert room.clock.getDelayedCalls() == []
+
+
+def test_the_retry_timer_is_the_one_the_last_fetch_set():
+    """A fetch that began while a retry timer ran (a request came just as
+    the backoff ended) replaces that timer with its own backoff."""
+    room = Room()
+    waiting = room.room.join(ORIGIN, Request("https://example.com/a"), "examplebot")
+    room.room.backoff(ORIGIN, waiting, 30, "HTTP 503")
+    room.park("https://example.com/a")
+    room.clock.advance(29.99)
+    room.fetch()
+    room.fail_fetch(retry_in=60)
+    assert room.timers() == [29.99 + 60, 600]
+
+
+def test_a_no_wait_request_waits_for_the_fetch_only():
+    room = Room()
+    patient = room.park("https://example.com/a")
+    room.fetch()
+    impatient = room.park("https://example.com/b", **{NO_WAIT_KEY: True})
+    assert room.room.busy()
+    room.fail_fetch(retry_in=30)
+    assert room.released == [impatient]
+    assert impatient.meta[DROP_KEY] == "HTTP 503"
+    assert DROP_KEY not in patient.meta
+    assert room.stats.values == {"robotstxt/waiting": 2}
+    room.clock.advance(30)
+    assert len(room.started) == 2, "the other request still waits for the retry"
+
+
+def test_a_no_wait_request_alone_leaves_no_timer():
+    room = Room()
+    room.room.join(ORIGIN, Request("https://example.com/b"), "examplebot")
+    room.fetch()
+    impatient = room.park("https://example.com/b", **{NO_WAIT_KEY: True})
+    room.fail_fetch(retry_in=30)
+    assert room.released == [impatient]
+    assert ORIGIN not in room.room
+    assert room.clock.getDelayedCalls() == []
+
+
+def test_a_no_wait_request_gets_a_decided_origin():
+    room = Room()
+    room.room.join(ORIGIN, Request("https://example.com/b"), "examplebot")
+    room.fetch()
+    impatient = room.park("https://example.com/b", **{NO_WAIT_KEY: True})
+    room.room.get(ORIGIN).fetching = False  # type: ignore[union-attr]
+    room.room.settle(ORIGIN, decided=True, retry_in=None)
+    assert room.released == [impatient]
+    assert DROP_KEY not in impatient.meta
+
+
+def test_a_no_wait_request_is_not_parked_once_the_fetch_is_over():
+    """It reached the scheduler after the fetch ended, while others wait
+    for the retry: it goes on, to be decided (dropped) again, instead of
+    waiting for the retry."""
+    room = Room()
+    room.park("https://example.com/a")
+    room.fetch()
+    room.fail_fetch(retry_in=30)
+    late = Request("https://example.com/b", meta={NO_WAIT_KEY: True})
+    room.room.park_when_scheduled(late, ORIGIN)
+    room.room.scheduled(late)
+    assert late.meta[SCHEDULED_KEY] is True
+    assert room.room.get(ORIGIN).no_wait == []  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("wait", "meta", "fetching", "expected"),
+    [
+        (600, {}, False, False),
+        (0, {}, False, True),
+        (600, {NO_WAIT_KEY: True}, False, True),
+        (0, {}, True, False),
+        (600, {NO_WAIT_KEY: True}, True, False),
+    ],
+)
+def test_who_has_no_time_to_wait_for_a_retry(wait, meta, fetching, expected):
+    room = Room(wait=wait)
+    request = Request("https://example.com/a", meta=meta)
+    if fetching:
+        room.room.join(ORIGIN, request, "examplebot")
+        room.fetch()
+    assert room.room.no_time_to_wait(ORIGIN, request) is expected

@@ -10,7 +10,11 @@ request for the URL itself gets its verdict from the middleware and is then
 answered by a small downloader middleware placed right after it, so that the
 page is never downloaded.
 
-Exit status: 0 allowed, 1 disallowed (by a rule, or because robots.txt is
+The request is marked ``NO_WAIT_KEY``: an unreachable robots.txt (RFC 9309
+§2.3.1.4) drops it after the first fetch instead of holding it for the
+retry, unless ``--wait`` is given.
+
+Exit status: 0 allowed, 1 disallowed (by a rule, or while robots.txt is
 unreachable), 2 error (bad arguments, a crawl that could not start, a request
 that failed for another reason).
 
@@ -20,6 +24,7 @@ loaded to list the commands), so its top level imports little.
 
 from __future__ import annotations
 
+import argparse
 import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -32,11 +37,10 @@ from scrapy.http import Request, Response
 from ..addon import component
 from ..agents import ascii_lower, name_problem
 from ..exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable
-from ..policy import State
+from ..policy import State, duration
 from ..verdict import Verdict
 
 if TYPE_CHECKING:
-    import argparse
     from collections.abc import AsyncIterator
 
     from scrapy.crawler import Crawler
@@ -67,6 +71,7 @@ NOT_DOWNLOADED = "not downloaded (scrapy robots)"
 EXIT_ALLOWED = 0
 EXIT_DISALLOWED = 1
 EXIT_ERROR = 2
+_EXITS = {"allowed": EXIT_ALLOWED, "disallowed": EXIT_DISALLOWED}
 
 _ADDON = "scrapy_robots_rfc.Addon"
 _PROBE_MIDDLEWARE = "scrapy_robots_rfc.commands.robots.ProbeMiddleware"
@@ -140,8 +145,10 @@ class _Run:
     #: "allowed", "forbidden", "unreachable" or "error".
     verdict: str | None = None
     message: str = ""
-    #: The outcome a request dropped while robots.txt was unreachable names.
+    #: The outcome a request dropped while robots.txt was unreachable names,
+    #: and the seconds left then before the next fetch.
     unreachable: str = ""
+    retry_in: float | None = None
 
     def connect(self, crawler: Crawler) -> None:
         connect = crawler.signals.connect
@@ -218,6 +225,9 @@ class _Run:
         elif isinstance(error, RobotsTxtUnreachable):
             self.verdict = "unreachable"
             self.unreachable = error.outcome
+            if self.middleware is not None:  # the delay of the retry timer, now
+                entry = self.middleware.entry(self.key.robots_url)
+                self.retry_in = None if entry is None else entry.retry_at - self.middleware.clock()
         else:
             self.verdict = "error"
             message = f"{type(error).__name__}: {message}"
@@ -257,10 +267,11 @@ class Command(ScrapyCommand):
             "the sitemaps and the crawl-delay. URL itself is not downloaded. "
             "ROBOTSTXT_OBEY is on for the run, and scrapy_robots_rfc.Addon is added if the "
             "project does not enable the package; JOBDIR is not used. An unreachable "
-            "robots.txt makes the command wait as long as the crawl would "
-            "(ROBOTSTXT_RFC_UNREACHABLE_WAIT); --no-wait gives the verdict after the first "
-            "fetch. Logs go to stderr at WARNING unless -L is given. "
-            "Exit status: 0 allowed, 1 disallowed, 2 error."
+            "robots.txt gives the verdict at once (disallowed while unreachable, with when "
+            "a crawl would fetch it again); --wait waits for it as a crawl's requests would, "
+            "up to ROBOTSTXT_RFC_UNREACHABLE_WAIT. Logs go to stderr at WARNING unless -L "
+            "is given. Exit status: 0 allowed, 1 disallowed (by a rule, or while robots.txt "
+            "is unreachable), 2 error."
         )
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
@@ -276,11 +287,12 @@ class Command(ScrapyCommand):
             "--spider", dest="spider", help="use this spider's class and custom_settings"
         )
         parser.add_argument(
-            "--no-wait",
-            dest="no_wait",
-            action="store_true",
-            help="do not wait for an unreachable robots.txt to come back "
-            "(ROBOTSTXT_RFC_UNREACHABLE_WAIT=0)",
+            "--wait",
+            dest="wait",
+            action=argparse.BooleanOptionalAction,
+            default=False,
+            help="wait for an unreachable robots.txt as a crawl's requests do, up to "
+            "ROBOTSTXT_RFC_UNREACHABLE_WAIT (default: the verdict after the first fetch)",
         )
         parser.add_argument(
             "--json", dest="json", action="store_true", help="print the report as JSON"
@@ -303,8 +315,6 @@ class Command(ScrapyCommand):
         settings.set("JOBDIR", None, priority="cmdline")
         if opts.user_agent is not None:
             settings.set("ROBOTSTXT_USER_AGENT", opts.user_agent, priority="cmdline")
-        if opts.no_wait:
-            settings.set("ROBOTSTXT_RFC_UNREACHABLE_WAIT", 0, priority="cmdline")
         from ..addon import PRIORITY
 
         priority = _our_priority(settings)
@@ -320,6 +330,7 @@ class Command(ScrapyCommand):
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         from ..origin import origin
+        from ..waiting import NO_WAIT_KEY
 
         if len(args) != 1:
             raise UsageError()
@@ -340,6 +351,7 @@ class Command(ScrapyCommand):
                 "dont_cache": True,
                 "handle_httpstatus_all": True,
                 "allow_offsite": True,
+                NO_WAIT_KEY: not opts.wait,
             },
         )
         process = self.crawler_process
@@ -443,7 +455,7 @@ class Command(ScrapyCommand):
             "mode": config.mode,
         }
 
-        verdict = self._verdict(probe, state, robots, middleware, url, token, config)
+        verdict = self._verdict(probe, state, robots, middleware, url, token, opts.wait)
         if isinstance(verdict, str):
             report.update(verdict="error", reason=verdict, rule=None, group=[])
         else:
@@ -462,12 +474,8 @@ class Command(ScrapyCommand):
         report["sitemaps"] = sitemaps
         report["crawl_delay"] = delay
         report["crawl_delay_note"] = self._delay_note(delay, config, crawler)
-        report["page_downloaded"] = False
-        report["notes"] = notes
-        report["exit_status"] = {
-            "allowed": EXIT_ALLOWED,
-            "disallowed": EXIT_DISALLOWED,
-        }.get(report["verdict"], EXIT_ERROR)
+        report.update(page_downloaded=False, notes=notes)
+        report["exit_status"] = _EXITS.get(report["verdict"], EXIT_ERROR)
         return report
 
     @staticmethod
@@ -494,15 +502,24 @@ class Command(ScrapyCommand):
         middleware: RobotsTxtMiddleware,
         url: str,
         token: str,
-        config: Config,
+        waited: bool,
     ) -> Verdict | str:
         """The verdict, with what decides it; a ``str`` says why there is
         none."""
         if probe.verdict == "error" or probe.verdict is None:
             return probe.message or "the request got no verdict"
         if probe.verdict == "unreachable":
-            wait = f"dropped after ROBOTSTXT_RFC_UNREACHABLE_WAIT = {config.unreachable_wait:g} s"
-            return Verdict.of_state(url, token, State.UNREACHABLE, probe.unreachable, note=wait)
+            wait = duration(middleware.config.unreachable_wait)
+            if waited or probe.retry_in is None:
+                note = f"dropped after ROBOTSTXT_RFC_UNREACHABLE_WAIT = {wait} s"
+            else:
+                retry = duration(probe.retry_in)
+                note = (
+                    f"disallowed while unreachable; a crawl would fetch it again in {retry} s, "
+                    f"its requests waiting up to {wait} s (ROBOTSTXT_RFC_UNREACHABLE_WAIT); "
+                    "--wait waits the same way"
+                )
+            return Verdict.of_state(url, token, State.UNREACHABLE, probe.unreachable, note=note)
         allowed = probe.verdict == "allowed"
         if state is None or state in (State.ALLOW_ALL, State.REFUSED):
             if allowed:
