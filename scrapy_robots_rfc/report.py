@@ -28,6 +28,8 @@ logger = logging.getLogger(LOGGER_NAME)
 #: origin no fetch has decided yet.
 _LABELS: dict[str | None, str] = {state.value: state.label for state in State}
 _LABELS[None] = "undecided"
+# The summary counts origins: "1 with rules", never "1 rules".
+_LABELS[State.RULES.value] = "with rules"
 
 
 @dataclass(eq=False, slots=True)

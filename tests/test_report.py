@@ -66,7 +66,7 @@ def test_summary_and_report_of_four_kinds_of_origin(server, activation, caplog, 
             **UNREACHABLE,
         )
     assert summaries(caplog) == [
-        "robots.txt: 4 origins checked (2 rules, 1 allow all, 1 unreachable); "
+        "robots.txt: 4 origins checked (2 with rules, 1 allow all, 1 unreachable); "
         "3 requests forbidden, 9 waited, 2 dropped"
     ]
     # The summary agrees with the stats.
@@ -175,7 +175,7 @@ def test_origins_past_max_origins_are_added_up_in_one_row(server, activation, ca
             activation, stages, ROBOTSTXT_RFC_REPORT=str(report), ROBOTSTXT_RFC_MAX_ORIGINS=2
         )
     assert summaries(caplog) == [
-        "robots.txt: 3 origins checked (2 rules, 1 allow all); "
+        "robots.txt: 3 origins checked (2 with rules, 1 allow all); "
         "3 requests forbidden, 5 waited, 0 dropped"
     ]
     found = rows(report)
@@ -271,3 +271,13 @@ def test_an_unwritable_report_is_logged_and_the_crawl_finishes(
     assert len(summaries(caplog)) == 1, "the summary is logged all the same"
     assert list(tmp_path.iterdir()) == [folder]
     assert folder.read_text() == ""
+
+
+@pytest_twisted.inlineCallbacks
+def test_one_of_each_is_counted_in_the_singular(server, activation, caplog):
+    origin = robots_origin(server, Reply(body=ROBOTS))
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        yield crawl(activation, [Stage(pages(origin, "/private/1"))])
+    assert summaries(caplog) == [
+        "robots.txt: 1 origin checked (1 with rules); 1 request forbidden, 1 waited, 0 dropped"
+    ]
