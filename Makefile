@@ -1,33 +1,50 @@
-# The two README commands on a bare machine with python3 and make:
-#   make test   creates .venv, installs the package with its test tools, runs the suite
-#   make demo   runs the example
+# The README commands on a bare machine with python3 and make:
+#   make demo            creates .venv, installs the package (and Scrapy) only, runs the example
+#   make test            installs the test and dev tools on top, runs lint, mypy and the suite
+#   make package-check   builds the sdist and the wheel, installs the wheel in a fresh venv,
+#                        crawls with it and runs the sdist's tests (.ci/package)
+# Only the first run of each downloads packages (from the package index); after that
+# nothing needs the network.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+# One stamp per set of packages: the demo needs the package alone.
+DEMO_STAMP := $(VENV)/.installed-demo
+TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: test demo lint bench clean
+.PHONY: test demo lint bench package-check clean
 
-$(STAMP): setup.cfg pyproject.toml
+$(DEMO_STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,dev]'
-	touch $(STAMP)
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(DEMO_STAMP)
 
-test: $(STAMP)
+$(TEST_STAMP): $(DEMO_STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,dev]'
+	touch $(TEST_STAMP)
+
+lint: $(TEST_STAMP)
 	$(BIN)/ruff check scrapy_robots_rfc tests benchmarks example_project
 	$(BIN)/ruff format --check scrapy_robots_rfc tests benchmarks example_project
 	$(BIN)/mypy
+
+test: lint
 	$(BIN)/python -m pytest
 
-demo: $(STAMP)
-	cd example_project && ../$(BIN)/python demo.py
+demo: $(DEMO_STAMP)
+	cd example_project && $(abspath $(BIN))/python demo.py
 
-bench: $(STAMP)
+bench: $(TEST_STAMP)
 	$(BIN)/python benchmarks/bench_matcher.py
 	$(BIN)/python benchmarks/bench_memory.py
 	$(BIN)/python benchmarks/bench_crawl.py
 	$(BIN)/python benchmarks/bench_stores.py
+
+# Builds with the .venv's `build` (the dev extra); the fresh venv it installs into
+# is made with $(PYTHON).
+package-check: $(TEST_STAMP)
+	BUILD_PYTHON=$(abspath $(BIN))/python PYTHON=$(PYTHON) .ci/package
 
 clean:
 	rm -rf $(VENV) .tox build dist *.egg-info

@@ -37,20 +37,47 @@ if TYPE_CHECKING:
 SHOWN = 6  # crawled paths listed per origin
 
 
-class ForbiddenLog(logging.Handler):
+#: What each ``robotstxt/*`` stat of the demo counts (README.rst, "Stats").
+#: They count fetches and requests; the summary line counts origins.
+STAT_MEANINGS = {
+    "robotstxt/allow_all": "fetches that found no robots.txt (4xx): allow all",
+    "robotstxt/disallow_all": "unreachable fetches with no good copy: disallow all",
+    "robotstxt/forbidden": "requests dropped by a rule",
+    "robotstxt/redirects": "redirect hops followed",
+    "robotstxt/request_count": "robots.txt requests sent (redirect hops and retries too)",
+    "robotstxt/response_count": "robots.txt responses received",
+    "robotstxt/rules": "fetches that found robots.txt (2xx), parsed",
+    "robotstxt/unreachable": "fetches that found robots.txt unreachable (429, 5xx, errors)",
+    "robotstxt/unreachable/dropped": "requests dropped after waiting for an unreachable one",
+    "robotstxt/waiting": "requests held while their origin's robots.txt was fetched",
+}
+
+
+class MiddlewareLog(logging.Handler):
     """Keeps the rule the middleware names in its DEBUG line
-    "Forbidden by robots.txt: <GET url>: <verdict> of <robots.txt URL>"."""
+    "Forbidden by robots.txt: <GET url>: <verdict> of <robots.txt URL>", and
+    its INFO summary line "robots.txt: N origins checked (...)"."""
 
     def __init__(self) -> None:
         super().__init__(logging.DEBUG)
         self.rules: dict[str, tuple[str, int]] = {}
+        self.summary = ""
 
     def emit(self, record: logging.LogRecord) -> None:
         args = record.args
+        if record.levelno == logging.INFO and record.getMessage().startswith("robots.txt: "):
+            self.summary = record.getMessage()
+            return
         if not record.msg.startswith("Forbidden by robots.txt") or not isinstance(args, Mapping):
             return
         rule = args["verdict"].rule
         self.rules[args["request"].url] = (f"{rule.kind} {rule.pattern}", rule.line)
+
+
+def stat_meaning(key: str) -> str:
+    if key.startswith("robotstxt/response_status_count/"):
+        return f"... with status {key.rsplit('/', 1)[1]}"
+    return STAT_MEANINGS.get(key, "")
 
 
 def robots_for(site: LocalSite, name: str) -> tuple[str, bytes]:
@@ -176,7 +203,7 @@ def main() -> int:
     settings.set("LOG_LEVEL", "WARNING", priority="cmdline")
     settings.set("LOG_FORMAT", "  (log) %(levelname)s %(name)s: %(message)s", priority="cmdline")
     wait = settings.getfloat("ROBOTSTXT_RFC_UNREACHABLE_WAIT")
-    middleware_log = ForbiddenLog()
+    middleware_log = MiddlewareLog()
     logger = logging.getLogger("scrapy_robots_rfc.middleware")
     logger.addHandler(middleware_log)
     logger.setLevel(logging.DEBUG)  # the root handler still shows WARNING and up only
@@ -203,12 +230,20 @@ def main() -> int:
 
     assert crawler.stats is not None
     stats: dict[str, Any] = crawler.stats.get_stats()
-    print("\nrobotstxt/* stats:")
+    print("\nThe middleware's summary line, one count per origin (by its last outcome):")
+    print(f"  {middleware_log.summary}")
+    if not middleware_log.summary:
+        problems.append("the middleware logged no summary line")
+    print("\nrobotstxt/* stats, counts of fetches and requests:")
     for key in sorted(k for k in stats if k.startswith("robotstxt/")):
-        print(f"  {key:<44} {stats[key]}")
+        print(f"  {key:<36} {stats[key]:>3}  {stat_meaning(key)}".rstrip())
+    unreachable = stats.get("robotstxt/unreachable", 0)
     print(
-        "  (robotstxt/waiting counts requests held while their origin's robots.txt was fetched:\n"
-        "   the first request of each origin, and every request of the 503 origin)"
+        f'  (the 503 origin is "1 unreachable" in the summary and {unreachable} in '
+        "robotstxt/unreachable:\n"
+        f"   its robots.txt was fetched {unreachable} times and was unreachable each time. "
+        "robotstxt/waiting\n"
+        "   counts the first requests of each origin and every request of the 503 origin.)"
     )
     logs = spider.origins.values()
     print(

@@ -1,15 +1,18 @@
 """README.rst renders without a docutils warning (its doctests run through
 pytest's ``--doctest-glob``): a broken table or literal would show on the
-package page as raw text."""
+package page as raw text. Its commands work as written."""
 
 from __future__ import annotations
 
 import io
+import re
+import shlex
 from pathlib import Path
 
 import docutils.core
 
-README = Path(__file__).resolve().parents[1] / "README.rst"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.rst"
 
 
 def test_readme_renders_cleanly() -> None:
@@ -21,3 +24,37 @@ def test_readme_renders_cleanly() -> None:
     )
     assert warnings.getvalue() == ""
     assert b"Migrating from the built-in" in html
+
+
+def test_changelog_renders_cleanly() -> None:
+    warnings = io.StringIO()
+    html = docutils.core.publish_string(
+        (ROOT / "CHANGELOG.rst").read_text(encoding="utf-8"),
+        writer="html",
+        settings_overrides={"warning_stream": warnings, "report_level": 2, "halt_level": 5},
+    )
+    assert warnings.getvalue() == ""
+    assert b"Unreleased" in html
+
+
+def test_pip_commands_quote_their_extras() -> None:
+    """Unquoted, ``name[extra]`` is a file pattern to zsh, which stops with
+    "no matches found"; quoted, every shell passes it to pip as written."""
+    commands = re.findall(r"pip install [^`\n]*", README.read_text(encoding="utf-8"))
+    assert len(commands) >= 8
+    unquoted = [
+        command
+        for command in commands
+        for word in shlex.split(command, comments=True, posix=False)
+        if "[" in word and word[0] not in "'\""
+    ]
+    assert unquoted == []
+
+
+def test_the_corpus_variable_is_the_one_the_tests_read() -> None:
+    readme = README.read_text(encoding="utf-8")
+    conftest = (ROOT / "tests" / "conftest.py").read_text(encoding="utf-8")
+    assert 'os.environ.get("ROBOTS_SHARED"' in conftest
+    assert "``ROBOTS_SHARED``" in readme
+    assert "corpus/robots/*.txt" in readme
+    assert 'SHARED / "corpus" / "robots"' in conftest

@@ -1,0 +1,68 @@
+"""The sdist carries the whole project (MANIFEST.in), so that its tests run
+from an unpacked sdist: the helper modules and data the tests read, the demo
+project, the docs, and every other file of the checkout but ``.gitignore``.
+
+The file list is setuptools' own reading of MANIFEST.in: ``egg_info`` writes
+the list the sdist is made of (``SOURCES.txt``). ``.ci/package`` builds the
+sdist itself and runs its tests; this is the fast check of ``make test``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Folders whose every file the tests, the demo or the Makefile read.
+SHIPPED_WHOLE = ("tests", "example_project", "docs", "benchmarks", ".ci")
+#: Files no user of the sdist needs.
+NOT_SHIPPED = frozenset({".gitignore"})
+
+
+def _sdist_files(egg_base: Path) -> set[str]:
+    """The files ``python -m build --sdist`` would put in the sdist."""
+    setup = "from setuptools import setup; setup()"
+    subprocess.run(
+        [sys.executable, "-c", setup, "egg_info", "--egg-base", str(egg_base)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
+    sources = egg_base / "scrapy_robots_rfc.egg-info" / "SOURCES.txt"
+    return set(sources.read_text(encoding="utf-8").splitlines())
+
+
+def _on_disk(folder: str) -> set[str]:
+    return {
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / folder).rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"
+    }
+
+
+def test_the_sdist_carries_the_test_suite_and_what_it_reads(tmp_path: Path) -> None:
+    shipped = _sdist_files(tmp_path)
+    needed = set().union(*(_on_disk(folder) for folder in SHIPPED_WHOLE))
+    assert "tests/conftest.py" in needed
+    assert "tests/data/rfc_cases.json" in needed
+    assert sorted(needed - shipped) == []
+    for name in ("LICENSE", "CHANGELOG.rst", "README.rst", "Makefile", "tox.ini"):
+        assert name in shipped
+
+
+def test_the_sdist_carries_every_file_of_the_checkout(tmp_path: Path) -> None:
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout (an unpacked sdist?): git lists the project's files")
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.splitlines()
+    project = {name for name in listed if name not in NOT_SHIPPED and (ROOT / name).is_file()}
+    assert sorted(project - _sdist_files(tmp_path)) == []
