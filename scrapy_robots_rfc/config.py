@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .exceptions import ConfigError
 from .matcher import MODES
@@ -28,7 +28,10 @@ if TYPE_CHECKING:
 
     from .matcher import Mode
 
-__all__ = ["LOGGER_NAME", "Config"]
+__all__ = ["HOLDS", "LOGGER_NAME", "Config", "Hold"]
+
+#: ``ROBOTSTXT_RFC_HOLD``: where requests wait for robots.txt in a fleet.
+Hold = Literal["auto", "memory"]
 
 #: Every part of the middleware logs under this one name, so that a project
 #: sets one level for all of it (``LOG_LEVEL`` per logger).
@@ -93,7 +96,11 @@ _NUMBERS: tuple[tuple[str, str, type[float], float, str], ...] = (
     ("unreachable_wait", "ROBOTSTXT_RFC_UNREACHABLE_WAIT", float, 0, "seconds"),
     ("crawl_delay_max", "ROBOTSTXT_RFC_CRAWL_DELAY_MAX", float, 0, "seconds"),
     ("unreachable_days", "ROBOTSTXT_RFC_UNREACHABLE_DAYS", float, 0, "days"),
+    ("lease", "ROBOTSTXT_RFC_LEASE", float, 0.5, "seconds"),
 )
+
+#: ``ROBOTSTXT_RFC_HOLD``'s values.
+HOLDS: tuple[Hold, ...] = ("auto", "memory")
 
 
 def _flag(settings: BaseSettings, name: str, default: bool) -> bool:
@@ -164,6 +171,34 @@ def _store(settings: BaseSettings) -> str | None:
     return value
 
 
+def _store_ttl(settings: BaseSettings, numbers: dict[str, Any], store: str | None) -> float:
+    """``ROBOTSTXT_RFC_STORE_TTL``: by default long enough to remember an
+    unreachable origin for ``ROBOTSTXT_RFC_UNREACHABLE_DAYS`` (RFC 9309
+    §2.3.1.4) and then its good copy for ``ROBOTSTXT_RFC_CACHE_TTL`` (§2.4);
+    never shorter than the cache lifetime."""
+    name = "ROBOTSTXT_RFC_STORE_TTL"
+    cache_ttl, days = numbers["cache_ttl"], numbers["unreachable_days"]
+    unit = "seconds; at least ROBOTSTXT_RFC_CACHE_TTL"
+    ttl = _number(settings, name, days * 86400 + cache_ttl, float, cache_ttl, unit)
+    if store is not None and store.startswith(REDIS_SCHEMES) and ttl < days * 86400:
+        logger.warning(
+            "%(name)s (%(ttl)g seconds) is shorter than ROBOTSTXT_RFC_UNREACHABLE_DAYS "
+            "(%(days)g days): Redis forgets an origin that stays unreachable before then, "
+            "and counts its days again from the start (it stays disallowed)",
+            {"name": name, "ttl": ttl, "days": days},
+        )
+    return ttl
+
+
+def _hold(settings: BaseSettings) -> Hold:
+    name = "ROBOTSTXT_RFC_HOLD"
+    value = settings.get(name, "auto")
+    for hold in HOLDS:
+        if value == hold:
+            return hold
+    raise ConfigError(name, value, " or ".join(f'"{hold}"' for hold in HOLDS))
+
+
 def _report(settings: BaseSettings) -> str | None:
     """``ROBOTSTXT_RFC_REPORT``: written when the spider closes, so its
     folder is checked now rather than after the crawl."""
@@ -210,11 +245,27 @@ class Config:
     #: ``ROBOTSTXT_RFC_REPORT``: where the per-origin table is written as
     #: JSON lines when the spider closes; ``None`` when unset.
     report: str | None = None
+    #: ``ROBOTSTXT_RFC_LEASE``: seconds a fetch lock, and the watch of
+    #: requests held in Redis, last unless renewed (every third of it).
+    lease: float = 10.0
+    #: ``ROBOTSTXT_RFC_STORE_TTL``: seconds a Redis record lives after its
+    #: last write; by default ``unreachable_days`` plus ``cache_ttl``.
+    store_ttl: float = 30 * 86400 + DEFAULT_TTL
+    #: ``ROBOTSTXT_RFC_HOLD``: "auto" holds waiting requests in Redis when
+    #: the store and the scrapy-redis queue share a server; "memory" never.
+    hold: Hold = "auto"
 
     @property
     def allow_after(self) -> float:
         """HTTP-7: seconds unreachable with no good copy before allowing all."""
         return self.unreachable_days * 86400
+
+    @property
+    def fetch_bound(self) -> float:
+        """The longest a robots.txt fetch can take, in seconds: each of its
+        requests (the first and ``max_redirects`` more, RFC 9309 §2.3.1.2)
+        within ``timeout``, and 5 s to spare. A fencing token outlives it."""
+        return self.timeout * (self.max_redirects + 1) + 5
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Config:
@@ -241,12 +292,15 @@ class Config:
             field: _number(settings, name, getattr(default, field), kind, minimum, unit)
             for field, name, kind, minimum, unit in _NUMBERS
         }
+        store = _store(settings)
         return cls(
             mode=_mode(settings),
             crawl_delay=_flag(settings, "ROBOTSTXT_RFC_CRAWL_DELAY", default.crawl_delay),
             robots_user_agent=robots_ua or None,
-            store=_store(settings),
+            store=store,
             user_agent=str(settings.get("USER_AGENT") or ""),
             report=_report(settings),
+            store_ttl=_store_ttl(settings, numbers, store),
+            hold=_hold(settings),
             **numbers,
         )

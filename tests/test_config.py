@@ -56,6 +56,10 @@ def test_defaults():
     assert config.cache_ttl == 86_400
     assert config.store is None
     assert config.report is None
+    assert config.lease == 10
+    assert config.store_ttl == 31 * 86_400  # UNREACHABLE_DAYS (30) + CACHE_TTL (1 day)
+    assert config.hold == "auto"
+    assert config.fetch_bound == 30 * 6 + 5  # TIMEOUT for the request and 5 redirects
 
 
 @pytest.mark.parametrize(
@@ -90,6 +94,27 @@ def test_defaults():
         ("ROBOTSTXT_USER_AGENT", 42, "a string"),
         ("ROBOTSTXT_RFC_REPORT", "", "a file path"),
         ("ROBOTSTXT_RFC_REPORT", 42, "a file path"),
+        ("ROBOTSTXT_RFC_LEASE", 0.4, "a finite number of 0.5 or more (seconds)"),
+        ("ROBOTSTXT_RFC_LEASE", "10s", "a finite number of 0.5 or more (seconds)"),
+        ("ROBOTSTXT_RFC_LEASE", "inf", "a finite number of 0.5 or more (seconds)"),
+        (
+            "ROBOTSTXT_RFC_STORE_TTL",
+            3600,
+            "a finite number of 86400 or more (seconds; at least ROBOTSTXT_RFC_CACHE_TTL)",
+        ),
+        (
+            "ROBOTSTXT_RFC_STORE_TTL",
+            "31 days",
+            "a finite number of 86400 or more (seconds; at least ROBOTSTXT_RFC_CACHE_TTL)",
+        ),
+        (
+            "ROBOTSTXT_RFC_STORE_TTL",
+            "nan",
+            "a finite number of 86400 or more (seconds; at least ROBOTSTXT_RFC_CACHE_TTL)",
+        ),
+        ("ROBOTSTXT_RFC_HOLD", "redis", '"auto" or "memory"'),
+        ("ROBOTSTXT_RFC_HOLD", "Memory", '"auto" or "memory"'),
+        ("ROBOTSTXT_RFC_HOLD", False, '"auto" or "memory"'),
     ],
 )
 def test_invalid_settings_name_the_setting_the_value_and_what_is_allowed(name, value, allowed):
@@ -128,10 +153,57 @@ def test_good_settings_log_nothing(caplog, tmp_path):
         ("ROBOTSTXT_RFC_MODE", "google", "mode", "google"),
         ("ROBOTSTXT_USER_AGENT", "MyBot", "robots_user_agent", "MyBot"),
         ("ROBOTSTXT_RFC_STORE", "memory", "store", "memory"),
+        ("ROBOTSTXT_RFC_LEASE", "2.5", "lease", 2.5),
+        ("ROBOTSTXT_RFC_STORE_TTL", "172800", "store_ttl", 172_800.0),
+        ("ROBOTSTXT_RFC_HOLD", "memory", "hold", "memory"),
     ],
 )
 def test_settings_from_the_command_line_are_strings(name, value, attribute, expected):
     assert getattr(Config.from_settings(Settings({name: value})), attribute) == expected
+
+
+# -- ROBOTSTXT_RFC_STORE_TTL ------------------------------------------------------
+
+
+def test_the_store_ttl_follows_the_unreachable_days_and_the_cache_ttl():
+    settings = {"ROBOTSTXT_RFC_UNREACHABLE_DAYS": 2, "ROBOTSTXT_RFC_CACHE_TTL": 3600}
+    assert Config.from_settings(Settings(settings)).store_ttl == 2 * 86_400 + 3600
+
+
+def test_the_store_ttl_is_at_least_the_cache_ttl():
+    settings = {"ROBOTSTXT_RFC_CACHE_TTL": 3600, "ROBOTSTXT_RFC_STORE_TTL": 3599}
+    assert error_of(settings) == (
+        f"{invalid('ROBOTSTXT_RFC_STORE_TTL', 3599)} It must be a finite number of 3600 or more "
+        "(seconds; at least ROBOTSTXT_RFC_CACHE_TTL)."
+    )
+    settings["ROBOTSTXT_RFC_STORE_TTL"] = 3600
+    assert Config.from_settings(Settings(settings)).store_ttl == 3600
+
+
+def test_a_redis_store_ttl_shorter_than_the_unreachable_days_warns(caplog, tmp_path):
+    short = {"ROBOTSTXT_RFC_STORE_TTL": 7 * 86_400}
+    with caplog.at_level(logging.DEBUG, logger=LOGGER_NAME):
+        config = Config.from_settings(
+            Settings({**short, "ROBOTSTXT_RFC_STORE": "redis://127.0.0.1:6379/0"})
+        )
+    assert config.store_ttl == 7 * 86_400
+    assert [(r.levelno, r.getMessage()) for r in caplog.records] == [
+        (
+            logging.WARNING,
+            "ROBOTSTXT_RFC_STORE_TTL (604800 seconds) is shorter than "
+            "ROBOTSTXT_RFC_UNREACHABLE_DAYS (30 days): Redis forgets an origin that stays "
+            "unreachable before then, and counts its days again from the start (it stays "
+            "disallowed)",
+        )
+    ]
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger=LOGGER_NAME):
+        # Records in memory or SQLite never expire.
+        Config.from_settings(Settings(short))
+        Config.from_settings(
+            Settings({**short, "ROBOTSTXT_RFC_STORE": f"sqlite:///{tmp_path / 'r.db'}"})
+        )
+    assert caplog.records == []
 
 
 # -- ROBOTSTXT_RFC_STORE: SQLite, as SQLAlchemy reads the URL --------------------

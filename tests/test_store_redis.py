@@ -1,7 +1,8 @@
-"""The Redis store against a real ``redis-server`` (issue 4)."""
+"""The Redis store against a real ``redis-server`` (issues 4 and 13)."""
 
 from __future__ import annotations
 
+import re
 import socket
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from scrapy_robots_rfc.stores import redis_lua
 from scrapy_robots_rfc.stores.base import Record, StoreError
 from scrapy_robots_rfc.stores.redis import KEY_PREFIX, RedisStore, redact
 from tests.redis_server import RedisServer, free_port, redis_server_fixture
@@ -95,6 +97,113 @@ def test_key_layout(store: RedisStore, raw: redis.Redis) -> None:
     assert raw.get(f"robotstxt_rfc:v1:record:{ORIGIN}") == record().encode()
     assert store.acquire(ORIGIN, 30)
     assert raw.exists(f"robotstxt_rfc:v1:lock:{ORIGIN}") == 1
+    # The lock holds the fencing token "<n>:<nonce>", n counted in fence:.
+    assert re.fullmatch(rb"1:[0-9a-f]{32}", raw.get(f"robotstxt_rfc:v1:lock:{ORIGIN}") or b"")
+    assert raw.get(f"robotstxt_rfc:v1:fence:{ORIGIN}") == b"1"
+    store.release(ORIGIN)
+    assert store.acquire(ORIGIN, 30)
+    assert (raw.get(f"robotstxt_rfc:v1:lock:{ORIGIN}") or b"").startswith(b"2:")
+    assert raw.get(f"robotstxt_rfc:v1:fence:{ORIGIN}") == b"2"
+
+
+# Expiry: every key the store writes goes away by itself
+
+
+def test_records_live_the_store_ttl(redis_server: RedisServer, raw: redis.Redis) -> None:
+    """By default 31 days: ROBOTSTXT_RFC_UNREACHABLE_DAYS (30, RFC 9309
+    §2.3.1.4) plus ROBOTSTXT_RFC_CACHE_TTL (1 day, §2.4); reset by each
+    write."""
+    key = KEY_PREFIX + "record:" + ORIGIN
+    store = RedisStore(redis_server.url)
+    try:
+        store.put(ORIGIN, record())
+        assert 31 * 86_400_000 - 5000 < raw.pttl(key) <= 31 * 86_400_000
+    finally:
+        store.close()
+    short = RedisStore(redis_server.url, ttl=0.3)
+    try:
+        short.put(ORIGIN, record())
+        assert 0 < raw.pttl(key) <= 300
+        time.sleep(0.2)
+        short.put(ORIGIN, record(b"again"))
+        assert 200 < raw.pttl(key) <= 300
+        time.sleep(0.4)
+        assert short.get(ORIGIN) is None
+        assert raw.exists(key) == 0
+    finally:
+        short.close()
+
+
+def test_a_released_lease_leaves_only_the_record(
+    redis_server: RedisServer, raw: redis.Redis
+) -> None:
+    """While the fetch runs the fencing token outlives the longest fetch;
+    once released, it stays one lease (refusing a lapsed holder's late
+    write), then only the record is left."""
+    store = RedisStore(redis_server.url, lease=0.2, fetch_bound=60)
+    fence = KEY_PREFIX + "fence:" + ORIGIN
+    try:
+        assert store.acquire(ORIGIN, 30)
+        assert 0 < raw.pttl(KEY_PREFIX + "lock:" + ORIGIN) <= 30_000
+        assert 60_000 < raw.pttl(fence) <= 90_000  # fetch bound + the lease
+        assert store.renew(ORIGIN, 30)
+        assert 60_000 < raw.pttl(fence) <= 90_000
+        assert store.put(ORIGIN, record())
+        store.release(ORIGIN)
+        assert 0 < raw.pttl(fence) <= 200
+        time.sleep(0.3)
+        assert raw.keys(KEY_PREFIX + "*") == [(KEY_PREFIX + "record:" + ORIGIN).encode()]
+    finally:
+        store.close()
+
+
+# Lease scripts
+
+
+def test_lease_acquire_is_idempotent_for_its_nonce(raw: redis.Redis) -> None:
+    """redis-py retries a command once after a lost reply: the retry of an
+    acquire that did succeed finds its own nonce and gets the same token."""
+    acquire = raw.register_script(redis_lua.LEASE_ACQUIRE)
+    keys = ["lock:x", "fence:x"]
+    token = acquire(keys=keys, args=[30_000, "a" * 32, 60_000])
+    assert token == b"1:" + b"a" * 32
+    assert acquire(keys=keys, args=[30_000, "a" * 32, 60_000]) == token
+    assert acquire(keys=keys, args=[30_000, "b" * 32, 60_000]) is None
+    assert raw.get("fence:x") == b"1"  # the retry granted nothing new
+
+
+def test_a_lock_of_an_older_release_is_respected(store: RedisStore, raw: redis.Redis) -> None:
+    """An older release of this package locks with SET NX and a random
+    token of its own, and releases only while the key holds it."""
+    key = KEY_PREFIX + "lock:" + ORIGIN
+    assert raw.set(key, b"f" * 32, nx=True, px=30_000)
+    assert not store.acquire(ORIGIN, 30)
+    store.release(ORIGIN)
+    assert raw.get(key) == b"f" * 32
+    raw.delete(key)  # the older release gives it back
+    assert store.acquire(ORIGIN, 30)
+    token = raw.get(key)
+    # ... and an older crawler's release leaves our token alone.
+    assert raw.register_script(redis_lua.LEASE_RELEASE)(keys=[key, "f"], args=[b"f" * 32, 1]) == 0
+    assert raw.get(key) == token
+
+
+def test_a_write_is_refused_while_another_holds_the_lock_even_without_its_fence(
+    redis_server: RedisServer, raw: redis.Redis
+) -> None:
+    """The fencing token expires with the fetch bound; a holder that comes
+    back even later is still refused while another crawler holds the lock."""
+    stalled, other = RedisStore(redis_server.url), RedisStore(redis_server.url)
+    try:
+        assert stalled.acquire(ORIGIN, 0.2)
+        time.sleep(0.3)
+        assert other.acquire(ORIGIN, 30)
+        raw.delete(KEY_PREFIX + "fence:" + ORIGIN)
+        assert not stalled.put(ORIGIN, record(b"stale"))
+        assert other.get(ORIGIN) is None
+    finally:
+        stalled.close()
+        other.close()
 
 
 def test_get_missing(store: RedisStore) -> None:
@@ -254,7 +363,9 @@ def test_server_gone_and_back(redis_server: RedisServer) -> None:
             "get": lambda: store.get(ORIGIN),
             "put": lambda: store.put(ORIGIN, record()),
             "acquire": lambda: store.acquire("https://other.example:443", 30),
+            "renew": lambda: store.renew(ORIGIN, 30),
             "release": lambda: store.release(ORIGIN),
+            "ping": store.ping,
         }
         for name, call in calls.items():
             start = time.monotonic()
@@ -264,11 +375,13 @@ def test_server_gone_and_back(redis_server: RedisServer) -> None:
             prefix = f"ROBOTSTXT_RFC_STORE ({redis_server.url!r}): "
             assert str(info.value).startswith(prefix), name
         redis_server.start()  # same port, empty (nothing is saved)
+        store.ping()
         assert store.get(ORIGIN) is None
         store.put(ORIGIN, record())
         assert store.get(ORIGIN) == record()
-        assert store.acquire(ORIGIN, 30)
-        store.release(ORIGIN)  # the release script is loaded again
+        assert store.acquire(ORIGIN, 30)  # the scripts are loaded again
+        assert store.renew(ORIGIN, 30)
+        store.release(ORIGIN)
         assert store.acquire(ORIGIN, 30)
     finally:
         store.close()

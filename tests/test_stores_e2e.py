@@ -124,7 +124,10 @@ def test_a_sqlite_file_truncated_mid_crawl_falls_back_to_memory(
     assert set(crawler.spider.seen) == {first.url("/a"), second.url("/b")}
     assert crawler.spider.failed_with("Forbidden by robots.txt") == [second.url("/private/y")]
     assert "/private/y" not in server.paths(second)
-    assert stat(crawler, "log_count/ERROR") == stat(crawler, "robotstxt/store/error")
+    # The first store error is an ERROR; one after the store answered
+    # again is a WARNING (health.py), and nothing else logs an ERROR.
+    errors = stat(crawler, "robotstxt/store/error") or 0
+    assert (stat(crawler, "log_count/ERROR") or 0) == min(1, errors)
 
 
 @pytest_twisted.inlineCallbacks

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 
 from .base import FORMAT_VERSION, Record, Store, StoreError
+from .redis import DEFAULT_FETCH_BOUND, RedisStore
 from .redis import SCHEMES as REDIS_SCHEMES
-from .redis import RedisStore
+from .redis_fleet import DEFAULT_LEASE, RECORD_TTL
 from .sqlite import SCHEME as SQLITE
 from .sqlite import SqliteStore, sqlite_path, sqlite_url
 
@@ -46,11 +48,20 @@ __all__ = [
 ]
 
 
-def open_store(value: str | None, jobdir: str | None) -> Store | None:
+def open_store(
+    value: str | None,
+    jobdir: str | None,
+    *,
+    lease: float = DEFAULT_LEASE,
+    ttl: float = RECORD_TTL,
+    fetch_bound: float = DEFAULT_FETCH_BOUND,
+) -> Store | None:
     """The store ``value`` names (``None`` for memory), a value that
     :meth:`.Config.from_settings` has checked. With no value and a
     ``jobdir``, an SQLite file in it (the folder is created, as Scrapy
-    creates ``JOBDIR``).
+    creates ``JOBDIR``). A Redis store gets the crawl's ``lease``, the
+    ``ttl`` of its records and the ``fetch_bound`` of a robots.txt fetch
+    (``ROBOTSTXT_RFC_LEASE``, ``ROBOTSTXT_RFC_STORE_TTL``, :attr:`.Config.fetch_bound`).
 
     A store that cannot be opened is logged at ERROR, naming the setting,
     and memory is used instead: a crawl never fails for its cache."""
@@ -64,17 +75,17 @@ def open_store(value: str | None, jobdir: str | None) -> Store | None:
         except OSError as exc:
             _unusable(StoreError(f"{source}: cannot create JOBDIR: {exc}"))
             return None
-        return _open(sqlite_url(path), source)
+        return _open(lambda: SqliteStore(path, source=source))
     if value == MEMORY:
         return None
-    return _open(value, None)
+    if value.startswith(SQLITE):
+        return _open(lambda: SqliteStore(sqlite_path(value)))
+    return _open(lambda: RedisStore(value, ttl=ttl, lease=lease, fetch_bound=fetch_bound))
 
 
-def _open(value: str, source: str | None) -> Store | None:
+def _open(make: Callable[[], Store]) -> Store | None:
     try:
-        if value.startswith(SQLITE):
-            return SqliteStore(sqlite_path(value), source=source)
-        return RedisStore(value, source=source)
+        return make()
     except StoreError as exc:
         _unusable(exc)
         return None

@@ -87,15 +87,29 @@ class Store(Protocol):
     def get(self, origin: str) -> Record | None:
         """The record of ``origin`` (``scheme://host:port``), if any."""
 
-    def put(self, origin: str, record: Record) -> None:
-        """Store ``record`` for ``origin``, replacing what was there."""
+    def put(self, origin: str, record: Record) -> bool:
+        """Store ``record`` for ``origin``, replacing what was there.
+        ``False`` when nothing was written because this crawler's lease on
+        ``origin`` (:meth:`acquire`) lapsed and another crawler took it
+        since: that crawler's record is the one to keep (fencing)."""
 
     def acquire(self, origin: str, ttl: float) -> bool:
-        """Take the right to fetch ``origin``'s robots.txt, for at most
-        ``ttl`` seconds; ``False`` if another crawler holds it."""
+        """Take the lease on fetching ``origin``'s robots.txt, for ``ttl``
+        seconds unless renewed; ``False`` if another crawler holds it. The
+        store keeps what proves it is ours (a token) until
+        :meth:`release`."""
+
+    def renew(self, origin: str, ttl: float) -> bool:
+        """Extend our lease on ``origin`` to ``ttl`` seconds from now, while
+        the fetch goes on; ``False`` if it is no longer ours (it lapsed, or
+        was never taken)."""
 
     def release(self, origin: str) -> None:
-        """Give that right back."""
+        """Give the lease back, if it is still ours."""
+
+    def ping(self) -> None:
+        """Raise :class:`StoreError` unless the store answers (a store that
+        failed is probed with it until it is back)."""
 
     def close(self) -> None:
         """Release resources."""

@@ -1,17 +1,23 @@
 """A store in Redis, shared by every crawler that uses the same server.
 
-Only one worker fetches an origin's robots.txt at a time, through a lock
-with an expiry, so that a crashed worker cannot block the others. The lock is
-``SET key token NX PX ttl``: the key expires by itself, and a worker only
-ever deletes it while it still holds its own random token, so a worker
-whose lock has expired never releases the lock another worker took since.
+Only one worker fetches an origin's robots.txt at a time, through a
+*lease*: a lock with an expiry that its holder renews while it fetches
+(:meth:`RedisStore.renew`), so that a crashed worker cannot block the others
+for longer than one lease. Each lease carries a fencing token, a number one
+higher than the last one granted for the origin: a holder whose lease
+lapsed (a stalled process) and was taken over can no longer write its
+record (:meth:`RedisStore.put` returns ``False``), so the newer holder's
+copy stands. A worker only ever deletes the lock while it still holds its
+own token.
 
-Keys (``<origin>`` is ``scheme://host:port``)::
+Every key expires: records ``ttl`` seconds after their last write (by
+default 31 days: the 30 days of RFC 9309 §2.3.1.4 during which an
+unreachable origin stays disallowed, plus the cache lifetime of §2.4), the
+lock after one lease. :mod:`.redis_lua` lists the keys and the scripts;
+:meth:`RedisStore.fleet` gives the requests held for a fleet of workers
+(:mod:`.redis_fleet`).
 
-    robotstxt_rfc:v1:record:<origin>   Record.encode() bytes
-    robotstxt_rfc:v1:lock:<origin>     the holder's random token
-
-The ``v1`` is the layout of the keys; the record's own format version is
+The ``v1`` in the keys is their layout; the record's own format version is
 inside the value, and a record of another version counts as absent.
 
 redis-py is imported when a :class:`RedisStore` is made or a URL checked,
@@ -22,34 +28,40 @@ setting and the server (never its password).
 
 from __future__ import annotations
 
-import math
 import re
 import secrets
 import threading
 from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
+from . import redis_lua
 from .base import Record, StoreError
+from .redis_fleet import DEFAULT_LEASE, RECORD_TTL, RedisFleet, milliseconds, store_error
+from .redis_lua import KEY_PREFIX
 
 if TYPE_CHECKING:
     import redis as redis_py
     from redis.commands.core import Script
 
-__all__ = ["INSTALL", "KEY_PREFIX", "SCHEMES", "RedisStore", "redact", "url_problem"]
+__all__ = [
+    "DEFAULT_FETCH_BOUND",
+    "INSTALL",
+    "KEY_PREFIX",
+    "SCHEMES",
+    "RedisStore",
+    "redact",
+    "url_problem",
+]
 
-KEY_PREFIX = "robotstxt_rfc:v1:"
 #: The URL schemes redis-py reads.
 SCHEMES = ("redis://", "rediss://", "unix://")
 #: How to install redis-py: the distribution's extra, or the package itself.
 INSTALL = "pip install 'scrapy-robots-rfc[redis]' (or pip install redis)"
 
-#: Deletes the lock only if it still holds our token (KEYS[1], ARGV[1]).
-_RELEASE = """
-if redis.call("GET", KEYS[1]) == ARGV[1] then
-    return redis.call("DEL", KEYS[1])
-end
-return 0
-"""
+#: Seconds a robots.txt fetch may take at most by default: 30 s
+#: (``ROBOTSTXT_RFC_TIMEOUT``) for each of 6 requests (5 redirects, RFC
+#: 9309 §2.3.1.2), and 5 s to spare.
+DEFAULT_FETCH_BOUND = 30.0 * 6 + 5
 
 
 def redact(url: str) -> str:
@@ -108,22 +120,39 @@ def url_problem(url: str) -> str | None:
 
 
 class RedisStore:
-    """Records and fetch locks in the Redis server at ``url``
+    """Records and fetch leases in the Redis server at ``url``
     (``redis://[[user]:password@]host[:port][/db]``, ``rediss://`` for TLS,
     ``unix:///path/to/socket?db=0``).
 
     ``timeout`` bounds connecting and each reply, in seconds; a command is
     tried at most twice, so an unreachable server costs at most about twice
     ``timeout`` (a refused connection, e.g. a stopped server, costs
-    milliseconds). Safe to use from several threads.
+    milliseconds). ``ttl`` is how long a record lives after it was last
+    written (``ROBOTSTXT_RFC_STORE_TTL``), ``lease`` how long held requests
+    stay watched (``ROBOTSTXT_RFC_LEASE``) and how long a fencing token
+    outlives its lease, ``fetch_bound`` the longest a robots.txt fetch can
+    take (all its redirects, each within its timeout), which a fencing
+    token outlives too. Safe to use from several threads.
 
     Every :class:`StoreError` starts with ``source``, what the URL came from:
     by default ``ROBOTSTXT_RFC_STORE ('<url without its password>')``.
     """
 
-    def __init__(self, url: str, *, timeout: float = 2.0, source: str | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        timeout: float = 2.0,
+        source: str | None = None,
+        ttl: float = RECORD_TTL,
+        lease: float = DEFAULT_LEASE,
+        fetch_bound: float = DEFAULT_FETCH_BOUND,
+    ) -> None:
         self.url = redact(url)
         self.source = source or f"ROBOTSTXT_RFC_STORE ({self.url!r})"
+        self.ttl = ttl
+        self.lease = lease
+        self.fetch_bound = fetch_bound
         try:
             import redis as redis_py
             from redis.backoff import NoBackoff
@@ -135,6 +164,7 @@ class RedisStore:
             # One retry, at once: it replaces a pooled connection that the
             # server closed (restart, idle timeout). redis-py's default (10
             # retries with backoff) would keep a caller waiting for seconds.
+            # Every script is safe to run twice (a reply lost after it ran).
             self._client: redis_py.Redis = redis_py.Redis.from_url(
                 url,
                 socket_timeout=timeout,
@@ -143,7 +173,11 @@ class RedisStore:
             )
         except (ValueError, *self._errors) as exc:
             raise StoreError(f"{self.source}: bad URL: {exc}") from exc
-        self._release: Script = self._client.register_script(_RELEASE)
+        # redis-py loads a script again when the server answers NOSCRIPT.
+        self._acquire: Script = self._client.register_script(redis_lua.LEASE_ACQUIRE)
+        self._renew: Script = self._client.register_script(redis_lua.LEASE_RENEW)
+        self._release: Script = self._client.register_script(redis_lua.LEASE_RELEASE)
+        self._put: Script = self._client.register_script(redis_lua.PUT_FENCED)
         self._tokens: dict[str, bytes] = {}
         self._tokens_lock = threading.Lock()
 
@@ -151,7 +185,15 @@ class RedisStore:
         return f"RedisStore({self.url!r})"
 
     def _fail(self, doing: str, exc: BaseException) -> NoReturn:
-        raise StoreError(f"{self.source}: {doing} failed: {type(exc).__name__}: {exc}") from exc
+        raise store_error(self.source, doing, exc) from exc
+
+    def _token(self, origin: str) -> bytes | None:
+        with self._tokens_lock:
+            return self._tokens.get(origin)
+
+    def _fence_ttl(self, lease: float) -> int:
+        """A fencing token outlives the longest fetch its lease may cover."""
+        return milliseconds(self.fetch_bound + max(lease, self.lease))
 
     def get(self, origin: str) -> Record | None:
         key = KEY_PREFIX + "record:" + origin
@@ -166,29 +208,51 @@ class RedisStore:
         except StoreError as exc:
             raise StoreError(f"{self.source}: {key}: {exc}") from exc
 
-    def put(self, origin: str, record: Record) -> None:
+    def put(self, origin: str, record: Record) -> bool:
+        """Store ``record``, expiring ``ttl`` seconds from now. Under our
+        lease, ``False`` (nothing written) when the lease lapsed and was
+        taken over since: the new holder's record is the one to keep."""
         key = KEY_PREFIX + "record:" + origin
+        token = self._token(origin) or b""
+        keys = [key, KEY_PREFIX + "fence:" + origin, KEY_PREFIX + "lock:" + origin]
         try:
-            self._client.set(key, record.encode())
+            written = self._put(keys=keys, args=[token, record.encode(), milliseconds(self.ttl)])
         except self._errors as exc:
             self._fail(f"SET {key}", exc)
+        return bool(written)
 
     def acquire(self, origin: str, ttl: float) -> bool:
+        """Take the lease on fetching ``origin``'s robots.txt for ``ttl``
+        seconds, with the next fencing token; ``False`` if another
+        crawler holds it."""
         key = KEY_PREFIX + "lock:" + origin
-        token = secrets.token_hex(16).encode()
-        ttl_ms = max(1, math.ceil(ttl * 1000))
+        keys = [key, KEY_PREFIX + "fence:" + origin]
+        nonce = secrets.token_hex(16)
         try:
-            taken = self._client.set(key, token, nx=True, px=ttl_ms)
-            if not taken:
-                # If the reply to a SET that succeeded was lost and the
-                # retry found the key taken, the holder is us.
-                taken = self._client.get(key) == token
+            token: Any = self._acquire(
+                keys=keys, args=[milliseconds(ttl), nonce, self._fence_ttl(ttl)]
+            )
         except self._errors as exc:
-            self._fail(f"SET {key} NX", exc)
-        if taken:
-            with self._tokens_lock:
-                self._tokens[origin] = token
-        return bool(taken)
+            self._fail(f"lease of {key}", exc)
+        if token is None:
+            return False
+        with self._tokens_lock:
+            self._tokens[origin] = bytes(token)
+        return True
+
+    def renew(self, origin: str, ttl: float) -> bool:
+        """Extend our lease on ``origin`` to ``ttl`` seconds from now;
+        ``False`` if it is not ours (never taken, or lapsed)."""
+        token = self._token(origin)
+        if token is None:
+            return False
+        key = KEY_PREFIX + "lock:" + origin
+        keys = [key, KEY_PREFIX + "fence:" + origin]
+        try:
+            renewed = self._renew(keys=keys, args=[token, milliseconds(ttl), self._fence_ttl(ttl)])
+        except self._errors as exc:
+            self._fail(f"renewal of {key}", exc)
+        return bool(renewed)
 
     def release(self, origin: str) -> None:
         with self._tokens_lock:
@@ -196,10 +260,26 @@ class RedisStore:
         if token is None:
             return  # not ours: never delete another worker's lock
         key = KEY_PREFIX + "lock:" + origin
+        keys = [key, KEY_PREFIX + "fence:" + origin]
         try:
-            self._release(keys=[key], args=[token])
+            self._release(keys=keys, args=[token, milliseconds(self.lease)])
         except self._errors as exc:
             self._fail(f"release of {key}", exc)
+
+    def ping(self) -> None:
+        """Raise :class:`StoreError` unless the server answers."""
+        try:
+            self._client.ping()
+        except self._errors as exc:
+            self._fail("PING", exc)
+
+    def fleet(self, namespace: str) -> RedisFleet:
+        """The requests held for the scrapy-redis queue ``namespace``
+        (``"<spider>:requests"``), and crawl-delay turns, through this
+        store's connections; see :mod:`.redis_fleet`."""
+        return RedisFleet(
+            self._client, namespace, source=self.source, lease=self.lease, ttl=self.ttl
+        )
 
     def close(self) -> None:
         try:

@@ -8,7 +8,11 @@ start-up error (:mod:`..config`), not a new folder where a typo points.
 
 Several crawls may share the file: SQLite's own locking serialises writers
 (``BEGIN IMMEDIATE`` with a busy timeout), and the fetch lock is a row with
-an expiry, so that a crashed crawl cannot hold an origin forever.
+an expiry, so that a crashed crawl cannot hold an origin forever. The row
+keeps its holder's token after it lapses or is released: a crawl whose lock
+lapsed and was taken over cannot overwrite the newer crawl's record
+(:meth:`SqliteStore.put`), as with Redis's fencing tokens. Records do not
+expire.
 """
 
 from __future__ import annotations
@@ -18,8 +22,12 @@ import sqlite3
 import threading
 import time
 import uuid
+from typing import TYPE_CHECKING, TypeVar
 
 from .base import Record, StoreError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["SCHEME", "SqliteStore", "sqlite_path", "sqlite_url"]
 
@@ -37,6 +45,8 @@ CREATE TABLE IF NOT EXISTS locks (
 #: Seconds a call waits for another process's write to finish before the
 #: store counts as failed (and the crawl goes on with memory only).
 _BUSY_TIMEOUT = 30.0
+
+T = TypeVar("T")
 
 
 def sqlite_path(url: str) -> str:
@@ -106,42 +116,87 @@ class SqliteStore:
         except StoreError as exc:
             raise StoreError(f"{self.source}: {origin}: {exc}") from exc
 
-    def put(self, origin: str, record: Record) -> None:
-        self._run(
-            "INSERT OR REPLACE INTO records (origin, data) VALUES (?, ?)",
-            (origin, record.encode()),
-        )
-
-    def acquire(self, origin: str, ttl: float) -> bool:
-        token = uuid.uuid4().hex
-        now = time.time()
+    def _transaction(self, body: Callable[[sqlite3.Connection], T]) -> T:
+        """``body(db)`` in one write transaction: other processes wait."""
         with self._mutex:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
                 try:
-                    row = self._db.execute(
-                        "SELECT expires FROM locks WHERE origin = ?", (origin,)
-                    ).fetchone()
-                    if row is not None and row[0] > now:
-                        self._db.execute("COMMIT")
-                        return False
-                    self._db.execute(
-                        "INSERT OR REPLACE INTO locks (origin, token, expires) VALUES (?, ?, ?)",
-                        (origin, token, now + ttl),
-                    )
+                    result = body(self._db)
                     self._db.execute("COMMIT")
                 except BaseException:
                     self._db.execute("ROLLBACK")
                     raise
             except sqlite3.Error as exc:
                 raise StoreError(f"{self.source}: {exc}") from exc
-        self._tokens[origin] = token
-        return True
+        return result
+
+    def put(self, origin: str, record: Record) -> bool:
+        """Store ``record``; under our lease, ``False`` (nothing written)
+        when it lapsed and another crawl took it since (fencing, as in
+        :meth:`.redis.RedisStore.put`)."""
+        token = self._tokens.get(origin)
+
+        def write(db: sqlite3.Connection) -> bool:
+            if token is not None:
+                row = db.execute("SELECT token FROM locks WHERE origin = ?", (origin,)).fetchone()
+                if row is not None and row[0] != token:
+                    return False
+            db.execute(
+                "INSERT OR REPLACE INTO records (origin, data) VALUES (?, ?)",
+                (origin, record.encode()),
+            )
+            return True
+
+        return self._transaction(write)
+
+    def acquire(self, origin: str, ttl: float) -> bool:
+        token = uuid.uuid4().hex
+
+        def take(db: sqlite3.Connection) -> bool:
+            now = time.time()
+            row = db.execute("SELECT expires FROM locks WHERE origin = ?", (origin,)).fetchone()
+            if row is not None and row[0] > now:
+                return False
+            db.execute(
+                "INSERT OR REPLACE INTO locks (origin, token, expires) VALUES (?, ?, ?)",
+                (origin, token, now + ttl),
+            )
+            return True
+
+        taken = self._transaction(take)
+        if taken:
+            self._tokens[origin] = token
+        return taken
+
+    def renew(self, origin: str, ttl: float) -> bool:
+        """Extend our lease: only while it has not lapsed, as in Redis."""
+        token = self._tokens.get(origin)
+        if token is None:
+            return False
+
+        def extend(db: sqlite3.Connection) -> bool:
+            now = time.time()
+            cursor = db.execute(
+                "UPDATE locks SET expires = ? WHERE origin = ? AND token = ? AND expires > ?",
+                (now + ttl, origin, token, now),
+            )
+            return cursor.rowcount == 1
+
+        return self._transaction(extend)
 
     def release(self, origin: str) -> None:
         token = self._tokens.pop(origin, None)
         if token is not None:
-            self._run("DELETE FROM locks WHERE origin = ? AND token = ?", (origin, token))
+            # The row stays, expired: its token fences out a holder whose
+            # lease lapsed before ours and who writes late (put).
+            self._run(
+                "UPDATE locks SET expires = 0 WHERE origin = ? AND token = ?", (origin, token)
+            )
+
+    def ping(self) -> None:
+        """Raise :class:`StoreError` unless the file can be read."""
+        self._run("SELECT 1 FROM records LIMIT 1")
 
     def close(self) -> None:
         with self._mutex:
