@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
+import subprocess
 import sys
 import textwrap
 import time
@@ -30,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Origins each of the two crawl processes visits.
 N = 50
 ROBOTS = b"User-agent: *\nDisallow: /private\n"
-MEMORY_ONLY = "cached in memory only"
+MEMORY_ONLY = "cached in memory until the store answers again"
 
 redis_server = redis_server_fixture()
 
@@ -281,3 +283,248 @@ def test_a_rerun_with_the_same_redis_makes_no_robots_requests(
     assert len(second.spider.failed_with("Forbidden by robots.txt")) == 5
     for origin in origins:
         assert server.paths(origin) == ["/robots.txt", "/a", "/a"]
+
+
+# -- healing and takeover (issue 13) ---------------------------------------------------
+
+
+def redis_keys(url: str) -> dict[str, int]:
+    """Every key of this package in the Redis at ``url``, with its PTTL."""
+    import redis
+
+    from scrapy_robots_rfc.stores.redis import KEY_PREFIX
+
+    client = redis.Redis.from_url(url)
+    try:
+        return {key.decode(): client.pttl(key) for key in client.scan_iter(match=KEY_PREFIX + "*")}
+    finally:
+        client.close()
+
+
+@pytest_twisted.inlineCallbacks
+def test_the_store_is_used_again_after_a_redis_restart(
+    server, activation, redis_server: RedisServer, caplog, monkeypatch
+):
+    from scrapy_robots_rfc.health import StoreHealth
+    from scrapy_robots_rfc.stores.redis import KEY_PREFIX
+
+    # Probes every 0.1 s to 0.2 s instead of 1 s to 60 s.
+    monkeypatch.setattr(StoreHealth, "FIRST_RETRY", 0.1)
+    monkeypatch.setattr(StoreHealth, "MAX_RETRY", 0.2)
+    a = server.add_origin({"/robots.txt": Reply(body=ROBOTS), "/slow": Reply(delay=1.0)})
+    b, c = (robots_origin(server, Reply(body=ROBOTS)) for _ in range(2))
+    during: dict[str, Any] = {}
+
+    def stop_redis(spider: Any) -> None:
+        redis_server.stop()
+
+    def start_redis(spider: Any) -> None:
+        during["error"] = spider.crawler.stats.get_value("robotstxt/store/error")
+        redis_server.start()  # the same port, empty
+
+    stages = [
+        Stage(pages(a, "/a", "/private/x")),
+        Stage(pages(b, "/b", "/private/y"), hook=stop_redis),
+        # A slow page: the crawl goes on while the probes find Redis back.
+        Stage(pages(a, "/slow"), hook=start_redis),
+        Stage(pages(c, "/c", "/private/z")),
+    ]
+    with caplog.at_level(logging.WARNING):
+        crawler = yield crawl(activation, stages, ROBOTSTXT_RFC_STORE=redis_server.url)
+    spider = crawler.spider
+    assert stat(crawler, "finish_reason") == "finished"
+    assert sorted(spider.seen) == sorted([a.url("/a"), b.url("/b"), a.url("/slow"), c.url("/c")])
+    assert sorted(spider.failed_with("Forbidden by robots.txt")) == sorted(
+        [a.url("/private/x"), b.url("/private/y"), c.url("/private/z")]
+    )
+    assert server.paths(a) == ["/robots.txt", "/a", "/slow"]
+    assert server.paths(b) == ["/robots.txt", "/b"]
+    assert server.paths(c) == ["/robots.txt", "/c"]
+    assert during == {"error": 1}, "b was decided in memory while Redis was away"
+    assert stat(crawler, "robotstxt/store/error") == 1
+    assert stat(crawler, "robotstxt/store/recovered") == 1
+    # Only c, decided after the restart, is in the new (empty) Redis: the
+    # store was used again. b's copy, learned meanwhile, is not written back.
+    keys = redis_keys(redis_server.url)
+    records = sorted(key for key in keys if key.startswith(KEY_PREFIX + "record:"))
+    assert records == [KEY_PREFIX + "record:" + c.base]
+    assert not any(key.startswith(KEY_PREFIX + "lock:") for key in keys), keys
+    assert all(ttl > 0 for ttl in keys.values()), keys
+    logged = [(r.levelname, r.getMessage()) for r in caplog.records]
+    source = f"ROBOTSTXT_RFC_STORE ({redis_server.url!r})"
+    assert [level for level, _ in logged] == ["ERROR", "WARNING"], logged
+    assert logged[0][1].startswith(f"The robots.txt store failed ({source}: GET ")
+    assert logged[0][1].endswith(
+        "; robots.txt is cached in memory until the store answers again (tried again in "
+        "0.1 s, then at growing intervals of up to 0.2 s)"
+    )
+    assert re.fullmatch(
+        rf"The robots\.txt store {re.escape(source)} answers again after [0-9.]+ s; "
+        r"robots\.txt is shared through it again",
+        logged[1][1],
+    ), logged[1][1]
+    assert stat(crawler, "log_count/ERROR") == 1
+
+
+#: One crawl in its own process, named ``$E2E_NAME``: ``$E2E_URLS`` with the
+#: store ``$E2E_STORE`` and ``ROBOTSTXT_RFC_LEASE = $E2E_LEASE``. It creates
+#: the file ``$E2E_READY`` when the crawl starts and prints one
+#: ``RESULT {json}`` line.
+LEASED = textwrap.dedent(
+    """
+    import json, os, sys
+    sys.path.insert(0, os.environ["E2E_ROOT"])
+    import scrapy
+    from scrapy.crawler import CrawlerProcess
+
+    class Leased(scrapy.Spider):
+        name = "leased"
+        seen = []
+        forbidden = []
+        other = []
+
+        async def start(self):
+            open(os.environ["E2E_READY"], "w").close()
+            for url in json.loads(os.environ["E2E_URLS"]):
+                yield scrapy.Request(url, errback=self.failed, dont_filter=True)
+
+        def parse(self, response):
+            self.seen.append(response.url)
+
+        def failed(self, failure):
+            message = str(failure.value)
+            bucket = self.forbidden if message.startswith("Forbidden by robots.txt") else self.other
+            bucket.append(failure.request.url + " " + message)
+
+    settings = {
+        "ROBOTSTXT_OBEY": True,
+        "ROBOTSTXT_RFC_STORE": os.environ["E2E_STORE"],
+        "ROBOTSTXT_RFC_LEASE": float(os.environ["E2E_LEASE"]),
+        "TWISTED_REACTOR": "twisted.internet.asyncioreactor.AsyncioSelectorReactor",
+        "LOG_LEVEL": "INFO",
+        "RETRY_ENABLED": False,
+        "TELNETCONSOLE_ENABLED": False,
+        "REMOTE_CONTROL_ENABLED": False,
+        "USER_AGENT": "LeaseBot/1.0 (" + os.environ["E2E_NAME"] + ")",
+        **json.loads(os.environ["E2E_ACTIVATION"]),
+    }
+    process = CrawlerProcess(settings)
+    crawler = process.create_crawler(Leased)
+    process.crawl(crawler)
+    process.start()
+    stats = crawler.stats.get_stats()
+    keys = (
+        "robotstxt/request_count", "robotstxt/store/hit", "robotstxt/store/shared",
+        "robotstxt/store/error", "robotstxt/lock/lost", "robotstxt/store/fenced",
+        "log_count/ERROR", "finish_reason",
+    )
+    result = {key: stats.get(key) for key in keys}
+    result.update(seen=Leased.seen, forbidden=Leased.forbidden, other=Leased.other)
+    print("RESULT " + json.dumps(result), flush=True)
+    """
+)
+
+
+@defer.inlineCallbacks
+def until(condition: Any, timeout: float, what: Any) -> Any:
+    """Poll ``condition`` every 50 ms without blocking the reactor (the
+    local server runs on it); fail with ``what()`` after ``timeout`` s."""
+    from twisted.internet import reactor
+    from twisted.internet.task import deferLater
+
+    give_up = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > give_up:
+            pytest.fail(f"timed out waiting for {what()}")
+        yield deferLater(reactor, 0.05, lambda: None)
+
+
+@pytest_twisted.inlineCallbacks
+def test_one_crawler_takes_over_the_lease_of_a_killed_one(
+    server, activation, redis_server: RedisServer, tmp_path
+):
+    """The crawler fetching robots.txt is SIGKILLed while the server hangs
+    on its request: of the two crawlers waiting for its record, exactly one
+    fetches in its place, about one lease after the kill, and the other
+    uses that copy."""
+    from twisted.internet import reactor
+    from twisted.internet.task import deferLater
+
+    from scrapy_robots_rfc.shared import POLL_INTERVAL
+
+    lease = 2.0
+    origin = robots_origin(
+        server, lambda hit, count: Reply(hang=True) if count == 1 else Reply(body=ROBOTS)
+    )
+    env = {
+        **os.environ,
+        "E2E_ROOT": str(ROOT),
+        "E2E_URLS": json.dumps(pages(origin, "/a", "/private/x")),
+        "E2E_STORE": redis_server.url,
+        "E2E_LEASE": str(lease),
+        "E2E_ACTIVATION": json.dumps(activation),
+    }
+
+    def start(name: str, **kwargs: Any) -> Any:
+        return {**env, "E2E_NAME": name, "E2E_READY": str(tmp_path / name), **kwargs}
+
+    robots = lambda: server.hits_for(origin, "/robots.txt")  # noqa: E731
+    log = tmp_path / "holder.log"
+    with log.open("wb") as out:
+        holder = subprocess.Popen(
+            [sys.executable, "-c", LEASED],
+            env=start("holder"),
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        yield until(robots, 30, lambda: "the holder's robots.txt request:\n" + log.read_text())
+        survivors = [
+            getProcessOutputAndValue(
+                sys.executable, ["-c", LEASED], env=start(name), path=str(ROOT)
+            ).addTimeout(60, reactor)
+            for name in ("one", "two")
+        ]
+        ready = [tmp_path / "one", tmp_path / "two"]
+        yield until(lambda: all(p.exists() for p in ready), 30, lambda: "the other crawlers")
+        # They find the lease taken and wait for the holder's record; the
+        # holder renews it past its first term.
+        pause = max(1.0, robots()[0].time + lease + 0.5 - time.monotonic())
+        yield deferLater(reactor, pause, lambda: None)
+        killed_at = time.monotonic()
+        holder.kill()
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+        holder.wait()
+    runs = yield defer.gatherResults(survivors, consumeErrors=True)
+    results = {}
+    for name, (out, err, code) in zip(("one", "two"), runs, strict=True):
+        assert code == 0, (out + err).decode()
+        assert b"Traceback" not in err, err.decode()
+        results[name] = result_of(out)
+
+    first, *others = robots()
+    # The holder's lease outlived its first term: it was renewed while the
+    # server hung, and nobody took it over while the holder lived.
+    assert first.headers["user-agent"] == "LeaseBot/1.0 (holder)"
+    assert killed_at - first.time > lease
+    assert len(others) == 1, f"one takeover fetch, not a herd: {[h.headers for h in others]}"
+    [takeover] = others
+    assert killed_at < takeover.time <= killed_at + lease + POLL_INTERVAL + 1.0
+    taker = takeover.headers["user-agent"].removeprefix("LeaseBot/1.0 (").removesuffix(")")
+    assert taker in results
+    for name, r in results.items():
+        fetched = name == taker
+        assert r["robotstxt/request_count"] == (1 if fetched else None), (name, r)
+        assert r["robotstxt/store/shared"] == (None if fetched else 1), (name, r)
+        assert r["finish_reason"] == "finished"
+        assert r["robotstxt/store/error"] is None
+        assert r["robotstxt/lock/lost"] is None
+        assert r["log_count/ERROR"] is None
+        assert r["seen"] == [origin.url("/a")]
+        assert len(r["forbidden"]) == 1
+        assert r["other"] == []
+    assert server.hits_for(origin, "/private/x") == []
+    assert len(server.hits_for(origin, "/a")) == 2
