@@ -9,7 +9,8 @@ How a request travels:
    the verdict is immediate: ``None``, or :class:`.ForbiddenByRobotsTxt`.
 2. Otherwise the robots.txt fetch starts, once per origin
    (:mod:`.fetcher`, through :mod:`.shared` with a store), and the request
-   waits in the :mod:`.waiting` room, out of the downloader.
+   waits in the :mod:`.waiting` room, out of the downloader; in a fleet on
+   scrapy-redis, it is held in Redis (:mod:`.fleet`).
 3. When the origin is decided, its waiting requests go back to the engine
    and come through step 1 again; a request still waiting after
    ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` seconds is dropped with
@@ -35,6 +36,7 @@ from .agents import ascii_lower, caller_name, name_problem, product_token
 from .config import LOGGER_NAME, Config
 from .exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable
 from .fetcher import DOWNLOAD_PRIORITY, Fetcher
+from .fleet import JOBDIR_FILE, FleetRoom, let_go, load_waiting, save_waiting
 from .matcher import canonical_match_string
 from .migration import warn_about_builtin, warn_about_robotstxt_parser
 from .origin import Origin, Origins, origin
@@ -44,17 +46,7 @@ from .resolver import Resolver
 from .shared import SharedStore
 from .stores import open_store
 from .verdict import Verdict
-from .waiting import (
-    DROP_KEY,
-    FILTER_KEY,
-    JOBDIR_FILE,
-    SCHEDULED_KEY,
-    Waiting,
-    WaitingRoom,
-    call_later,
-    load_waiting,
-    save_waiting,
-)
+from .waiting import DROP_KEY, FILTER_KEY, SCHEDULED_KEY, Waiting, WaitingRoom, call_later
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -118,7 +110,13 @@ class RobotsTxtMiddleware:
             report=self._report,
             spider=self._current_spider,
         )
-        store = open_store(config.store, crawler.settings.get("JOBDIR"))
+        store = open_store(
+            config.store,
+            crawler.settings.get("JOBDIR"),
+            lease=config.lease,
+            ttl=config.store_ttl,
+            fetch_bound=config.fetch_bound,
+        )
         self._shared = SharedStore(store, stats=stats, spider=self._current_spider)
         self._resolver = Resolver(
             crawler,
@@ -133,6 +131,17 @@ class RobotsTxtMiddleware:
             token=self._default_token,
             clock=self._now,
             spider=self._current_spider,
+        )
+        self._fleet = FleetRoom(
+            crawler,
+            config,
+            self._shared,
+            self._room,
+            clock=self._now,
+            monotonic=time.monotonic,
+            call_later=call_later,
+            adopt=self._adopt_origin,
+            stats=stats,
         )
         connect = crawler.signals.connect
         connect(self._request_scheduled, signal=signals.request_scheduled)
@@ -202,29 +211,41 @@ class RobotsTxtMiddleware:
             return None
         reason = meta.pop(DROP_KEY, None)
         if reason is not None:
-            self._drop(key, reason)
+            self._drop(key, reason, request)
         token = self._token(request)
+        allow_after = self.config.allow_after
         while True:
             entry = self._cache.get(key)
             now = self.clock()
-            if entry is not None and entry.usable(now, self.config.allow_after):
+            if entry is None and key not in self._room and self._fleet.holding:
+                # Another worker may have decided it: one store read.
+                entry = await self._resolver.peek(key, request, token)
+                now = self.clock()
+            if entry is not None and entry.usable(now, allow_after):
                 rules = entry.rules
                 agent = None if rules is None else rules.get(token)
                 if rules is None or agent is not None:
                     self._cache.touch(key)
                     if entry.due(now):  # a good copy in force while unreachable
                         self._fetch(key, request, token)
+                    let_go(request)
                     self._decide(request, key, entry, agent)
+                    if agent is not None and agent.crawl_delay and self.config.crawl_delay:
+                        # Crawl-delay, across the fleet (OTHER-2)
+                        await self._resolver.pacer.turn(key, request, agent.crawl_delay)
                     return None
             # Unreachable and in its backoff (RFC 9309 §2.3.1.4): a request
-            # that may not wait for the retry is dropped now, not held.
-            if (
-                entry is not None
-                and entry.unreachable_since is not None
-                and not entry.due(now)
-                and self._room.no_time_to_wait(key, request)
+            # that may not wait for the retry, or that was held in Redis
+            # long enough, is dropped now.
+            if entry is not None and (
+                await self._fleet.expired(key, request, entry)
+                or (
+                    entry.unreachable_since is not None
+                    and not entry.due(now)
+                    and self._room.no_time_to_wait(key, request)
+                )
             ):
-                self._drop(key, entry.outcome)
+                self._drop(key, entry.outcome, request)
             # Not decided yet: fetch if nobody is, and wait.
             waiting = self._fetch(key, request, token)
             if scheduled:
@@ -234,11 +255,12 @@ class RobotsTxtMiddleware:
                 if not request.dont_filter:
                     copy = request.replace(dont_filter=True)
                     copy.meta[FILTER_KEY] = True
-                self._room.park_when_scheduled(copy, key)
+                if not await self._hold(key, copy):
+                    self._room.park_when_scheduled(copy, key)
                 return copy
             reason = await maybe_deferred_to_future(self._room.wait_in_place(key, waiting))
             if reason is not None:
-                self._drop(key, reason)
+                self._drop(key, reason, request)
 
     def _decide(
         self, request: Request, key: Origin, entry: policy.Entry, agent: AgentRules | None
@@ -268,7 +290,30 @@ class RobotsTxtMiddleware:
             )
         raise ForbiddenByRobotsTxt
 
-    def _drop(self, key: Origin, reason: str) -> NoReturn:
+    async def _hold(self, key: Origin, copy: Request) -> bool:
+        """Hold ``copy`` in Redis rather than in memory, if the crawl is a
+        fleet's (:mod:`.fleet`); ``False`` if it must wait in memory."""
+        if not await self._fleet.hold(key, copy):
+            return False
+        self._room.park_when_scheduled(copy, key, in_store=True)
+        if not self._room.held_one(key, self._fleet.waited_since(copy)):
+            self._fleet.release_soon(key)  # decided while Redis took it
+        return True
+
+    def _adopt_origin(self, key: Origin, trigger: Request, since: float) -> None:
+        """Decide ``key``, whose held requests this worker adopted from
+        another (:mod:`.fleet`); ``trigger`` stands for them."""
+        entry = self._cache.get(key)
+        if entry is not None and entry.usable(self.clock(), self.config.allow_after):
+            self._fleet.release_soon(key)
+            return
+        token = self._token(trigger)
+        waiting = self._room.join(key, trigger, token)
+        self._room.adopted(key, waiting, self._fleet.to_monotonic(since))
+        self._fetch(key, trigger, token)
+
+    def _drop(self, key: Origin, reason: str, request: Request) -> NoReturn:
+        let_go(request)
         self._stats.inc_value("robotstxt/unreachable/dropped")
         self._report.row(key).dropped += 1
         raise RobotsTxtUnreachable(reason)
@@ -333,6 +378,10 @@ class RobotsTxtMiddleware:
         try:
             now = self.clock()
             usable = entry.usable(now, self.config.allow_after)
+            since = entry.unreachable_since
+            if waiting.held and waiting.unreachable_at is None and since is not None:
+                # Held requests are dropped by the fleet's clock: the record's.
+                waiting.unreachable_at = self._fleet.to_monotonic(since)
             self._room.settle(
                 key, decided=usable, retry_in=None if usable else entry.retry_at - now
             )
@@ -376,68 +425,83 @@ class RobotsTxtMiddleware:
 
     # -- the spider's life -------------------------------------------------
 
-    def _spider_opened(self, spider: Spider) -> None:
+    async def _spider_opened(self, spider: Spider) -> None:
         self._spider = spider
         self._one_off = _one_off(self.crawler, spider)
         warn_about_builtin(self.crawler, spider)
-        path = self._jobdir_file()
-        if path is None or not os.path.exists(path):
-            return
-        requests = load_waiting(path, spider)
-        if requests is None:
-            return
+        await self._fleet.open(spider)
+        self._release(_resume_waiting(self.crawler, spider))
+
+    def _spider_idle(self, spider: Spider) -> None:
+        if self._room.busy() or self._fleet.busy:
+            raise DontCloseSpider
+
+    async def _spider_closed(self, spider: Spider, reason: str) -> None:
+        # A robots.txt fetch cut off by the close must not be stored as the
+        # origin's record for the fleet; the hand-over below still uses the store.
+        self._shared.closing = True
+        parked = await self._fleet.close(reason)  # held ones go to the fleet
+        self._shared.close()
+        if parked:
+            _put_aside(self.crawler, parked, spider, reason, one_off=self._one_off)
+        self._report.close(spider, self.config.report)
+
+
+def _jobdir_file(crawler: Crawler) -> str | None:
+    jobdir = crawler.settings.get("JOBDIR")
+    return os.path.join(jobdir, JOBDIR_FILE) if jobdir else None
+
+
+def _resume_waiting(crawler: Crawler, spider: Spider) -> list[Request]:
+    """The requests that were waiting when the crawl paused, from ``JOBDIR``,
+    to send back to the engine."""
+    path = _jobdir_file(crawler)
+    if path is None or not os.path.exists(path):
+        return []
+    requests = load_waiting(path, spider) or []
+    if requests:
         logger.info(
             "Resuming %(requests)s that %(were)s waiting for robots.txt",
             {"requests": _requests(len(requests)), "were": _were(len(requests))},
             extra={"spider": spider},
         )
-        self._release(requests)
+    return requests
 
-    def _spider_idle(self, spider: Spider) -> None:
-        if self._room.busy():
-            raise DontCloseSpider
 
-    def _spider_closed(self, spider: Spider, reason: str) -> None:
-        self._shared.close()
-        parked = self._room.close()
-        if parked:
-            self._put_aside(parked, spider, reason)
-        self._report.close(spider, self.config.report)
-
-    def _put_aside(self, parked: list[Request], spider: Spider, reason: str) -> None:
-        """Save the requests still waiting in ``JOBDIR``, or count them as
-        abandoned."""
-        path = self._jobdir_file()
-        if path is None:
-            count = len(parked)
-            self._stats.set_value("robotstxt/waiting/abandoned", count)
-            message = (
-                "%(requests)s %(were)s still waiting for robots.txt when the spider closed "
-                "(%(reason)s)"
-            )
-            # A command's one request (scrapy fetch, shell, robots...) has no
-            # next run to keep it for.
-            if not self._one_off:
-                message += "; set JOBDIR to keep %(them)s for the next run"
-            logger.warning(
-                message,
-                {
-                    "requests": _requests(count),
-                    "were": _were(count),
-                    "reason": reason,
-                    "them": "it" if count == 1 else "them",
-                },
-                extra={"spider": spider},
-            )
-            return
-        saved, failed = save_waiting(path, parked, spider)
-        if failed:
-            self._stats.inc_value("robotstxt/waiting/abandoned", failed)
-        self._stats.set_value("robotstxt/waiting/saved", saved)
-
-    def _jobdir_file(self) -> str | None:
-        jobdir = self.crawler.settings.get("JOBDIR")
-        return os.path.join(jobdir, JOBDIR_FILE) if jobdir else None
+def _put_aside(
+    crawler: Crawler, parked: list[Request], spider: Spider, reason: str, *, one_off: bool
+) -> None:
+    """Save in ``JOBDIR`` the requests still waiting in memory when the
+    spider closed (``reason``), or count them as abandoned; a command's
+    ``one_off`` run gets no JOBDIR advice."""
+    stats = crawler.stats
+    assert stats is not None
+    path = _jobdir_file(crawler)
+    if path is None:
+        count = len(parked)
+        stats.set_value("robotstxt/waiting/abandoned", count)
+        message = (
+            "%(requests)s %(were)s still waiting for robots.txt when the spider closed (%(reason)s)"
+        )
+        # A command's one request (scrapy fetch, shell, robots...) has no
+        # next run to keep it for.
+        if not one_off:
+            message += "; set JOBDIR to keep %(them)s for the next run"
+        logger.warning(
+            message,
+            {
+                "requests": _requests(count),
+                "were": _were(count),
+                "reason": reason,
+                "them": "it" if count == 1 else "them",
+            },
+            extra={"spider": spider},
+        )
+        return
+    saved, failed = save_waiting(path, parked, spider)
+    if failed:
+        stats.inc_value("robotstxt/waiting/abandoned", failed)
+    stats.set_value("robotstxt/waiting/saved", saved)
 
 
 def _requests(count: int) -> str:

@@ -6,22 +6,27 @@ crawl-delay and the ``robots_parsed`` signal."""
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from scrapy import signals
+from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet.defer import Deferred
 
 from . import policy
 from .config import LOGGER_NAME
 from .fetcher import Fetched
+from .pacing import Pacer, floor_slot
 from .parser import RobotsTxt, cut_at_limit
 from .policy import Answer, State
 from .robotparser import RobotParser
+from .waiting import Waiting
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from scrapy import Spider
+    from scrapy.core.downloader import Downloader
     from scrapy.crawler import Crawler
     from scrapy.http import Request
     from scrapy.statscollectors import StatsCollector
@@ -33,7 +38,7 @@ if TYPE_CHECKING:
     from .report import Report
     from .shared import SharedStore
     from .stores.base import Record
-    from .waiting import Waiting, WaitingRoom
+    from .waiting import WaitingRoom
 
 __all__ = ["Resolver"]
 
@@ -59,13 +64,31 @@ class Resolver:
     token: str
     clock: Callable[[], float]
     spider: Callable[[], Spider | None]
+    #: Callers of :meth:`peek` waiting for the read under way, per origin.
+    _peeks: dict[Origin, list[Deferred[policy.Entry | None]]] = field(
+        default_factory=dict, init=False, repr=False
+    )
+    #: The crawl-delay turns (OTHER-2): ``process_request`` awaits
+    #: ``pacer.turn`` for each allowed request.
+    pacer: Pacer = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.pacer = Pacer(
+            self.config,
+            self.shared,
+            downloader=self._downloader,
+            stats=self.stats,
+        )
+
+    def _downloader(self) -> Downloader:
+        return self.crawler.engine.downloader
 
     async def decide(self, key: Origin, waiting: Waiting) -> policy.Entry:
         """Fetch (or read from the store) ``key``'s robots.txt and cache the
         entry it gives; never raises."""
         previous = self.cache.get(key)
         try:
-            if self.shared.store is None:
+            if not self.shared.available:
                 entry, _ = await self._fetch_entry(key, waiting, previous)
             else:
                 entry = await self._through_store(key, waiting, previous)
@@ -81,6 +104,45 @@ class Resolver:
         self._remember(key, entry)
         return entry
 
+    async def peek(self, key: Origin, trigger: Request, token: str) -> policy.Entry | None:
+        """What the store knows of ``key``, without fetching: the entry of
+        its record, cached, when the record is in force (fresh, or
+        unreachable and in its backoff: another crawler decided the origin);
+        ``None`` when there is none, it is due, or the store is not in use.
+        Concurrent peeks of one origin share one read; never raises."""
+        if not self.shared.available:
+            return None
+        waiters = self._peeks.get(key)
+        if waiters is not None:
+            d: Deferred[policy.Entry | None] = Deferred()
+            waiters.append(d)
+            return await maybe_deferred_to_future(d)
+        self._peeks[key] = waiters = []
+        entry = None
+        try:
+            record = await self.shared.get(str(key))
+            if record is not None:
+                waiting = self.room.get(key)
+                tokens = {token, *(() if waiting is None else waiting.tokens)}
+                found, in_force = await self._from_record(
+                    key, Waiting(trigger, tokens=tokens), record, "robotstxt/store/hit"
+                )
+                if in_force:
+                    entry = found
+                    self._remember(key, entry)
+        except Exception:  # a bug of ours: the caller fetches instead
+            logger.error(
+                "Error reading %(url)s from ROBOTSTXT_RFC_STORE",
+                {"url": key.robots_url},
+                exc_info=True,
+                extra={"spider": self.spider()},
+            )
+        finally:
+            del self._peeks[key]
+            for d in waiters:
+                d.callback(entry)
+        return entry
+
     async def _fetch_entry(
         self, key: Origin, waiting: Waiting, previous: policy.Entry | None
     ) -> tuple[policy.Entry, Fetched]:
@@ -92,6 +154,11 @@ class Resolver:
             self.stats.inc_value("robotstxt/cache/refreshed")
         row = self.report.row(key)
         row.fetches += 1
+        # Fetching again the robots.txt of an origin with a crawl-delay is
+        # one of its requests: it takes a turn (OTHER-2).
+        paced = self._crawl_delay(previous)
+        if paced:
+            await self.pacer.turn(key, waiting.trigger, paced)
         fetched = await self.fetcher.fetch(key, waiting.trigger)
         row.redirects += fetched.answer.redirects
         rules = None
@@ -99,6 +166,11 @@ class Resolver:
             robots, rules = self._rules(key, waiting, fetched.body)
             self.stats.inc_value("robotstxt/rules")
             await self._adopt(waiting, robots, rules)
+            if not paced:
+                # The first fetch counts as the origin's first turn, taken
+                # before the record is stored: no crawler sharing the store
+                # sends a page sooner than the crawl-delay after it.
+                await self.pacer.seed(key, waiting.trigger, rules[self.token].crawl_delay)
         entry = self._entry(key, fetched, previous, rules)
         if entry.allows_all_by_answer():
             await self._send_robots_parsed(waiting, RobotsTxt.parse(b"", self.config.mode))
@@ -113,25 +185,10 @@ class Resolver:
 
         async def use(record: Record, stat: str) -> policy.Entry | None:
             nonlocal previous
-            robots, rules = None, None
-            if record.body is not None:
-                body, _ = cut_at_limit(record.body, config.max_bytes)
-                robots, rules = self._rules(key, waiting, body)
-            now = self.clock()
-            entry = policy.entry_from_record(record, rules, now=now, ttl=config.cache_ttl)
-            if entry.due(now):
+            entry, in_force = await self._from_record(key, waiting, record, stat)
+            if not in_force:
                 previous = entry
                 return None
-            self.stats.inc_value(stat)
-            if entry.unreachable_since is not None and not entry.usable(now, config.allow_after):
-                # Requests wait for the retry another crawler's backoff set:
-                # say so, as a fetch of ours would.
-                outcome = f"{entry.outcome}, from ROBOTSTXT_RFC_STORE"
-                self.room.warn_unreachable(key, outcome, entry.retry_at - now)
-            if robots is not None and entry.rules:
-                await self._adopt(waiting, robots, entry.rules)
-            elif entry.allows_all_by_answer():
-                await self._send_robots_parsed(waiting, RobotsTxt.parse(b"", config.mode))
             return entry
 
         async def fetch(old: Record | None) -> tuple[policy.Entry, Record | None]:
@@ -142,8 +199,36 @@ class Resolver:
                 entry, body=fetched.body, status=status, old=old, now=now
             )
 
-        lock_ttl = config.timeout * (config.max_redirects + 1) + 5
-        return await self.shared.fetch_once(str(key), lock_ttl=lock_ttl, use=use, fetch=fetch)
+        return await self.shared.fetch_once(str(key), lease=config.lease, use=use, fetch=fetch)
+
+    async def _from_record(
+        self, key: Origin, waiting: Waiting, record: Record, stat: str
+    ) -> tuple[policy.Entry, bool]:
+        """The entry of a stored record, and whether it is in force (not
+        due: no fetch is needed). One in force is counted under ``stat`` and
+        adopted as a fetch of ours would be: its crawl-delay,
+        ``robots_parsed``, and the WARNING of an unreachable origin in its
+        backoff."""
+        config = self.config
+        robots, rules = None, None
+        if record.body is not None:
+            body, _ = cut_at_limit(record.body, config.max_bytes)
+            robots, rules = self._rules(key, waiting, body)
+        now = self.clock()
+        entry = policy.entry_from_record(record, rules, now=now, ttl=config.cache_ttl)
+        if entry.due(now):
+            return entry, False
+        self.stats.inc_value(stat)
+        if entry.unreachable_since is not None and not entry.usable(now, config.allow_after):
+            # Requests wait for the retry another crawler's backoff set: say
+            # so, as a fetch of ours would.
+            outcome = f"{entry.outcome}, from ROBOTSTXT_RFC_STORE"
+            self.room.warn_unreachable(key, outcome, entry.retry_at - now)
+        if robots is not None and entry.rules:
+            await self._adopt(waiting, robots, entry.rules)
+        elif entry.allows_all_by_answer():
+            await self._send_robots_parsed(waiting, RobotsTxt.parse(b"", config.mode))
+        return entry, True
 
     def _entry(
         self,
@@ -232,23 +317,16 @@ class Resolver:
     def _apply_crawl_delay(self, trigger: Request, agent: AgentRules) -> None:
         """OTHER-2: with ``ROBOTSTXT_RFC_CRAWL_DELAY``, the group's
         crawl-delay becomes the download slot's delay, capped by
-        ``ROBOTSTXT_RFC_CRAWL_DELAY_MAX``; it never shortens a longer one."""
-        if not self.config.crawl_delay or not agent.crawl_delay:
+        ``ROBOTSTXT_RFC_CRAWL_DELAY_MAX``; it never shortens a longer one.
+        The slot's jitter is turned off, so that it never starts a request
+        sooner than the delay (:func:`.pacing.floor_slot`)."""
+        delay = self.pacer.delay(agent.crawl_delay)
+        if not delay:
             return
-        delay = min(agent.crawl_delay, self.config.crawl_delay_max)
         downloader = self.crawler.engine.downloader
         slot_key = downloader.get_slot_key(trigger)
-        slot_settings = downloader.per_slot_settings.setdefault(slot_key, {})
-        slot = downloader.slots.get(slot_key)
-        if slot is not None:
-            current = slot.delay
-        else:
-            current = slot_settings.get("delay", self.crawler.settings.getfloat("DOWNLOAD_DELAY"))
-        if delay <= current:
+        if not floor_slot(downloader, slot_key, delay):
             return
-        slot_settings["delay"] = delay
-        if slot is not None:
-            slot.delay = delay
         self.stats.inc_value("robotstxt/crawl_delay/applied")
         site = self.origins(trigger.url)
         if site is not None:
@@ -258,3 +336,10 @@ class Resolver:
             {"slot": slot_key, "delay": delay},
             extra={"spider": self.spider()},
         )
+
+    def _crawl_delay(self, entry: policy.Entry | None) -> float:
+        """The crawl-delay ``entry`` gives the crawler's name, as applied
+        (0 when not applied)."""
+        rules = None if entry is None else entry.rules
+        agent = None if rules is None else rules.get(self.token)
+        return self.pacer.delay(None if agent is None else agent.crawl_delay)

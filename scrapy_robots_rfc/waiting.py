@@ -4,7 +4,9 @@ A request that comes through the scheduler is *parked*: taken out of the
 scheduler, so that it holds none of ``CONCURRENT_REQUESTS`` while it waits,
 and sent back to the engine when its origin is decided. A request that
 never passed the scheduler (``engine.download``) waits *in place*, inside
-``process_request``. While robots.txt is unreachable, the retry timer
+``process_request``. In a fleet on scrapy-redis, a request from the
+scheduler is *held* in Redis instead (:mod:`.fleet`), and the room only
+counts and watches it. While robots.txt is unreachable, the retry timer
 fetches it again when the backoff ends (RFC 9309 §2.3.1.4), and the drop
 timer sends back, to be dropped, what waited longer than
 ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``.
@@ -16,15 +18,12 @@ with ``twisted.internet.task.Clock``.
 from __future__ import annotations
 
 import logging
-import os
-import pickle
 from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import maybe_deferred_to_future
-from scrapy.utils.request import request_from_dict
 from twisted.internet.defer import Deferred
 
 from .config import LOGGER_NAME
@@ -43,16 +42,14 @@ if TYPE_CHECKING:
 __all__ = [
     "DROP_KEY",
     "FILTER_KEY",
-    "JOBDIR_FILE",
     "NO_WAIT_KEY",
     "SCHEDULED_KEY",
+    "HeldRequests",
     "Outlook",
     "Timer",
     "Waiting",
     "WaitingRoom",
     "call_later",
-    "load_waiting",
-    "save_waiting",
     "sleep",
 ]
 
@@ -76,8 +73,6 @@ FILTER_KEY = "_robotstxt_rfc_filter"
 #: the request is dropped at once (``scrapy robots`` without ``--wait``).
 #: Honoured for requests that come through the scheduler.
 NO_WAIT_KEY = "_robotstxt_rfc_no_wait"
-#: ``JOBDIR`` file for requests still waiting when the crawl pauses.
-JOBDIR_FILE = "robotstxt_rfc.waiting"
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +129,17 @@ class Timer(Protocol):
     def cancel(self) -> Any: ...
 
 
+class HeldRequests(Protocol):
+    """Where the requests held in Redis go (:class:`.fleet.FleetRoom`)."""
+
+    def release_soon(self, key: Origin) -> None:
+        """``key`` is decided: send its held requests back to the crawl."""
+
+    def release_expired(self, key: Origin, limit: float) -> None:
+        """Send back, to be dropped, those held since ``limit`` (monotonic)
+        or earlier; then call :meth:`WaitingRoom.held_left`."""
+
+
 @dataclass(eq=False)
 class Waiting:
     """An origin whose robots.txt is being fetched, or is unreachable, and
@@ -161,9 +167,14 @@ class Waiting:
     unreachable_at: float | None = None
     retry_timer: Timer | None = None
     drop_timer: Timer | None = None
+    #: Requests held in Redis for the origin that this worker watches
+    #: (:mod:`.fleet`), as far as it knows.
+    held: int = 0
+    #: When the longest-held of them began to wait (monotonic clock).
+    held_since: float | None = None
 
     def has_waiters(self) -> bool:
-        return bool(self.parked or self.in_place or self.no_wait)
+        return bool(self.parked or self.in_place or self.no_wait or self.held)
 
 
 class WaitingRoom:
@@ -199,6 +210,11 @@ class WaitingRoom:
         #: Copies returned by ``process_request`` that the
         #: ``request_scheduled`` handler is to park.
         self._to_park: dict[Request, Origin] = {}
+        #: Copies returned by ``process_request`` once held in Redis: the
+        #: ``request_scheduled`` handler keeps them out of the scheduler.
+        self._held_copies: set[Request] = set()
+        #: Set by :class:`.fleet.FleetRoom` when requests are held in Redis.
+        self.fleet: HeldRequests | None = None
         #: Origins already named in a "Dropping requests" warning.
         self._warned: set[Origin] = set()
 
@@ -225,16 +241,27 @@ class WaitingRoom:
         """Whether a robots.txt fetch is under way."""
         return any(waiting.fetching for waiting in self._origins.values())
 
+    def held(self) -> list[tuple[Origin, Waiting]]:
+        """The origins for which requests are held in Redis."""
+        return [(key, waiting) for key, waiting in self._origins.items() if waiting.held]
+
     # -- coming in -----------------------------------------------------------
 
-    def park_when_scheduled(self, copy: Request, key: Origin) -> None:
-        """Park ``copy`` when the scheduler receives it (:meth:`scheduled`)."""
-        self._to_park[copy] = key
+    def park_when_scheduled(self, copy: Request, key: Origin, *, in_store: bool = False) -> None:
+        """Park ``copy`` when the scheduler receives it (:meth:`scheduled`);
+        if it is held ``in_store``, only keep it out of the scheduler."""
+        if in_store:
+            self._held_copies.add(copy)
+        else:
+            self._to_park[copy] = key
 
     def scheduled(self, request: Request) -> None:
         """The ``request_scheduled`` handler: park a request
         ``process_request`` sent back, or mark one that came through the
         scheduler (:data:`SCHEDULED_KEY`)."""
+        if request in self._held_copies:
+            self._held_copies.discard(request)
+            raise IgnoreRequest  # Redis has it
         key = self._to_park.pop(request, None)
         waiting = None if key is None else self._origins.get(key)
         no_wait = bool(request.meta.get(NO_WAIT_KEY))
@@ -262,6 +289,57 @@ class WaitingRoom:
         self._report.row(key).waited += 1
         self._arm_drop_timer(key, waiting)
 
+    # -- held in Redis (:mod:`.fleet`) ------------------------------------------
+
+    def held_one(self, key: Origin, since: float) -> bool:
+        """A request that began to wait at ``since`` (monotonic) is held in
+        Redis for ``key``; ``False`` if ``key`` was decided meanwhile (the
+        caller releases it)."""
+        waiting = self._origins.get(key)
+        if waiting is None:
+            return False
+        self._stats.inc_value("robotstxt/waiting/held")
+        self.adopted(key, waiting, since)
+        self._joined(key, waiting)
+        return True
+
+    def adopted(self, key: Origin, waiting: Waiting, since: float) -> None:
+        """``waiting`` watches one more held request, or an origin adopted
+        from another worker, whose oldest request began to wait at
+        ``since`` (monotonic)."""
+        waiting.held += 1
+        if waiting.held_since is None or since < waiting.held_since:
+            waiting.held_since = since
+        self._arm_drop_timer(key, waiting)
+
+    def unhold(self, key: Origin, count: int) -> None:
+        """``count`` of ``key``'s held requests are no longer held (another
+        worker released them)."""
+        waiting = self._origins.get(key)
+        if waiting is None:
+            return
+        waiting.held = max(0, waiting.held - count)
+        if not waiting.held:
+            waiting.held_since = None
+        if not waiting.has_waiters() and not waiting.fetching:
+            self._close(key, waiting)
+
+    def held_left(self, key: Origin, left: int | None, oldest: float | None) -> None:
+        """After :meth:`HeldRequests.release_expired`: ``left`` requests are
+        still held (``None``: unknown, the store failed), the oldest since
+        ``oldest`` (monotonic). The drop timer looks again no sooner than in
+        a second, so that workers whose clocks disagree never spin."""
+        waiting = self._origins.get(key)
+        if waiting is None:
+            return
+        if left is not None:
+            waiting.held = left
+        waiting.held_since = oldest if waiting.held else None
+        if not waiting.has_waiters() and not waiting.fetching:
+            self._close(key, waiting)
+        else:
+            self._arm_drop_timer(key, waiting, at_least=1.0)
+
     # -- moving on -----------------------------------------------------------
 
     def settle(self, key: Origin, *, decided: bool, retry_in: float | None) -> None:
@@ -274,6 +352,8 @@ class WaitingRoom:
             return
         if decided:
             self._close(key, waiting)
+            if waiting.held and self.fleet is not None:
+                self.fleet.release_soon(key)
             self._release([*(request for request, _ in waiting.parked), *waiting.no_wait])
             for d, _ in waiting.in_place:
                 d.callback(None)
@@ -358,6 +438,14 @@ class WaitingRoom:
         if waiting.retry_timer is None:
             waiting.retry_timer = self._call_later(max(0.0, delay), lambda: self._retry(key))
 
+    def retry_now(self, key: Origin) -> None:
+        """Fetch ``key`` now rather than when its backoff ends: another
+        worker found robots.txt since (:mod:`.fleet`)."""
+        waiting = self._origins.get(key)
+        if waiting is not None and waiting.retry_timer is not None:
+            waiting.retry_timer.cancel()
+            self._retry(key)
+
     def _retry(self, key: Origin) -> None:
         waiting = self._origins.get(key)
         if waiting is None:
@@ -373,16 +461,18 @@ class WaitingRoom:
         if since is None:
             return None
         starts = [queue[0][1] for queue in (waiting.parked, waiting.in_place) if queue]
+        if waiting.held_since is not None:
+            starts.append(waiting.held_since)
         if not starts:
             return None
         return max(min(starts), since) + self.wait
 
-    def _arm_drop_timer(self, key: Origin, waiting: Waiting) -> None:
+    def _arm_drop_timer(self, key: Origin, waiting: Waiting, at_least: float = 0.0) -> None:
         if waiting.drop_timer is not None:
             return
         when = self._drop_time(waiting)
         if when is not None:
-            delay = max(0.0, when - self._monotonic())
+            delay = max(at_least, when - self._monotonic())
             waiting.drop_timer = self._call_later(delay, lambda: self._drop_expired(key))
 
     def _drop_expired(self, key: Origin) -> None:
@@ -406,6 +496,9 @@ class WaitingRoom:
             expired.append(waiting.parked.popleft()[0])
         while waiting.in_place and waiting.in_place[0][1] <= limit:
             waiting.in_place.popleft()[0].callback(reason)
+        if waiting.held_since is not None and waiting.held_since <= limit and self.fleet:
+            waiting.held_since = None  # until held_left() says what is left
+            self.fleet.release_expired(key, limit)
         if expired:
             if key not in self._warned:
                 self._warned.add(key)
@@ -430,7 +523,7 @@ class WaitingRoom:
 
     def close(self) -> list[Request]:
         """The spider closed: stop every timer, drop the requests waiting in
-        place, and hand back the parked ones."""
+        place, and hand back the parked ones (the held ones are in Redis)."""
         parked: list[Request] = []
         for waiting in self._origins.values():
             _cancel(waiting)
@@ -447,53 +540,6 @@ def _cancel(waiting: Waiting) -> None:
         if timer is not None:
             timer.cancel()
     waiting.retry_timer = waiting.drop_timer = None
-
-
-# -- JOBDIR -----------------------------------------------------------------------
-
-
-def load_waiting(path: str, spider: Spider) -> list[Request] | None:
-    """The requests :func:`save_waiting` left in ``path``, which is removed;
-    ``None`` when it cannot be read (it is left in place: nothing is lost,
-    and the next run tries again)."""
-    try:
-        with open(path, "rb") as f:
-            requests = [
-                request_from_dict(pickle.loads(blob), spider=spider) for blob in pickle.load(f)
-            ]
-    except Exception:
-        logger.error(
-            "Cannot read %(path)s, the requests that were waiting for robots.txt "
-            "when the crawl paused",
-            {"path": path},
-            exc_info=True,
-            extra={"spider": spider},
-        )
-        return None
-    os.remove(path)
-    return requests
-
-
-def save_waiting(path: str, requests: list[Request], spider: Spider) -> tuple[int, int]:
-    """Save ``requests`` in ``path``; how many were saved and how many could
-    not be. Each request is pickled on its own, as Scrapy's disk queues do,
-    so that one that cannot be does not take the others with it."""
-    saved: list[bytes] = []
-    for request in requests:
-        try:
-            saved.append(pickle.dumps(request.to_dict(spider=spider), protocol=4))
-        except (ValueError, TypeError, AttributeError, pickle.PicklingError):
-            logger.error(
-                "Cannot save %(request)s, which was waiting for robots.txt, in JOBDIR",
-                {"request": request},
-                exc_info=True,
-                extra={"spider": spider},
-            )
-    partial = f"{path}.partial"
-    with open(partial, "wb") as f:
-        pickle.dump(saved, f, protocol=4)
-    os.replace(partial, path)  # never a half-written file
-    return len(saved), len(requests) - len(saved)
 
 
 # -- the reactor's clock -----------------------------------------------------------

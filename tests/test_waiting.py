@@ -5,6 +5,7 @@ than ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``, with no real time passing."""
 from __future__ import annotations
 
 import logging
+from collections import deque
 from typing import Any
 
 import pytest
@@ -414,3 +415,141 @@ def test_who_has_no_time_to_wait_for_a_retry(wait, meta, fetching, expected):
         room.room.join(ORIGIN, request, "examplebot")
         room.fetch()
     assert room.room.no_time_to_wait(ORIGIN, request) is expected
+
+
+# -- requests held in Redis (fleet.py) ----------------------------------------------
+
+
+class Held:
+    """Where held requests go, recording what the room asks of it."""
+
+    def __init__(self) -> None:
+        self.released: list[Origin] = []
+        self.expired: list[tuple[Origin, float]] = []
+
+    def release_soon(self, key: Origin) -> None:
+        self.released.append(key)
+
+    def release_expired(self, key: Origin, limit: float) -> None:
+        self.expired.append((key, limit))
+
+
+def held_room(wait: float = WAIT) -> tuple[Room, Held]:
+    room, held = Room(wait), Held()
+    room.room.fleet = held
+    return room, held
+
+
+def hold(room: Room, url: str) -> Request:
+    """A request from the scheduler, held in Redis for ORIGIN."""
+    request = Request(url)
+    room.room.join(ORIGIN, request, "examplebot")
+    room.room.park_when_scheduled(request, ORIGIN, in_store=True)
+    assert room.room.held_one(ORIGIN, room.clock.seconds())
+    with pytest.raises(IgnoreRequest):
+        room.room.scheduled(request)
+    return request
+
+
+def test_a_held_request_is_kept_out_of_the_scheduler_and_counted():
+    room, _ = held_room()
+    request = hold(room, "https://example.com/a")
+    waiting = room.room.get(ORIGIN)
+    assert waiting is not None
+    assert (waiting.held, waiting.parked, waiting.held_since) == (1, deque(), 0.0)
+    assert SCHEDULED_KEY not in request.meta
+    assert room.room.busy()
+    assert room.room.held() == [(ORIGIN, waiting)]
+    assert room.stats.values == {"robotstxt/waiting": 1, "robotstxt/waiting/held": 1}
+    assert room.report.row(ORIGIN).waited == 1
+
+
+def test_a_decided_origin_releases_its_held_requests():
+    room, held = held_room()
+    hold(room, "https://example.com/a")
+    hold(room, "https://example.com/b")
+    room.room.settle(ORIGIN, decided=True, retry_in=None)
+    assert held.released == [ORIGIN]
+    assert room.released == [], "nothing in memory"
+    assert ORIGIN not in room.room
+
+
+def test_a_request_held_after_the_origin_was_decided_is_the_callers_to_release():
+    room, _ = held_room()
+    assert not room.room.held_one(ORIGIN, 0.0)
+    assert room.stats.values == {}
+
+
+def test_requests_released_by_another_worker_close_the_origin():
+    room, held = held_room()
+    hold(room, "https://example.com/a")
+    room.fail_fetch(retry_in=30)
+    room.room.unhold(ORIGIN, 1)
+    assert ORIGIN not in room.room
+    assert room.clock.getDelayedCalls() == []
+    room.clock.advance(WAIT * 2)
+    assert room.started == []
+    assert held.expired == []
+
+
+def test_held_requests_of_an_unreachable_origin_go_back_to_be_dropped():
+    """After ROBOTSTXT_RFC_UNREACHABLE_WAIT, the held requests go back to the
+    queue (the worker that pops them drops them); the drop timer then looks
+    again at what is left, never sooner than a second later."""
+    room, held = held_room()
+    hold(room, "https://example.com/a")
+    room.fetch()
+    room.fail_fetch(retry_in=WAIT * 2)
+    room.clock.advance(100)
+    hold(room, "https://example.com/b")
+    room.clock.advance(WAIT - 100 - 0.1)
+    assert held.expired == []
+    room.clock.advance(0.1)
+    assert held.expired == [(ORIGIN, 0.0)], "held since 0 or earlier"
+    assert room.released == []
+    # One request is left, held since 100: its turn comes at 700.
+    room.room.held_left(ORIGIN, 1, 100.0)
+    assert room.timers() == [700, WAIT * 2]
+    room.clock.advance(100)
+    assert held.expired == [(ORIGIN, 0.0), (ORIGIN, 100.0)]
+    # A worker whose clock is late held it again: look again in 1 s.
+    room.room.held_left(ORIGIN, 1, 100.0)
+    assert room.timers() == [701, WAIT * 2]
+    room.room.held_left(ORIGIN, 0, None)
+    assert ORIGIN not in room.room
+    assert room.clock.getDelayedCalls() == []
+
+
+def test_an_origin_another_worker_fetched_is_fetched_again_at_once():
+    room, _ = held_room()
+    hold(room, "https://example.com/a")
+    room.fetch()
+    room.clock.advance(5)
+    room.fail_fetch(retry_in=300)
+    room.room.retry_now(ORIGIN)
+    assert room.started == [(ORIGIN, 0), (ORIGIN, 5)]
+    assert room.timers() == [605], "only the drop timer is left"
+    room.room.retry_now(ORIGIN)
+    assert len(room.started) == 2, "a fetch is under way"
+
+
+def test_an_adopted_origin_waits_from_its_oldest_held_request():
+    """An origin adopted from a worker that died: its requests have waited
+    since 40, and the stored record says unreachable since 40 (the
+    middleware sets ``unreachable_at`` from it): they go back to be dropped
+    at 640, not 600 s after the adoption."""
+    room, held = held_room()
+    waiting = room.room.join(ORIGIN, Request("https://example.com/a"), "examplebot")
+    room.clock.advance(100)
+    room.room.adopted(ORIGIN, waiting, 40.0)
+    assert (waiting.held, waiting.held_since) == (1, 40.0)
+    room.fetch()
+    waiting.fetching = False
+    waiting.unreachable_at = 40.0
+    room.room.settle(ORIGIN, decided=False, retry_in=WAIT * 2)
+    assert room.timers() == [640, 1300]
+    room.clock.advance(540)
+    assert held.expired == [(ORIGIN, 40.0)]
+    # The store failed: the same requests are tried again a second later.
+    room.room.held_left(ORIGIN, None, 40.0)
+    assert room.timers() == [641, 1300]
