@@ -38,6 +38,7 @@ demo: $(DEMO_STAMP)
 bench: $(TEST_STAMP)
 	$(BIN)/python benchmarks/bench_matcher.py
 	$(BIN)/python benchmarks/bench_memory.py
+	$(BIN)/python benchmarks/bench_usage.py
 	$(BIN)/python benchmarks/bench_crawl.py
 	$(BIN)/python benchmarks/bench_stores.py
 

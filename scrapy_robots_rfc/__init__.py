@@ -13,10 +13,16 @@ from typing import TYPE_CHECKING, Any
 from .agents import product_token
 from .matcher import AgentRules, Rule
 from .parser import Explanation, RobotsTxt
+from .usage import USAGE_META_KEY, Preferences
 
 if TYPE_CHECKING:
     from .addon import Addon
-    from .exceptions import ConfigError, ForbiddenByRobotsTxt, RobotsTxtUnreachable
+    from .exceptions import (
+        ConfigError,
+        ForbiddenByRobotsTxt,
+        ForbiddenByUsagePreference,
+        RobotsTxtUnreachable,
+    )
     from .middleware import RobotsTxtMiddleware
     from .robotparser import RobotParser
 
@@ -26,6 +32,7 @@ _LAZY = {
     "Addon": "addon",
     "ConfigError": "exceptions",
     "ForbiddenByRobotsTxt": "exceptions",
+    "ForbiddenByUsagePreference": "exceptions",
     "RobotsTxtUnreachable": "exceptions",
     "RobotParser": "robotparser",
     "RobotsTxtMiddleware": "middleware",
@@ -44,11 +51,14 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "USAGE_META_KEY",
     "Addon",
     "AgentRules",
     "ConfigError",
     "Explanation",
     "ForbiddenByRobotsTxt",
+    "ForbiddenByUsagePreference",
+    "Preferences",
     "RobotParser",
     "RobotsTxt",
     "RobotsTxtMiddleware",

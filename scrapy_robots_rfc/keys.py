@@ -9,6 +9,8 @@ from __future__ import annotations
 
 __all__ = [
     "ALLOW_KEYS",
+    "CONTENT_SIGNAL_KEYS",
+    "CONTENT_USAGE_KEYS",
     "CRAWL_DELAY_SPELLINGS",
     "DISALLOW_KEYS",
     "PREFIX_KEYS",
@@ -21,6 +23,8 @@ __all__ = [
     "as_text",
     "key_and_value",
     "key_notes",
+    "no_token_note",
+    "partial_token_note",
     "read_as",
     "show",
     "unread_note",
@@ -42,9 +46,21 @@ SITEMAP_KEYS = (b"sitemap", b"site-map")
 # into the group it stands in and, like every other record, never ends it.
 # Its spellings are whole keys, not prefixes.
 CRAWL_DELAY_SPELLINGS = (b"crawl-delay", b"crawl_delay", b"crawldelay", b"crawl delay")
+# U-1: usage preferences are rules of the group they stand in and never end
+# it (draft-ietf-aipref-attach-05 §3; Cloudflare's Content Signals). Whole
+# keys, case-insensitive: no typos, no prefixes.
+CONTENT_USAGE_KEYS = (b"content-usage",)
+CONTENT_SIGNAL_KEYS = (b"content-signal",)
 PREFIX_KEYS = (USER_AGENT_KEYS, ALLOW_KEYS, DISALLOW_KEYS, SITEMAP_KEYS)
+_WHOLE_KEYS: dict[bytes, Spellings] = {
+    **dict.fromkeys(CRAWL_DELAY_SPELLINGS, CRAWL_DELAY_SPELLINGS),
+    b"content-usage": CONTENT_USAGE_KEYS,
+    b"content-signal": CONTENT_SIGNAL_KEYS,
+}
 #: A key spelt as the spec spells it -> all its spellings.
-SPELT_RIGHT: dict[bytes, Spellings] = {k[0]: k for k in (*PREFIX_KEYS, CRAWL_DELAY_SPELLINGS)}
+SPELT_RIGHT: dict[bytes, Spellings] = {
+    k[0]: k for k in (*PREFIX_KEYS, CRAWL_DELAY_SPELLINGS, CONTENT_USAGE_KEYS, CONTENT_SIGNAL_KEYS)
+}
 
 
 def as_text(value: bytes) -> str:
@@ -96,7 +112,7 @@ def read_as(lowered: bytes) -> Spellings | None:
     for keys in PREFIX_KEYS:
         if lowered.startswith(keys):
             return keys
-    return CRAWL_DELAY_SPELLINGS if lowered in CRAWL_DELAY_SPELLINGS else None
+    return _WHOLE_KEYS.get(lowered)
 
 
 def key_notes(number: int, key: bytes, lowered: bytes, keys: Spellings, colon: bool) -> list[Noted]:
@@ -132,3 +148,28 @@ def unread_note(number: int, line: bytes) -> Noted:
         return (number, "missing-value", text)
     text = "no ':' and not two words: not a 'key: value' line, ignored"
     return (number, "syntax", text)
+
+
+def no_token_note(number: int, value: bytes, product: str) -> Noted:
+    """A user-agent line without a product token (UA-3); ``product`` is the
+    whole product name rfc mode binds instead (D-21), or empty."""
+    if not value:
+        what = "has no value: its group applies to no crawler"
+    else:
+        whom = f"only to a crawler named exactly {product!r}" if product else "to no crawler"
+        what = f"{show(value)} has no product token: its group applies {whom}"
+    return (number, "no-token", f"user-agent {what} (RFC 9309 §2.2.1)")
+
+
+def partial_token_note(number: int, agent: str, token: str, product: str) -> Noted:
+    """A user-agent line whose product name (``product``, lower-cased) is
+    longer than its token (UA-1, UA-3, D-21): ``my.crawler`` binds ``my``
+    in both modes, and ``my.crawler`` too in rfc mode."""
+    short, name = agent[: len(token)], agent[: len(product)]
+    text = (
+        f"user-agent {name!r} is not a product token, which has only letters, '-' and '_' "
+        f"(RFC 9309 §2.2.1): its token stops before {agent[len(token)]!r}, so rfc mode "
+        f"applies the group to a crawler named {short!r} or {name!r}, google mode (as "
+        f"Google's parser) only to one named {short!r}"
+    )
+    return (number, "partial-token", text)

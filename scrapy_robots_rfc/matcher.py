@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .canonical import (
     MODES,
@@ -35,6 +35,9 @@ from .canonical import (
     match_string,
 )
 from .tree import Node, TooDeep, precedence, tree_regex
+
+if TYPE_CHECKING:
+    from .usage import UsageRuleSets
 
 #: The implicitly allowed URI (RFC 9309 §2.2.2; D-1, ``rfc`` mode only).
 ROBOTS_TXT_PATH = "/robots.txt"
@@ -271,6 +274,7 @@ class AgentRules:
         "mode",
         "rules",
         "token",
+        "usage",
     )
 
     def __init__(
@@ -281,6 +285,7 @@ class AgentRules:
         agents: tuple[str, ...],
         crawl_delay: float | None,
         mode: Mode,
+        usage: UsageRuleSets | None = None,
         base: AgentRules | None = None,
     ) -> None:
         #: The rules in precedence order.
@@ -294,6 +299,10 @@ class AgentRules:
         #: The ``user-agent`` values of the groups these rules come from.
         self.agents = agents
         self.crawl_delay = crawl_delay
+        #: The content-usage/content-signal rules that apply, as rule sets
+        #: matched each on its own, longest first (:mod:`.usage`; U-1, U-2);
+        #: ``None`` without any.
+        self.usage = usage
         self.mode: Mode = mode
         self._tree: re.Pattern[str] | None = None
         self._scans = 0
@@ -320,6 +329,7 @@ class AgentRules:
             agents=self.agents,
             crawl_delay=self.crawl_delay,
             mode=self.mode,
+            usage=self.usage,
             base=self._base or self,
         )
 

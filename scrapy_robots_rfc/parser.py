@@ -27,7 +27,7 @@ A line that is skipped, cut or read other than it is written gets a
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from types import MappingProxyType
@@ -36,6 +36,7 @@ from typing import NamedTuple
 from .agents import GLOBAL_NAME, agent_product, agent_token, ascii_lower, caller_name
 from .keys import (
     ALLOW_KEYS,
+    CONTENT_SIGNAL_KEYS,
     CRAWL_DELAY_SPELLINGS,
     DISALLOW_KEYS,
     SITEMAP_KEYS,
@@ -46,8 +47,9 @@ from .keys import (
     as_text,
     key_and_value,
     key_notes,
+    no_token_note,
+    partial_token_note,
     read_as,
-    show,
     unread_note,
 )
 from .matcher import (
@@ -57,6 +59,15 @@ from .matcher import (
     Rule,
     canonical_match_string,
     escape_pattern,
+)
+from .usage import (
+    NO_PREFERENCES,
+    Preferences,
+    RawUsage,
+    UsageRule,
+    robots_preferences,
+    usage_lines,
+    usage_rules_for,
 )
 
 Body = str | bytes | bytearray | memoryview
@@ -199,7 +210,10 @@ class RobotsTxt:
     500 KiB limit of RFC 9309 §2.5, with :func:`cut_at_limit`.
     """
 
-    __slots__ = ("_by_agent", "_by_groups", "_by_token", "_groups", "_notes", "mode", "sitemaps")
+    __slots__ = (
+        *("_by_agent", "_by_groups", "_by_token", "_groups", "_notes", "_usage"),
+        *("mode", "sitemaps"),
+    )
 
     def __init__(
         self,
@@ -208,6 +222,7 @@ class RobotsTxt:
         sitemaps: tuple[str, ...],
         notes: tuple[_Pending, ...],
         mode: Mode,
+        usage: Sequence[RawUsage] | None = None,
     ) -> None:
         self.mode: Mode = mode
         #: ``sitemap`` URLs, absolute, in file order, without duplicates
@@ -215,6 +230,8 @@ class RobotsTxt:
         self.sitemaps = sitemaps
         self._notes = notes
         self._groups = groups
+        # U-1: the content-usage/content-signal lines, None without any.
+        self._usage = None if usage is None else tuple(usage)
         self._by_token: dict[str, AgentRules] = {}
         self._by_agent: dict[str, AgentRules] = {}
         self._by_groups: dict[tuple[int, ...], AgentRules] = {}
@@ -296,6 +313,7 @@ class RobotsTxt:
             agents=tuple(agent for group in chosen for agent in group.agents),
             crawl_delay=next((g.crawl_delay for g in chosen if g.crawl_delay is not None), None),
             mode=self.mode,
+            usage=None if self._usage is None else usage_rules_for(self._usage, chosen, self.mode),
         )
         return rules
 
@@ -326,6 +344,24 @@ class RobotsTxt:
             agents=rules.agents,
             reason=reason,
         )
+
+    def usage(self, url: str | bytes, user_agent: str | bytes) -> Preferences:
+        """The usage preferences robots.txt states for ``url`` and the
+        crawler named ``user_agent`` (DECISIONS.md U-1..U-5; none for a URL
+        it disallows); :func:`.usage.robots_preferences` says how."""
+        if self._usage is None:
+            return NO_PREFERENCES  # no usage line: nothing to look up
+        rules = self.for_agent(user_agent)
+        return robots_preferences(rules, canonical_match_string(url, self.mode))
+
+    @property
+    def usage_rules(self) -> tuple[tuple[int | None, UsageRule], ...]:
+        """Every content-usage and content-signal line in file order, with
+        the index in :attr:`groups` of the group it stands in, or ``None``
+        before the first user-agent line (U-1)."""
+        if self._usage is None:
+            return ()
+        return usage_lines(self._usage, self._groups, self.mode)
 
     def crawl_delay(self, user_agent: str | bytes) -> float | None:
         """The ``crawl-delay`` of the group that applies to ``user_agent``, in
@@ -383,31 +419,6 @@ def _explained(note: _Pending) -> Noted:
     return note  # type: ignore[return-value]
 
 
-def _no_token_note(number: int, value: bytes, product: str) -> Noted:
-    """A user-agent line without a product token (UA-3); ``product`` is the
-    whole product name rfc mode binds instead (D-21), or empty."""
-    if not value:
-        what = "has no value: its group applies to no crawler"
-    else:
-        whom = f"only to a crawler named exactly {product!r}" if product else "to no crawler"
-        what = f"{show(value)} has no product token: its group applies {whom}"
-    return (number, "no-token", f"user-agent {what} (RFC 9309 §2.2.1)")
-
-
-def _partial_token_note(number: int, agent: str, token: str, product: str) -> Noted:
-    """A user-agent line whose product name (``product``, lower-cased) is
-    longer than its token (UA-1, UA-3, D-21): ``my.crawler`` binds ``my``
-    in both modes, and ``my.crawler`` too in rfc mode."""
-    short, name = agent[: len(token)], agent[: len(product)]
-    text = (
-        f"user-agent {name!r} is not a product token, which has only letters, '-' and '_' "
-        f"(RFC 9309 §2.2.1): its token stops before {agent[len(token)]!r}, so rfc mode "
-        f"applies the group to a crawler named {short!r} or {name!r}, google mode (as "
-        f"Google's parser) only to one named {short!r}"
-    )
-    return (number, "partial-token", text)
-
-
 def _utf8_notes(lines: list[bytes]) -> list[Noted]:
     """A note for each line with bytes that are not UTF-8 (FMT-2)."""
     notes: list[Noted] = []
@@ -432,6 +443,7 @@ def _parse(data: bytes, mode: Mode, truncated: bool) -> RobotsTxt:
     in_rules = False  # a rule was seen since the last user-agent line (GRP-1)
     sitemaps: dict[str, None] = {}
     notes: list[_Pending] = []
+    usage: list[RawUsage] | None = None
     # FMT-4: CR, LF and CRLF each end a line; bytes.splitlines() splits on
     # exactly these, and numbers lines as robots.cc does.
     lines = data.splitlines()
@@ -498,11 +510,11 @@ def _parse(data: bytes, mode: Mode, truncated: bool) -> RobotsTxt:
             elif mode == "google":
                 group.binds.add(token)
                 if not token:
-                    notes.append(_no_token_note(number, value, ""))
+                    notes.append(no_token_note(number, value, ""))
                 elif len(token) < len(agent):
                     product = agent_product(agent)
                     if product != token:
-                        notes.append(_partial_token_note(number, agent, token, product))
+                        notes.append(partial_token_note(number, agent, token, product))
             else:
                 product = ""
                 if len(token) < len(agent):
@@ -510,11 +522,11 @@ def _parse(data: bytes, mode: Mode, truncated: bool) -> RobotsTxt:
                     if product:
                         group.binds.add(product)
                         if token and product != token:
-                            notes.append(_partial_token_note(number, agent, token, product))
+                            notes.append(partial_token_note(number, agent, token, product))
                 if token:
                     group.binds.add(token)
                 else:
-                    notes.append(_no_token_note(number, value, product))
+                    notes.append(no_token_note(number, value, product))
         elif keys is ALLOW_KEYS or keys is DISALLOW_KEYS:
             allow = keys is ALLOW_KEYS
             if group is None:
@@ -541,8 +553,15 @@ def _parse(data: bytes, mode: Mode, truncated: bool) -> RobotsTxt:
                 notes.append((number, "bad-crawl-delay", text))
             elif group.crawl_delay is None:
                 group.crawl_delay = float(delay.group())
-        else:
+        elif keys is None:
             notes.append((number, key, None))  # unknown-key (FMT-12), see _explained
+        else:
+            # U-1: content-usage and content-signal are rules of the group they
+            # stand in (before any user-agent line: of every group) and never
+            # end it (no in_rules). Split and parsed only when asked.
+            if usage is None:
+                usage = []
+            usage.append((group, keys is CONTENT_SIGNAL_KEYS, value, number))
     # FMT-1, FMT-2: one check of the whole body; only a body that fails it
     # is looked at line by line (a line is UTF-8 if and only if the body
     # is: CR and LF never split a UTF-8 sequence).
@@ -557,7 +576,7 @@ def _parse(data: bytes, mode: Mode, truncated: bool) -> RobotsTxt:
             "(RFC 9309 §2.5)"
         )
         notes.append((len(lines) + 1, "past-limit", text))
-    return RobotsTxt(groups, sitemaps=tuple(sitemaps), notes=tuple(notes), mode=mode)
+    return RobotsTxt(groups, sitemaps=tuple(sitemaps), notes=tuple(notes), mode=mode, usage=usage)
 
 
 __all__ = [

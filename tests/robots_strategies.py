@@ -38,6 +38,14 @@ KEYS = {
     ],
     "sitemap": ["sitemap", "Sitemap", "site-map", "sitemaps"],
     "other": ["crawl-delay", "Crawl-delay", "host", "noindex", "foo", "request-rate"],
+    # Usage preferences (DECISIONS.md U-1): rules of the group they stand in.
+    "usage": [
+        "Content-Usage",
+        "content-usage",
+        "CONTENT-USAGE",
+        "Content-Signal",
+        "content-signal",
+    ],
 }
 SEPARATORS = [":", ": ", " : ", "\t:\t", ":  ", " "]
 AGENTS = [
@@ -126,6 +134,49 @@ ENDINGS = ["\n", "\n", "\r\n", "\r"]
 BOMS = [b"", b"", b"", b"\xef\xbb\xbf", b"\xef\xbb", b"\xef", b"\xef\x11\xbf"]
 
 
+#: A usage statement's members: mostly the labels and values of both
+#: kinds (so that one of the two kinds reads them), sometimes members from
+#: a wider alphabet: an earlier draft's label, Cloudflare's "use", and junk
+#: that is not a Structured Fields Dictionary (upper case, a bare path, "=").
+USAGE_LABELS = {"usage": ["train-ai", "search"], "signal": ["ai-train", "search", "ai-input"]}
+USAGE_TOKENS = {"usage": ["=y", "=n"], "signal": ["=yes", "=no"]}
+USAGE_KEYS = ["train-ai", "search", "ai-train", "ai-input", "use", "tdm", "Train-AI", "*.pdf"]
+USAGE_VALUES = ["=y", "=n", "=yes", "=no", "=N", "=No", '="n"', "=?1", "=(y)", "", ";q=1", "="]
+USAGE_SEPARATORS = [", ", ", ", ",", " , ", "\t,", " "]
+
+
+def usage_statements(kind: str = "usage") -> st.SearchStrategy[str]:
+    """A Content-Usage (``kind`` ``"usage"``) or Content-Signal
+    (``"signal"``) statement, valid or not (U-3)."""
+
+    def member(keys: list[str], values: list[str]) -> st.SearchStrategy[str]:
+        return st.builds(lambda k, v: k + v, st.sampled_from(keys), st.sampled_from(values))
+
+    good = member(USAGE_LABELS[kind], USAGE_TOKENS[kind])
+    return st.builds(
+        lambda members, seps: "".join(m + s for m, s in zip(members, seps, strict=False)).rstrip(
+            ", \t"
+        ),
+        st.lists(good | good | member(USAGE_KEYS, USAGE_VALUES), max_size=4),
+        st.lists(st.sampled_from(USAGE_SEPARATORS), min_size=4, max_size=4),
+    )
+
+
+def usage_values(kind: str = "usage") -> st.SearchStrategy[str]:
+    """A usage line's value: an optional path, then a statement (U-2)."""
+    path = (
+        st.just("")
+        | st.sampled_from(["/", "/a", "/a*", "/ab", "/*.pdf$", "/%41", "/é", "/foo/"])
+        | st.builds(lambda v: "/" + v, _value(False))
+    )
+    return st.builds(
+        lambda p, ws, statement: p + ws + statement if p else statement,
+        path,
+        st.sampled_from([" ", "\t", "  "]),
+        usage_statements(kind),
+    )
+
+
 @dataclass(frozen=True)
 class Line:
     kind: str  # user-agent, allow, disallow, sitemap, other, blank, comment, garbage
@@ -178,6 +229,8 @@ def lines(draw: st.DrawFn, raw: bool, kind: str | None = None) -> Line:
         value = draw(st.sampled_from(AGENTS))
     elif kind in ("allow", "disallow"):
         value = draw(pattern_values(raw))
+    elif kind == "usage":
+        value = draw(usage_values("signal" if "signal" in key.lower() else "usage"))
     elif kind == "sitemap":
         value = draw(
             st.sampled_from(["https://example.com/sitemap.xml", "/relative.xml", "http://x/s"])
@@ -279,6 +332,17 @@ def cases(draw: st.DrawFn, raw: bool = True) -> tuple[RobotsFile, str, str]:
     else:
         url = draw(urls(raw))
     return robots, crawler, url
+
+
+@st.composite
+def usage_cases(draw: st.DrawFn, raw: bool = True) -> tuple[RobotsFile, str, str]:
+    """:func:`cases` with one to three usage lines more, each anywhere: in
+    the preamble or in any group (U-1)."""
+    robots, crawler, url = draw(cases(raw))
+    body = list(robots.lines)
+    for _ in range(draw(st.integers(1, 3))):
+        body.insert(draw(st.integers(0, len(body))), draw(lines(raw, "usage")))
+    return RobotsFile(robots.bom, tuple(body)), crawler, url
 
 
 #: Caller names that are not product tokens: digits, spaces, '*', empty,

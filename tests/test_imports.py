@@ -46,3 +46,28 @@ def test_unknown_attribute() -> None:
         "    print(e)\n"
     )
     assert _run(code) == "module 'scrapy_robots_rfc' has no attribute 'Nope'"
+
+
+def test_usage_preferences_import_http_sf_only_when_read() -> None:
+    """A file without usage lines never loads the Structured Fields parser
+    (http_sf); one with them loads it at the first statement read, not at
+    parse time (DECISIONS.md U-3)."""
+    code = (
+        "import sys\n"
+        "from scrapy_robots_rfc import RobotsTxt\n"
+        "import scrapy_robots_rfc.usage\n"
+        "plain = RobotsTxt.parse(b'user-agent: *\\ndisallow: /x\\nnoindex: /y')\n"
+        "assert plain.allowed('http://e/', 'a') and not plain.allowed('http://e/x', 'a')\n"
+        "print(str(plain.usage('http://e/', 'a')), 'http_sf' in sys.modules)\n"
+        "lines = RobotsTxt.parse(b'user-agent: *\\ndisallow: /x\\ncontent-usage: train-ai=n')\n"
+        "assert lines.allowed('http://e/', 'a') and lines.for_agent('b').usage is not None\n"
+        "print(len(lines.usage_rules), 'http_sf' in sys.modules)\n"
+        "print(str(lines.usage('http://e/x', 'a')), 'http_sf' in sys.modules)\n"
+        "print(str(lines.usage('http://e/', 'a')), 'http_sf' in sys.modules)\n"
+    )
+    assert _run(code).splitlines() == [
+        "none stated False",
+        "1 False",
+        "none stated False",
+        "train-ai=n (content-usage line 3) True",
+    ]
