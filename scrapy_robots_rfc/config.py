@@ -4,7 +4,8 @@ A value the crawl cannot use stops it before anything is fetched, with one
 message that names the setting, the value and what is allowed
 (:class:`~.exceptions.ConfigError`). What can be checked without connecting
 to anything is checked here: a store's URL and its SQLite folder, whether
-redis-py is installed for a Redis store, and the report's folder.
+redis-py is installed for a Redis store, the report's folder, and the usage
+categories the crawl is for.
 """
 
 from __future__ import annotations
@@ -22,16 +23,28 @@ from .robotparser import MODE_SETTING, mode_from_settings
 from .stores import MEMORY, REDIS_SCHEMES, SETTING, SQLITE
 from .stores.redis import INSTALL, redact, url_problem
 from .stores.sqlite import sqlite_path
+from .usage import CATEGORIES, LABELS
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
     from .matcher import Mode
 
-__all__ = ["HOLDS", "LOGGER_NAME", "Config", "Hold"]
+__all__ = [
+    "HOLDS",
+    "LOGGER_NAME",
+    "USAGE_UNKNOWNS",
+    "Config",
+    "Hold",
+    "UsageUnknown",
+    "reaches_a_handler",
+]
 
 #: ``ROBOTSTXT_RFC_HOLD``: where requests wait for robots.txt in a fleet.
 Hold = Literal["auto", "memory"]
+#: ``ROBOTSTXT_RFC_USAGE_UNKNOWN``: what a category of ``ROBOTSTXT_RFC_USAGE``
+#: that nothing states does to a response (DECISIONS.md U-6).
+UsageUnknown = Literal["allow", "disallow"]
 
 #: Every part of the middleware logs under this one name, so that a project
 #: sets one level for all of it (``LOG_LEVEL`` per logger).
@@ -101,6 +114,19 @@ _NUMBERS: tuple[tuple[str, str, type[float], float, str], ...] = (
 
 #: ``ROBOTSTXT_RFC_HOLD``'s values.
 HOLDS: tuple[Hold, ...] = ("auto", "memory")
+#: ``ROBOTSTXT_RFC_USAGE_UNKNOWN``'s values.
+USAGE_UNKNOWNS: tuple[UsageUnknown, ...] = ("allow", "disallow")
+
+_USAGE = (
+    "a list of usage categories: "
+    + ", ".join(f'"{category}"' for category in CATEGORIES)
+    + ' (e.g. ["train-ai"])'
+)
+#: Content-Signal's labels that name a category differently (U-3:
+#: "ai-train"): the likeliest slip in ROBOTSTXT_RFC_USAGE.
+_SIGNAL_LABELS = {
+    label: category for label, category in LABELS["content-signal"].items() if label != category
+}
 
 
 def _flag(settings: BaseSettings, name: str, default: bool) -> bool:
@@ -199,6 +225,53 @@ def _hold(settings: BaseSettings) -> Hold:
     raise ConfigError(name, value, " or ".join(f'"{hold}"' for hold in HOLDS))
 
 
+def _usage(settings: BaseSettings) -> tuple[str, ...]:
+    """``ROBOTSTXT_RFC_USAGE``: the categories the crawl is for, as a list or
+    tuple, or a comma-separated string (``-s ROBOTSTXT_RFC_USAGE=train-ai,search``,
+    as ``Settings.getlist`` reads it); duplicates dropped, order kept
+    (DECISIONS.md U-6)."""
+    name = "ROBOTSTXT_RFC_USAGE"
+    value = settings.get(name)
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        items: list[object] = [part.strip() for part in value.split(",") if part.strip()]
+    elif isinstance(value, (list, tuple)):
+        items = list(value)
+    else:
+        raise ConfigError(name, value, _USAGE)
+    names: list[str] = []
+    for item in items:
+        if not isinstance(item, str):
+            raise ConfigError(name, value, _USAGE)
+        if item not in CATEGORIES:
+            label = _SIGNAL_LABELS.get(item)
+            reason = (
+                f"{item!r} is not a usage category"
+                if label is None
+                else f'{item!r} is Content-Signal\'s label; the category is "{label}"'
+            )
+            raise ConfigError(name, value, _USAGE, reason)
+        if item not in names:
+            names.append(item)
+    return tuple(names)
+
+
+def _usage_unknown(settings: BaseSettings, usage: tuple[str, ...]) -> UsageUnknown:
+    name = "ROBOTSTXT_RFC_USAGE_UNKNOWN"
+    value = settings.get(name, "allow")
+    for unknown in USAGE_UNKNOWNS:
+        if value == unknown:
+            if unknown == "disallow" and not usage:
+                logger.warning(
+                    '%(name)s is "disallow" but ROBOTSTXT_RFC_USAGE names no category: '
+                    "no request is dropped for usage preferences",
+                    {"name": name},
+                )
+            return unknown
+    raise ConfigError(name, value, " or ".join(f'"{unknown}"' for unknown in USAGE_UNKNOWNS))
+
+
 def _report(settings: BaseSettings) -> str | None:
     """``ROBOTSTXT_RFC_REPORT``: written when the spider closes, so its
     folder is checked now rather than after the crawl."""
@@ -254,6 +327,12 @@ class Config:
     #: ``ROBOTSTXT_RFC_HOLD``: "auto" holds waiting requests in Redis when
     #: the store and the scrapy-redis queue share a server; "memory" never.
     hold: Hold = "auto"
+    #: ``ROBOTSTXT_RFC_USAGE``: the usage categories the crawl is for
+    #: (DECISIONS.md U-6); empty: preferences are exposed, never obeyed.
+    usage: tuple[str, ...] = ()
+    #: ``ROBOTSTXT_RFC_USAGE_UNKNOWN``: "disallow" drops a response for
+    #: which one of ``usage`` stays unknown.
+    usage_unknown: UsageUnknown = "allow"
 
     @property
     def allow_after(self) -> float:
@@ -293,6 +372,7 @@ class Config:
             for field, name, kind, minimum, unit in _NUMBERS
         }
         store = _store(settings)
+        usage = _usage(settings)
         return cls(
             mode=_mode(settings),
             crawl_delay=_flag(settings, "ROBOTSTXT_RFC_CRAWL_DELAY", default.crawl_delay),
@@ -302,5 +382,23 @@ class Config:
             report=_report(settings),
             store_ttl=_store_ttl(settings, numbers, store),
             hold=_hold(settings),
+            usage=usage,
+            usage_unknown=_usage_unknown(settings, usage),
             **numbers,
         )
+
+
+def reaches_a_handler(start: logging.Logger, level: int) -> bool:
+    """Whether a record of ``level`` logged by ``start`` would meet a filter
+    or a handler that takes it. Scrapy leaves the loggers' level unset and
+    gives ``LOG_LEVEL`` to its handler, so ``isEnabledFor(DEBUG)`` is true
+    whatever ``LOG_LEVEL`` is: without this, every forbidden request would
+    work out its verdict and build a log record that nobody takes."""
+    current: logging.Logger | None = start
+    while current is not None:
+        if current.filters or any(h.level <= level for h in current.handlers):
+            return True
+        if not current.propagate:
+            return False
+        current = current.parent
+    return False  # logging.lastResort takes WARNING and above only

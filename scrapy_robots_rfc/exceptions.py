@@ -11,14 +11,22 @@ cannot use.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Literal
+
 from scrapy.exceptions import IgnoreRequest
+
+if TYPE_CHECKING:
+    from .usage import Preferences
 
 __all__ = [
     "FORBIDDEN",
     "UNREACHABLE",
+    "USAGE_FORBIDDEN",
     "ConfigError",
     "ForbiddenByRobotsTxt",
+    "ForbiddenByUsagePreference",
     "RobotsTxtUnreachable",
+    "UsageWhere",
 ]
 
 #: The message of a request the rules disallow, as Scrapy's built-in says it.
@@ -26,6 +34,13 @@ FORBIDDEN = "Forbidden by robots.txt"
 #: How the message of a request dropped while robots.txt is unreachable
 #: starts (``ROBOTSTXT_RFC_UNREACHABLE_WAIT``); the outcome follows.
 UNREACHABLE = "robots.txt unreachable"
+#: How the message of a request or response dropped for a usage preference
+#: starts (``ROBOTSTXT_RFC_USAGE``); what states it follows.
+USAGE_FORBIDDEN = "Forbidden by usage preference"
+
+#: What dropped it: robots.txt's rules before download, the Content-Usage
+#: header, or a category nothing states (``ROBOTSTXT_RFC_USAGE_UNKNOWN``).
+UsageWhere = Literal["robots.txt", "header", "unknown"]
 
 
 class ForbiddenByRobotsTxt(IgnoreRequest):
@@ -43,6 +58,40 @@ class RobotsTxtUnreachable(IgnoreRequest):
         super().__init__(f"{UNREACHABLE}: {outcome}")
         #: Why robots.txt is unreachable: "HTTP 503", "TimeoutError: ..."
         self.outcome = outcome
+
+
+class ForbiddenByUsagePreference(IgnoreRequest):
+    """A usage preference says ``n`` for a category of ``ROBOTSTXT_RFC_USAGE``
+    (DECISIONS.md U-6), or states nothing for one while
+    ``ROBOTSTXT_RFC_USAGE_UNKNOWN`` is "disallow". Never "Forbidden by
+    robots.txt": the URL may be crawled, its content not used so.
+
+    ``where`` is "robots.txt" (dropped before download), "header" (the
+    response's ``Content-Usage`` header, draft-ietf-aipref-attach-05 §2;
+    dropped before the spider) or "unknown" (before the spider too).
+    """
+
+    def __init__(
+        self, categories: tuple[str, ...], preferences: Preferences, where: UsageWhere
+    ) -> None:
+        if where == "unknown":
+            said = f'{", ".join(categories)} unknown, ROBOTSTXT_RFC_USAGE_UNKNOWN = "disallow"'
+        else:
+            said = preferences.describe(categories)
+            if where == "robots.txt":
+                said += " in robots.txt"
+        super().__init__(f"{USAGE_FORBIDDEN}: {said}")
+        #: The categories of ``ROBOTSTXT_RFC_USAGE`` that dropped it.
+        self.categories = categories
+        #: Every preference of the URL (robots.txt's, with the header's
+        #: when dropped after download).
+        self.preferences = preferences
+        self.where = where
+
+    def __reduce__(
+        self,
+    ) -> tuple[type[ForbiddenByUsagePreference], tuple[tuple[str, ...], Preferences, UsageWhere]]:
+        return type(self), (self.categories, self.preferences, self.where)
 
 
 class ConfigError(ValueError):

@@ -17,7 +17,9 @@ How a request travels:
    :class:`.RobotsTxtUnreachable`.
 
 Every outcome is counted in ``robotstxt/*`` stats and in the crawl report
-(:mod:`.report`).
+(:mod:`.report`). Usage preferences (``Content-Usage``, ``Content-Signal``)
+go into each request's and response's meta, and drop those
+``ROBOTSTXT_RFC_USAGE`` says the crawl may not use (:mod:`.usage_gate`).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 
 from . import policy
 from .agents import ascii_lower, caller_name, name_problem, product_token
-from .config import LOGGER_NAME, Config
+from .config import LOGGER_NAME, Config, reaches_a_handler
 from .exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable
 from .fetcher import DOWNLOAD_PRIORITY, Fetcher
 from .fleet import JOBDIR_FILE, FleetRoom, let_go, load_waiting, save_waiting
@@ -45,6 +47,8 @@ from .report import Report
 from .resolver import Resolver
 from .shared import SharedStore
 from .stores import open_store
+from .usage import NO_PREFERENCES, USAGE_META_KEY
+from .usage_gate import UsageGate
 from .verdict import Verdict
 from .waiting import DROP_KEY, FILTER_KEY, SCHEDULED_KEY, Waiting, WaitingRoom, call_later
 
@@ -54,7 +58,7 @@ if TYPE_CHECKING:
 
     from scrapy import Spider
     from scrapy.crawler import Crawler
-    from scrapy.http import Request
+    from scrapy.http import Request, Response
 
     from .matcher import AgentRules
 
@@ -118,6 +122,9 @@ class RobotsTxtMiddleware:
             fetch_bound=config.fetch_bound,
         )
         self._shared = SharedStore(store, stats=stats, spider=self._current_spider)
+        self._usage = UsageGate(
+            config, stats, self._report, self._origins, spider=self._current_spider
+        )
         self._resolver = Resolver(
             crawler,
             config,
@@ -204,10 +211,9 @@ class RobotsTxtMiddleware:
         scheduled = meta.pop(SCHEDULED_KEY, False)
         if meta.pop(FILTER_KEY, False) and scheduled:
             request.dont_filter = False
-        if meta.get("dont_obey_robotstxt"):
-            return None
-        key = self._origins(request.url)
+        key = None if meta.get("dont_obey_robotstxt") else self._origins(request.url)
         if key is None:
+            meta[USAGE_META_KEY] = NO_PREFERENCES  # the header's part only (U-6)
             return None
         reason = meta.pop(DROP_KEY, None)
         if reason is not None:
@@ -230,6 +236,7 @@ class RobotsTxtMiddleware:
                         self._fetch(key, request, token)
                     let_go(request)
                     self._decide(request, key, entry, agent)
+                    self._usage.on_request(request, key, agent, entry.url or key.robots_url)
                     if agent is not None and agent.crawl_delay and self.config.crawl_delay:
                         # Crawl-delay, across the fleet (OTHER-2)
                         await self._resolver.pacer.turn(key, request, agent.crawl_delay)
@@ -262,6 +269,12 @@ class RobotsTxtMiddleware:
             if reason is not None:
                 self._drop(key, reason, request)
 
+    def process_response(
+        self, request: Request, response: Response, spider: Spider | None = None
+    ) -> Response:
+        """Usage preferences of the ``Content-Usage`` header (U-6, :mod:`.usage_gate`)."""
+        return self._usage.on_response(request, response)
+
     def _decide(
         self, request: Request, key: Origin, entry: policy.Entry, agent: AgentRules | None
     ) -> None:
@@ -275,7 +288,7 @@ class RobotsTxtMiddleware:
             return
         self._stats.inc_value("robotstxt/forbidden")
         self._report.row(key).forbidden += 1
-        if logger.isEnabledFor(logging.DEBUG) and _reaches_a_handler(logger, logging.DEBUG):
+        if logger.isEnabledFor(logging.DEBUG) and reaches_a_handler(logger, logging.DEBUG):
             source = entry.url or key.robots_url
             logger.debug(
                 "Forbidden by robots.txt: %(request)s: %(verdict)s of %(robots)s",
@@ -524,19 +537,3 @@ def _one_off(crawler: Crawler, spider: Spider) -> bool:
         return True
     module = getattr(getattr(type(spider), "start", None), "__module__", None) or ""
     return module.startswith(("scrapy.commands.", "scrapy_robots_rfc.commands."))
-
-
-def _reaches_a_handler(start: logging.Logger, level: int) -> bool:
-    """Whether a record of ``level`` logged by ``start`` would meet a filter
-    or a handler that takes it. Scrapy leaves the loggers' level unset and
-    gives ``LOG_LEVEL`` to its handler, so ``isEnabledFor(DEBUG)`` is true
-    whatever ``LOG_LEVEL`` is: without this, every forbidden request would
-    work out its verdict and build a log record that nobody takes."""
-    current: logging.Logger | None = start
-    while current is not None:
-        if current.filters or any(h.level <= level for h in current.handlers):
-            return True
-        if not current.propagate:
-            return False
-        current = current.parent
-    return False  # logging.lastResort takes WARNING and above only

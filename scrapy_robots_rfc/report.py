@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .config import LOGGER_NAME
 from .policy import State
+from .usage import CATEGORIES
 
 if TYPE_CHECKING:
     from scrapy import Spider
@@ -51,6 +52,15 @@ class Row:
     dropped: int = 0
     #: The download slot delay set from ``crawl-delay``, if any.
     crawl_delay: float | None = None
+    #: Requests dropped before download: robots.txt's usage preference is
+    #: ``n`` for a category of ``ROBOTSTXT_RFC_USAGE`` (DECISIONS.md U-6).
+    usage_forbidden: int = 0
+    #: Responses dropped before the spider: the Content-Usage header says
+    #: ``n``, or a category stays unknown (``ROBOTSTXT_RFC_USAGE_UNKNOWN``).
+    usage_dropped: int = 0
+    #: Category of ``ROBOTSTXT_RFC_USAGE`` -> the drops it caused (a drop
+    #: for two categories counts in both); ``None`` before the first.
+    usage_categories: dict[str, int] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__}
@@ -101,6 +111,20 @@ class Report:
         row.outcome = outcome
         row.robots_url = robots_url
 
+    def usage(self, key: Origin, categories: tuple[str, ...], *, downloaded: bool) -> None:
+        """One request dropped for a usage preference of ``categories``:
+        before download, or (``downloaded``) before the spider."""
+        row = self.row(key)
+        if downloaded:
+            row.usage_dropped += 1
+        else:
+            row.usage_forbidden += 1
+        counts = row.usage_categories
+        if counts is None:
+            counts = row.usage_categories = {}
+        for category in categories:
+            counts[category] = counts.get(category, 0) + 1
+
     def summary(self) -> str:
         """The INFO line."""
         rows = self._rows.values()
@@ -117,7 +141,23 @@ class Report:
             f"robots.txt: {origins} {'origin' if origins == 1 else 'origins'} checked"
             f"{f' ({breakdown})' if breakdown else ''}; {forbidden} "
             f"{'request' if forbidden == 1 else 'requests'} forbidden, {waited} waited, "
-            f"{dropped} dropped"
+            f"{dropped} dropped{self._usage_summary()}"
+        )
+
+    def _usage_summary(self) -> str:
+        """The summary's suffix when requests were dropped for usage
+        preferences: "; 4 requests dropped for usage preferences (train-ai: 4)"."""
+        rows = [*self._rows.values(), self._other]
+        usage = sum(row.usage_forbidden + row.usage_dropped for row in rows)
+        if not usage:
+            return ""
+        counts: Counter[str] = Counter()
+        for row in rows:
+            counts.update(row.usage_categories or {})
+        by_category = ", ".join(f"{c}: {counts[c]}" for c in CATEGORIES if counts[c] > 0)
+        return (
+            f"; {usage} {'request' if usage == 1 else 'requests'} dropped for usage "
+            f"preferences ({by_category})"
         )
 
     def lines(self) -> list[str]:

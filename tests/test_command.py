@@ -34,6 +34,15 @@ EXTRAS_ROBOTS = (
     b"Sitemap: http://127.0.0.1/news-sitemap.xml\n"
 )
 
+#: Usage preferences (DECISIONS.md U-1..U-6): a line before the first
+#: user-agent line, which applies to every group, and one for a path.
+USAGE_ROBOTS = (
+    b"Content-Usage: train-ai=y\n"
+    b"User-agent: *\n"
+    b"Disallow: /private/\n"
+    b"Content-Usage: /no-train/ train-ai=n\n"
+)
+
 #: The site's process: prints {origin name: port, "_control": port} once it
 #: listens, then serves until it is terminated.
 SERVER = f"""
@@ -46,7 +55,10 @@ from demo_project.localsite import ORIGINS, LocalSite, OriginSpec
 extras = OriginSpec(
     "extras", "sitemaps and a crawl-delay", 200, {EXTRAS_ROBOTS!r}, pages={{"/": ()}}
 )
-site = LocalSite(ORIGINS + (extras,))
+usage = OriginSpec(
+    "usage", "usage preferences", 200, {USAGE_ROBOTS!r}, pages={{"/": ()}}
+)
+site = LocalSite(ORIGINS + (extras, usage))
 site.start()
 
 class Hits(Resource):
@@ -159,6 +171,7 @@ def test_allowed_url_exits_0_and_is_not_downloaded(site: DemoSite):
     assert field(done.stdout, "verdict") == (
         "allowed by \"allow: /private/press/ (line 8)\" in the group for 'DemoBot'"
     )
+    assert field(done.stdout, "usage") == "none stated"
     assert site.hits("normal")[len(before) :] == [("/robots.txt", 200)]
 
 
@@ -436,3 +449,72 @@ def test_an_unknown_spider_is_a_usage_error():
     done = robots("http://127.0.0.1:1/", "--spider", "nope")
     assert done.returncode == 2
     assert "Spider not found: nope" in done.stderr
+
+
+# -- usage preferences (DECISIONS.md U-6) ---------------------------------------------
+
+
+def test_usage_preferences_are_shown_after_the_verdict(site: DemoSite):
+    before = site.hits("usage")
+    done = robots(site.url("usage", "/no-train/page"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("verdict "))
+    assert lines[at : at + 2] == [
+        "verdict      allowed: no rule of the group for '*' matches '/no-train/page'",
+        # U-1: the group's n and the whole site's y combine to n (U-4).
+        "usage        train-ai=n (content-usage line 4)",
+    ]
+    assert field(robots(site.url("usage", "/open")).stdout, "usage") == (
+        "train-ai=y (content-usage line 1)"
+    )
+    disallowed = robots(site.url("usage", "/private/x"))
+    assert disallowed.returncode == 1
+    assert field(disallowed.stdout, "usage") == "none: robots.txt disallows the URL"
+    assert site.hits("usage")[len(before) :] == [("/robots.txt", 200)] * 3, "no page"
+
+
+def test_a_url_the_usage_setting_drops_exits_1(site: DemoSite):
+    url = site.url("usage", "/no-train/page")
+    done = robots(url, "-s", "ROBOTSTXT_RFC_USAGE=train-ai")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert field(done.stdout, "verdict") == (
+        "allowed: no rule of the group for '*' matches '/no-train/page'"
+    )
+    assert field(done.stdout, "usage") == (
+        "train-ai=n (content-usage line 4); a crawl drops it: Forbidden by usage preference: "
+        "train-ai=n (content-usage line 4) in robots.txt"
+    )
+    as_json = robots(url, "--json", "-s", "ROBOTSTXT_RFC_USAGE=train-ai")
+    assert as_json.returncode == 1, as_json.stdout + as_json.stderr
+    report = json.loads(as_json.stdout)
+    assert (report["verdict"], report["exit_status"]) == ("allowed", 1)
+    assert report["usage"] == {
+        "train-ai": {
+            "value": "disallow",
+            "sources": [{"kind": "content-usage", "line": 4, "text": "train-ai=n"}],
+        },
+        "search": {"value": "unknown", "sources": []},
+        "ai-input": {"value": "unknown", "sources": []},
+    }
+    assert report["usage_dropped"] == (
+        "Forbidden by usage preference: train-ai=n (content-usage line 4) in robots.txt"
+    )
+    assert report["usage_categories"] == ["train-ai"]
+    assert report["usage_text"] == field(done.stdout, "usage")
+
+
+def test_an_unknown_category_drops_unless_the_page_states_it(site: DemoSite):
+    done = robots(
+        site.url("usage", "/open"),
+        "-s",
+        "ROBOTSTXT_RFC_USAGE=search",
+        "-s",
+        "ROBOTSTXT_RFC_USAGE_UNKNOWN=disallow",
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert field(done.stdout, "usage") == (
+        "train-ai=y (content-usage line 1); a crawl drops it unless its Content-Usage header "
+        "states search: Forbidden by usage preference: search unknown, "
+        'ROBOTSTXT_RFC_USAGE_UNKNOWN = "disallow"'
+    )

@@ -34,6 +34,7 @@ REDIS_URLS = (
     "rediss://, and unix:///path/to/socket?db=0)."
 )
 REPORT_FILE = "It must be a file path in an existing folder that the crawl can write to."
+USAGE = 'a list of usage categories: "train-ai", "search", "ai-input" (e.g. ["train-ai"])'
 
 
 def invalid(name: str, value: object, reason: str | None = None) -> str:
@@ -59,6 +60,8 @@ def test_defaults():
     assert config.lease == 10
     assert config.store_ttl == 31 * 86_400  # UNREACHABLE_DAYS (30) + CACHE_TTL (1 day)
     assert config.hold == "auto"
+    assert config.usage == ()
+    assert config.usage_unknown == "allow"
     assert config.fetch_bound == 30 * 6 + 5  # TIMEOUT for the request and 5 redirects
 
 
@@ -115,6 +118,12 @@ def test_defaults():
         ("ROBOTSTXT_RFC_HOLD", "redis", '"auto" or "memory"'),
         ("ROBOTSTXT_RFC_HOLD", "Memory", '"auto" or "memory"'),
         ("ROBOTSTXT_RFC_HOLD", False, '"auto" or "memory"'),
+        ("ROBOTSTXT_RFC_USAGE", 42, USAGE),
+        ("ROBOTSTXT_RFC_USAGE", {"train-ai": True}, USAGE),
+        ("ROBOTSTXT_RFC_USAGE", ["train-ai", None], USAGE),
+        ("ROBOTSTXT_RFC_USAGE_UNKNOWN", "deny", '"allow" or "disallow"'),
+        ("ROBOTSTXT_RFC_USAGE_UNKNOWN", "Disallow", '"allow" or "disallow"'),
+        ("ROBOTSTXT_RFC_USAGE_UNKNOWN", False, '"allow" or "disallow"'),
     ],
 )
 def test_invalid_settings_name_the_setting_the_value_and_what_is_allowed(name, value, allowed):
@@ -156,10 +165,70 @@ def test_good_settings_log_nothing(caplog, tmp_path):
         ("ROBOTSTXT_RFC_LEASE", "2.5", "lease", 2.5),
         ("ROBOTSTXT_RFC_STORE_TTL", "172800", "store_ttl", 172_800.0),
         ("ROBOTSTXT_RFC_HOLD", "memory", "hold", "memory"),
+        ("ROBOTSTXT_RFC_USAGE", "train-ai", "usage", ("train-ai",)),
+        ("ROBOTSTXT_RFC_USAGE", "search, train-ai,search", "usage", ("search", "train-ai")),
+        ("ROBOTSTXT_RFC_USAGE", "", "usage", ()),
+        ("ROBOTSTXT_RFC_USAGE_UNKNOWN", "disallow", "usage_unknown", "disallow"),
     ],
 )
 def test_settings_from_the_command_line_are_strings(name, value, attribute, expected):
     assert getattr(Config.from_settings(Settings({name: value})), attribute) == expected
+
+
+# -- ROBOTSTXT_RFC_USAGE, ROBOTSTXT_RFC_USAGE_UNKNOWN -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (["train-ai"], ("train-ai",)),
+        (("ai-input", "search", "train-ai"), ("ai-input", "search", "train-ai")),
+        (["search", "train-ai", "search"], ("search", "train-ai")),
+        ([], ()),
+    ],
+)
+def test_usage_takes_a_list_or_a_tuple_of_categories_in_order(value, expected):
+    config = Config.from_settings(Settings({"ROBOTSTXT_RFC_USAGE": value}))
+    assert config.usage == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        (["ai-train"], "'ai-train' is Content-Signal's label; the category is \"train-ai\""),
+        ("search,ai-train", "'ai-train' is Content-Signal's label; the category is \"train-ai\""),
+        (["train-ai", "foo"], "'foo' is not a usage category"),
+        # vocab-07 §6.1: the labels are case-sensitive.
+        (["Train-AI"], "'Train-AI' is not a usage category"),
+        # An earlier draft's category (draft-ietf-aipref-vocab-01 to -03).
+        ("train-genai", "'train-genai' is not a usage category"),
+    ],
+)
+def test_an_unknown_usage_category_is_named(value, reason):
+    assert error_of({"ROBOTSTXT_RFC_USAGE": value}) == (
+        f"{invalid('ROBOTSTXT_RFC_USAGE', value, reason)} It must be {USAGE}."
+    )
+
+
+def test_usage_unknown_disallow_without_categories_warns(caplog):
+    with caplog.at_level(logging.DEBUG, logger=LOGGER_NAME):
+        config = Config.from_settings(Settings({"ROBOTSTXT_RFC_USAGE_UNKNOWN": "disallow"}))
+    assert config.usage_unknown == "disallow"
+    assert [(r.levelno, r.getMessage()) for r in caplog.records] == [
+        (
+            logging.WARNING,
+            'ROBOTSTXT_RFC_USAGE_UNKNOWN is "disallow" but ROBOTSTXT_RFC_USAGE names no category: '
+            "no request is dropped for usage preferences",
+        )
+    ]
+
+
+def test_usage_unknown_disallow_with_categories_logs_nothing(caplog):
+    settings = {"ROBOTSTXT_RFC_USAGE": ["search"], "ROBOTSTXT_RFC_USAGE_UNKNOWN": "disallow"}
+    with caplog.at_level(logging.DEBUG, logger=LOGGER_NAME):
+        config = Config.from_settings(Settings(settings))
+    assert (config.usage, config.usage_unknown) == (("search",), "disallow")
+    assert caplog.records == []
 
 
 # -- ROBOTSTXT_RFC_STORE_TTL ------------------------------------------------------

@@ -21,6 +21,8 @@ LOGGER = "scrapy_robots_rfc.middleware"
 UNREACHABLE = {"ROBOTSTXT_RFC_UNREACHABLE_RETRY": 0.3, "ROBOTSTXT_RFC_UNREACHABLE_WAIT": 1.0}
 #: A slow robots.txt, so that every request of a stage waits for it.
 SLOW = 0.3
+#: A row's usage fields when nothing was dropped for usage preferences.
+NO_USAGE = {"usage_forbidden": 0, "usage_dropped": 0, "usage_categories": None}
 
 
 def summaries(caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -88,8 +90,16 @@ def test_summary_and_report_of_four_kinds_of_origin(server, activation, caplog, 
         "waited": 2,
         "dropped": 2,
         "crawl_delay": None,
+        **NO_USAGE,
     }
-    common = {"fetches": 1, "redirects": 0, "forbidden": 0, "dropped": 0, "crawl_delay": None}
+    common = {
+        "fetches": 1,
+        "redirects": 0,
+        "forbidden": 0,
+        "dropped": 0,
+        "crawl_delay": None,
+        **NO_USAGE,
+    }
     assert found == {
         with_rules.base.replace("127.0.0.1", "localhost"): {
             **common,
@@ -155,6 +165,7 @@ def test_a_good_copy_kept_in_force_is_its_own_kind(server, activation, caplog, t
             "waited": 3,
             "dropped": 0,
             "crawl_delay": None,
+            **NO_USAGE,
         }
     }
 
@@ -191,6 +202,7 @@ def test_origins_past_max_origins_are_added_up_in_one_row(server, activation, ca
         "forbidden": 2,
         "waited": 3,
         "dropped": 0,
+        **NO_USAGE,
     }
 
 
@@ -280,4 +292,59 @@ def test_one_of_each_is_counted_in_the_singular(server, activation, caplog):
         yield crawl(activation, [Stage(pages(origin, "/private/1"))])
     assert summaries(caplog) == [
         "robots.txt: 1 origin checked (1 with rules); 1 request forbidden, 1 waited, 0 dropped"
+    ]
+
+
+# -- usage preferences (DECISIONS.md U-6) ---------------------------------------------
+
+
+@pytest_twisted.inlineCallbacks
+def test_usage_drops_are_counted_per_origin_category_and_in_the_totals_row(
+    server, activation, caplog, tmp_path
+):
+    both = robots_origin(
+        server, Reply(body=b"User-agent: *\nContent-Usage: /both train-ai=n, search=n\n")
+    )
+    other = server.add_origin(
+        {
+            "/robots.txt": Reply(body=b"User-agent: *\nAllow: /\n"),
+            "/h": Reply(body=b"h", headers={"Content-Usage": "search=n"}),
+        }
+    )
+    report = tmp_path / "report.jsonl"
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        crawler = yield crawl(
+            activation,
+            [Stage(pages(both, "/both", "/open")), Stage(pages(other, "/h"))],
+            ROBOTSTXT_RFC_REPORT=str(report),
+            ROBOTSTXT_RFC_MAX_ORIGINS=1,
+            ROBOTSTXT_RFC_USAGE="train-ai,search",
+        )
+    assert crawler.spider.seen == pages(both, "/open")
+    waited = stat(crawler, "robotstxt/waiting")
+    assert summaries(caplog) == [
+        f"robots.txt: 2 origins checked (2 with rules); 0 requests forbidden, {waited} waited, "
+        "0 dropped; 2 requests dropped for usage preferences (train-ai: 1, search: 2)"
+    ]
+    found = rows(report)
+    usage_fields = ["forbidden", "usage_forbidden", "usage_dropped", "usage_categories"]
+    assert {origin: [row[f] for f in usage_fields] for origin, row in found.items()} == {
+        both.base: [0, 1, 0, {"train-ai": 1, "search": 1}],
+        None: [0, 0, 1, {"search": 1}],
+    }
+
+
+@pytest_twisted.inlineCallbacks
+def test_one_usage_drop_is_counted_in_the_singular(server, activation, caplog):
+    origin = server.add_origin(
+        {
+            "/robots.txt": Reply(body=ROBOTS),
+            "/n": Reply(body=b"n", headers={"Content-Usage": "train-ai=n"}),
+        }
+    )
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        yield crawl(activation, [Stage(pages(origin, "/n"))], ROBOTSTXT_RFC_USAGE=["train-ai"])
+    assert summaries(caplog) == [
+        "robots.txt: 1 origin checked (1 with rules); 0 requests forbidden, 1 waited, 0 dropped; "
+        "1 request dropped for usage preferences (train-ai: 1)"
     ]

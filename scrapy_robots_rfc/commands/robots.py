@@ -14,9 +14,12 @@ The request is marked ``NO_WAIT_KEY``: an unreachable robots.txt (RFC 9309
 §2.3.1.4) drops it after the first fetch instead of holding it for the
 retry, unless ``--wait`` is given.
 
+robots.txt's usage preferences for the URL are shown (DECISIONS.md U-6),
+and whether ``ROBOTSTXT_RFC_USAGE`` drops it; the page's header is not seen.
+
 Exit status: 0 allowed, 1 disallowed (by a rule, or while robots.txt is
-unreachable), 2 error (bad arguments, a crawl that could not start, a request
-that failed for another reason).
+unreachable) or dropped for a usage preference, 2 error (bad arguments, a
+crawl that could not start, a request that failed for another reason).
 
 Scrapy imports this module for every ``scrapy`` command (entry points are
 loaded to list the commands), so its top level imports little.
@@ -36,9 +39,11 @@ from scrapy.http import Request, Response
 
 from ..addon import component
 from ..agents import ascii_lower, name_problem
-from ..exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable
+from ..exceptions import ForbiddenByRobotsTxt, ForbiddenByUsagePreference, RobotsTxtUnreachable
 from ..policy import State, duration
+from ..usage import NO_PREFERENCES, USAGE_META_KEY
 from ..verdict import Verdict
+from .text import report_text
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -52,6 +57,7 @@ if TYPE_CHECKING:
     from ..origin import Origin
     from ..parser import RobotsTxt
     from ..policy import Entry
+    from ..usage import Preferences
 
 __all__ = [
     "EXIT_ALLOWED",
@@ -149,6 +155,10 @@ class _Run:
     #: and the seconds left then before the next fetch.
     unreachable: str = ""
     retry_in: float | None = None
+    #: robots.txt's usage preferences for the URL (U-6), from the request's
+    #: meta or the exception that dropped it; and that exception.
+    usage: Preferences | None = None
+    usage_drop: ForbiddenByUsagePreference | None = None
 
     def connect(self, crawler: Crawler) -> None:
         connect = crawler.signals.connect
@@ -210,6 +220,7 @@ class _Run:
     def allowed(self, response: Response) -> None:
         if NOT_DOWNLOADED in response.flags:
             self.verdict = "allowed"
+            self.usage = response.meta.get(USAGE_META_KEY)
         else:
             self.verdict = "error"
             self.message = (
@@ -222,6 +233,9 @@ class _Run:
         message = str(error)
         if isinstance(error, ForbiddenByRobotsTxt):
             self.verdict = "forbidden"
+        elif isinstance(error, ForbiddenByUsagePreference):
+            self.verdict = "allowed"  # by robots.txt's rules
+            self.usage, self.usage_drop = error.preferences, error
         elif isinstance(error, RobotsTxtUnreachable):
             self.verdict = "unreachable"
             self.unreachable = error.outcome
@@ -271,7 +285,8 @@ class Command(ScrapyCommand):
             "a crawl would fetch it again); --wait waits for it as a crawl's requests would, "
             "up to ROBOTSTXT_RFC_UNREACHABLE_WAIT. Logs go to stderr at WARNING unless -L "
             "is given. Exit status: 0 allowed, 1 disallowed (by a rule, or while robots.txt "
-            "is unreachable), 2 error."
+            "is unreachable, or dropped for a usage preference of ROBOTSTXT_RFC_USAGE), "
+            "2 error."
         )
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
@@ -376,7 +391,7 @@ class Command(ScrapyCommand):
         if opts.json:
             print(json.dumps(report, indent=2, ensure_ascii=False))
         else:
-            print(_text(report))
+            print(report_text(report))
         self.exitcode = report["exit_status"]
 
     def _spider_class(self, request: Request, opts: argparse.Namespace) -> type[Spider]:
@@ -474,8 +489,11 @@ class Command(ScrapyCommand):
         report["sitemaps"] = sitemaps
         report["crawl_delay"] = delay
         report["crawl_delay_note"] = self._delay_note(delay, config, crawler)
+        report.update(_usage(probe, report["verdict"], config))
         report.update(page_downloaded=False, notes=notes)
         report["exit_status"] = _EXITS.get(report["verdict"], EXIT_ERROR)
+        if probe.usage_drop is not None:
+            report["exit_status"] = EXIT_DISALLOWED
         return report
 
     @staticmethod
@@ -553,48 +571,25 @@ class Command(ScrapyCommand):
         return "applied to the download slot"
 
 
-def _text(report: dict[str, Any]) -> str:
-    """The report as aligned lines."""
-    lines: list[tuple[str, str]] = []
-    if "robots_txt" in report:
-        chain = report["robots_txt"]
-        for i, hop in enumerate(report["chain"]):
-            if i:
-                chain += f" → {hop['url']}"
-            chain += f" → {hop['status'] if hop['status'] is not None else 'no response'}"
-        if report["from_store"] and not report["chain"]:
-            chain += " → from ROBOTSTXT_RFC_STORE"
-        outcome = report["effect"]
-        if report["rules_url"] != report["robots_txt"] and report["outcome"] == "rules":
-            outcome += f" of {report['rules_url']}"
-        extra = [report["outcome_detail"], f"redirects followed: {report['redirects_followed']}"]
-        if report["fetches"] > 1:
-            extra.append(f"fetched {report['fetches']} times")
-        lines.append(("robots.txt", f"{chain}: {outcome} ({'; '.join(filter(None, extra))})"))
-    lines.append(("URL", report["url"]))
-    if "user_agent" in report:
-        lines.append(
-            (
-                "user agent",
-                f"{report['user_agent']} (from {report['user_agent_source']} "
-                f"{report['user_agent_value']!r})",
-            )
-        )
-    reason = report["reason"]
-    lines.append(("verdict", f"error: {reason}" if report["verdict"] == "error" else reason))
-    if "sitemaps" in report:
-        sitemaps = report["sitemaps"]
-        if sitemaps is None:
-            sitemaps = ["unknown (robots.txt came from the store; Scrapy 2.18+ shows them)"]
-        sitemaps = sitemaps or ["none"]
-        lines.append(("sitemaps", sitemaps[0]))
-        lines.extend(("", sitemap) for sitemap in sitemaps[1:])
-        delay = report["crawl_delay"]
-        if delay is None:
-            lines.append(("crawl-delay", "none"))
-        else:
-            lines.append(("crawl-delay", f"{delay:g} s ({report['crawl_delay_note']})"))
-    for note in report.get("notes", ()):
-        lines.append(("note", note))
-    width = max(len(label) for label, _ in lines) + 1
-    return "\n".join(f"{label:<{width}} {value}".rstrip() for label, value in lines)
+def _usage(probe: _Run, verdict: str, config: Config) -> dict[str, Any]:
+    """The report's usage keys: robots.txt's preferences for the URL (none
+    for a disallowed one, U-5), as JSON and as the text line, and the
+    message of a crawl's drop (``ROBOTSTXT_RFC_USAGE``)."""
+    usage, text, drop = probe.usage, None, probe.usage_drop
+    if verdict == "disallowed":
+        usage, text = NO_PREFERENCES, "none: robots.txt disallows the URL"
+    elif verdict != "allowed":
+        usage = None
+    elif usage is not None:
+        text = str(usage)
+        if drop is not None and drop.where == "unknown":
+            states = ", ".join(drop.categories)
+            text += f"; a crawl drops it unless its Content-Usage header states {states}: {drop}"
+        elif drop is not None:
+            text += f"; a crawl drops it: {drop}"
+    return {
+        "usage": None if usage is None else usage.as_dict(),
+        "usage_text": text,
+        "usage_dropped": None if drop is None else str(drop),
+        "usage_categories": list(config.usage),
+    }
