@@ -2,37 +2,32 @@
 lint one.
 
 Pure: like :mod:`.parser` and :mod:`.matcher` it never imports Scrapy. A
-robots.txt given as an ``http``/``https`` URL is fetched with
-:mod:`urllib.request` under the status policy of DECISIONS.md (RFC 9309
+robots.txt given as an ``http``/``https`` URL is fetched by
+:mod:`.robots_file` under the status policy of DECISIONS.md (RFC 9309
 §2.3.1; HTTP-1 to HTTP-8), reading at most 500 KiB (RFC 9309 §2.5, HTTP-12).
 
 ``check ROBOTS URL...`` prints one line per URL: the URL and its
 :class:`.Verdict`, as the middleware's log and ``scrapy robots`` say it
-(``--json``: JSON Lines). ``lint ROBOTS`` prints one ``SOURCE:LINE: CODE:
-message`` line per finding of :mod:`.lint`, then their count. What they
-print, and their exit statuses (:data:`EXIT_OK` to :data:`EXIT_PIPE`), are
-described in their ``--help`` epilogs below and in README.rst.
+(``--json``: JSON Lines), with the usage preferences robots.txt states for
+it (:mod:`.usage`) when it has content-usage or content-signal lines.
+``lint ROBOTS`` prints one ``SOURCE:LINE: CODE: message`` line per finding
+of :mod:`.lint`, then their count. What they print, and their exit
+statuses (:data:`EXIT_OK` to :data:`EXIT_PIPE`), are described in their
+``--help`` epilogs below and in README.rst.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import http.client
+import functools
 import io
 import json
 import os
 import re
-import socket
-import ssl
 import sys
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from email.message import Message
-from http import HTTPStatus
-from typing import IO, Any, TextIO
+from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from . import __version__
@@ -40,8 +35,10 @@ from .agents import GLOBAL_NAME, name_problem
 from .lint import CODES, html_page, lint
 from .matcher import MODES, Mode
 from .origin import Origin, origin
-from .parser import MAX_BYTES, RobotsTxt, cut_at_limit
-from .policy import Answer, Redirects, State
+from .parser import MAX_BYTES, RobotsTxt
+from .policy import State
+from .robots_file import MAX_REDIRECTS, CliError, Source, fetch, load
+from .usage import NO_PREFERENCES, Preferences
 from .verdict import Verdict
 
 __all__ = [
@@ -60,6 +57,7 @@ __all__ = [
     "fetch",
     "load",
     "main",
+    "preferences",
     "run_check",
     "run_lint",
     "url_problem",
@@ -67,11 +65,6 @@ __all__ = [
 ]
 
 PROG = "python -m scrapy_robots_rfc"
-
-#: Redirects followed when fetching a robots.txt (RFC 9309 §2.3.1.2, HTTP-2);
-#: more, a loop, a 3xx without ``Location`` or a redirect to a non-HTTP URL
-#: mean no robots.txt (allow all), as in the middleware (D-14, HTTP-8).
-MAX_REDIRECTS = 5
 
 #: Seconds to wait for the robots.txt server.
 DEFAULT_TIMEOUT = 30.0
@@ -103,10 +96,16 @@ output, one line per URL, as the middleware's log and scrapy robots say it:
   https://example.com/a: allowed by "allow: /a (line 3)" in the group for '*'
   https://example.com/b: disallowed by "disallow: / (line 2)" in the group for '*'
   https://example.com/c: allowed: no rule of the group for '*' matches '/c'
+When robots.txt has Content-Usage or Content-Signal lines, each line ends
+with the usage preferences they state for the URL (none for a disallowed
+one; they never change the verdict or the exit status):
+  https://example.com/d: allowed ...; usage: train-ai=n (content-usage line 4)
+  https://example.com/e: disallowed ...; usage: none (disallowed)
 --json prints one JSON object per URL, one per line (JSON Lines), with the
 keys url, verdict, allowed, token, match_string, rule (allow, pattern,
 line; or null), group, reason, why, robots (source, status, kind: rules,
-allow_all or unreachable, outcome), user_agent and mode.
+allow_all or unreachable, outcome), usage (per category, its value: allow,
+disallow or unknown, and the lines it comes from), user_agent and mode.
 
 exit status: 0 every URL is allowed; 1 the rules disallow one; 2 error (a bad
 argument or URL, a file that cannot be read); 3 robots.txt could not be
@@ -154,153 +153,6 @@ examples:
 def _counted(count: int, word: str) -> str:
     """``1 redirect``, ``2 redirects``, ``3,828 findings``."""
     return f"{count:,} {word}{'s' * (count != 1)}"
-
-
-class CliError(Exception):
-    """An error the user can fix: reported on stderr, exit status 2. Each
-    argument is one message, one line."""
-
-
-@dataclass(frozen=True)
-class Source:
-    """A robots.txt as read, and what its fetch means before any rule is
-    looked at."""
-
-    name: str
-    #: ``RULES`` for a file; for a URL, what the status step found.
-    state: State
-    #: The body, cut at :data:`MAX_BYTES` (``b""`` unless ``state`` is rules).
-    body: bytes = b""
-    #: Whether content past :data:`MAX_BYTES` was dropped.
-    truncated: bool = False
-    #: The HTTP status of the last response, ``None`` for a file.
-    status: int | None = None
-    #: :attr:`.policy.Answer.outcome`, as the middleware's log and report
-    #: say it ("200", "404: no robots.txt: allow all"...); empty for a file.
-    outcome: str = ""
-    #: The URLs fetched when redirects were followed, the first and the
-    #: last included; empty without a redirect.
-    chain: tuple[str, ...] = ()
-    #: The media type of the last response (``text/html``), if it had one.
-    content_type: str = ""
-    #: Why an unreachable robots.txt could not be fetched, in plain words.
-    problem: str = ""
-
-    @classmethod
-    def answered(cls, answer: Answer, chain: Sequence[str], **fields: Any) -> Source:
-        """The source of a fetch that followed ``chain``, named after its
-        last URL; ``fields``: ``body``, ``truncated``, ``content_type``..."""
-        followed = tuple(chain) if len(chain) > 1 else ()
-        state, status, outcome = answer.state, answer.status, answer.outcome
-        return cls(chain[-1], state, status=status, outcome=outcome, chain=followed, **fields)
-
-
-def _read_capped(stream: IO[bytes]) -> tuple[bytes, bool]:
-    """At most :data:`MAX_BYTES` of ``stream``: one byte more is read to
-    know whether there is more, and a line cut at the limit is dropped
-    (RFC 9309 §2.5, HTTP-13)."""
-    return cut_at_limit(stream.read(MAX_BYTES + 1), MAX_BYTES)
-
-
-def load(robots: str, *, timeout: float, user_agent: str) -> Source:
-    """Read ``robots``: ``-`` is standard input, an ``http``/``https`` URL is
-    fetched (:func:`fetch`), anything else is a file path."""
-    if robots == "-":
-        body, truncated = _read_capped(sys.stdin.buffer)
-        return Source("<stdin>", State.RULES, body, truncated)
-    scheme = urlsplit(robots).scheme.lower() if "://" in robots else ""
-    if scheme in ("http", "https"):
-        return fetch(robots, timeout=timeout, user_agent=user_agent)
-    if scheme:
-        raise CliError(f"{robots}: only http and https URLs are fetched")
-    try:
-        with open(robots, "rb") as file:
-            body, truncated = _read_capped(file)
-    except OSError as exc:
-        raise CliError(f"cannot read {robots}: {exc.strerror or exc}") from None
-    return Source(robots, State.RULES, body, truncated)
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """Redirects are followed by :func:`fetch`, which counts them."""
-
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
-#: Network errors in plain words, the first that matches (HTTP-6).
-_NETWORK_ERRORS: tuple[tuple[type[BaseException], str], ...] = (
-    (ConnectionRefusedError, "connection refused"),
-    (http.client.RemoteDisconnected, "the server closed the connection without answering"),
-    (ConnectionResetError, "the connection was reset"),
-    (socket.gaierror, "the host name cannot be resolved"),
-)
-
-
-def _network_problem(error: BaseException | str, timeout: float) -> str:
-    """A network error in plain words: "connection refused"."""
-    if isinstance(error, str):
-        return error
-    if isinstance(error, TimeoutError):
-        return f"no answer within {timeout:g} seconds"
-    if isinstance(error, ssl.SSLCertVerificationError):
-        return f"its TLS certificate is not valid ({error.verify_message})"
-    plain = next((text for kind, text in _NETWORK_ERRORS if isinstance(error, kind)), None)
-    return plain or getattr(error, "strerror", None) or f"{type(error).__name__}: {error}"
-
-
-def fetch(url: str, *, timeout: float, user_agent: str) -> Source:
-    """GET ``url`` and apply the status and redirect steps of
-    :mod:`.policy`, the middleware's (RFC 9309 §2.3.1.1 to §2.3.1.4;
-    HTTP-1 to HTTP-8).
-
-    Redirects are followed up to :data:`MAX_REDIRECTS`, across hosts too;
-    the rules found are those of ``url``'s origin (RFC 9309 §2.3.1.2, LOC-9).
-    """
-    opener = urllib.request.build_opener(_NoRedirect())
-    redirects = Redirects(url, MAX_REDIRECTS)
-    chain = [url]
-    while True:
-        url = redirects.url
-        try:
-            request = urllib.request.Request(url, headers={"User-Agent": user_agent})
-        except ValueError as exc:
-            raise CliError(f"{url}: {exc}") from None
-        response: IO[bytes]
-        try:
-            response = opener.open(request, timeout=timeout)
-            status: int = response.status  # type: ignore[attr-defined]
-        except urllib.error.HTTPError as exc:
-            response, status = exc, exc.code
-        except (OSError, http.client.HTTPException, ValueError) as exc:
-            # HTTP-6: DNS, connection, timeout... URLError is an OSError.
-            reason = getattr(exc, "reason", None) or exc
-            detail = f"{type(reason).__name__}: {reason}"
-            answer = redirects.ended(State.UNREACHABLE, detail)
-            return Source.answered(answer, chain, problem=_network_problem(reason, timeout))
-        with response:
-            headers: Message = response.headers  # type: ignore[attr-defined]
-            content_type = headers.get_content_type() if headers.get("Content-Type") else ""
-            step = redirects.follow(status, headers.get("Location"))
-            if isinstance(step, str):
-                chain.append(step)
-                continue
-            if step.state is State.UNREACHABLE:
-                phrase = next((f" {s.phrase}" for s in HTTPStatus if s == status), "")
-                problem = f"the server answered {status}{phrase}"
-                return Source.answered(step, chain, content_type=content_type, problem=problem)
-            if step.state is not State.RULES:
-                return Source.answered(step, chain, content_type=content_type)
-            try:
-                body, truncated = _read_capped(response)
-            except (OSError, http.client.HTTPException) as exc:
-                detail = f"HTTP {status}, body not read: {exc!r}"
-                answer = redirects.ended(State.UNREACHABLE, detail, status)
-                problem = f"its body could not be read ({_network_problem(exc, timeout)})"
-                return Source.answered(answer, chain, content_type=content_type, problem=problem)
-            return Source.answered(
-                step, chain, body=body, truncated=truncated, content_type=content_type
-            )
 
 
 def _robots_origin(robots: str) -> Origin | None:
@@ -373,7 +225,7 @@ def verdicts(source: Source, urls: Sequence[str], user_agent: str, mode: Mode) -
         ]
     # The name is compared as given (D-21): "*", the default, asks for the
     # '*' groups in both modes.
-    robots = RobotsTxt.parse(source.body, mode)
+    robots = _parsed(source.body, mode)
     return [
         Verdict.explained(
             robots.explain(url, user_agent),
@@ -383,6 +235,30 @@ def verdicts(source: Source, urls: Sequence[str], user_agent: str, mode: Mode) -
         )
         for url in urls
     ]
+
+
+def preferences(
+    source: Source, urls: Sequence[str], user_agent: str, mode: Mode
+) -> list[Preferences]:
+    """The usage preferences robots.txt states for each of ``urls``
+    (:meth:`.RobotsTxt.usage`; DECISIONS.md U-1 to U-5): none unless
+    ``source`` has rules, and none for a URL they disallow."""
+    if source.state is not State.RULES:
+        return [NO_PREFERENCES for _ in urls]
+    robots = _parsed(source.body, mode)
+    return [robots.usage(url, user_agent) for url in urls]
+
+
+@functools.lru_cache(maxsize=1)
+def _parsed(body: bytes, mode: Mode) -> RobotsTxt:
+    """``body`` parsed once for :func:`verdicts` and :func:`preferences`."""
+    return RobotsTxt.parse(body, mode)
+
+
+def _usage(prefs: Preferences, allowed: bool) -> str:
+    """What ``check`` adds to a verdict line: ``; usage: train-ai=n
+    (content-usage line 4)``; a disallowed URL has none (attach-05 §3.1)."""
+    return f"; usage: {prefs}" if allowed else "; usage: none (disallowed)"
 
 
 def _header(args: argparse.Namespace) -> str:
@@ -426,12 +302,21 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     unreachable = _unreachable(source, robots)
     err.writelines(f"{line}\n" for line in (*notes, unreachable) if line is not None)
     found = verdicts(source, args.urls, args.user_agent, mode)
-    for verdict in found:
+    usage = preferences(source, args.urls, args.user_agent, mode)
+    # The preferences are shown only where robots.txt can state some.
+    shown = source.state is State.RULES and bool(_parsed(source.body, mode).usage_rules)
+    for verdict, prefs in zip(found, usage, strict=True):
         if args.json:
-            record = {**verdict.as_dict(), "user_agent": args.user_agent, "mode": mode}
+            record = {
+                **verdict.as_dict(),
+                "usage": prefs.as_dict(),
+                "user_agent": args.user_agent,
+                "mode": mode,
+            }
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
         elif unreachable is None:
-            out.write(f"{verdict.url}: {verdict}\n")
+            extra = _usage(prefs, verdict.allowed) if shown else ""
+            out.write(f"{verdict.url}: {verdict}{extra}\n")
     if unreachable is not None:
         return EXIT_UNREACHABLE
     return EXIT_OK if all(v.allowed for v in found) else EXIT_FOUND

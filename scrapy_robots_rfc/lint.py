@@ -10,7 +10,11 @@ two places:
   they are written, bytes that are not UTF-8, content past the 500 KiB limit;
 * the rules of each group as written (:attr:`.RobotsTxt.groups`): rules that
   match nothing, never match, never decide (``shadowed``) or repeat another
-  (``duplicate``).
+  (``duplicate``);
+* the content-usage and content-signal lines (:attr:`.RobotsTxt.usage_rules`,
+  :mod:`.usage`): statements that are not a Structured Fields Dictionary or
+  state nothing, keys and values that are ignored, and preferences for URLs
+  robots.txt disallows, which never apply.
 
 Every code is listed in :data:`CODES`. :func:`html_page` tells a body that
 looks like an HTML page (a server's answer that is not a robots.txt), which
@@ -28,12 +32,15 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from .keys import WHITESPACE
+from .agents import GLOBAL_NAME, agent_product, agent_token
+from .keys import WHITESPACE, as_text
 from .matcher import literal_prefix, pattern_matches
 from .parser import NOTE_CODES, RobotsTxt
+from .usage import TOKENS, parse_statement
 
 if TYPE_CHECKING:
-    from .matcher import Mode, Rule
+    from .matcher import AgentRules, Mode, Rule
+    from .usage import UsageRule
 
 #: What ``lint`` reports, by code: the parser's notes (:data:`NOTE_CODES`),
 #: then what the rules of a group say about each other. Every code but
@@ -50,6 +57,22 @@ CODES: Mapping[str, str] = MappingProxyType(
         "duplicate": "the same rule earlier in the same group",
         "empty-rule": "note: an empty allow/disallow matches nothing",
         "incomplete": "note: too many rules to search them all for shadowed ones",
+        "usage-syntax": (
+            "a content-usage/content-signal value that is not a Structured Fields "
+            "Dictionary: every category unknown (RFC 9651 §4.2)"
+        ),
+        "usage-empty": "a content-usage/content-signal line that states no preference",
+        "usage-category": (
+            "a key that is not a category of its line: ignored (draft-ietf-aipref-vocab-07 §6.4)"
+        ),
+        "usage-value": (
+            "a value other than y/n (content-usage) or yes/no (content-signal): unknown"
+        ),
+        "usage-duplicate": "a key given twice on one line: only the last counts (RFC 9651 §3.2)",
+        "usage-disallowed": (
+            "a usage preference for URLs robots.txt disallows: it never applies "
+            "(draft-ietf-aipref-attach-05 §3.1)"
+        ),
     }
 )
 #: The codes that are notes, not findings.
@@ -92,6 +115,7 @@ def lint(body: bytes, mode: Mode = "rfc", *, truncated: bool = False) -> list[Fi
     for group in robots.groups:
         group_found, budget = _group_findings(group.rules, budget)
         found += group_found
+    found += _usage_findings(robots)
     return sorted(set(found))
 
 
@@ -130,21 +154,20 @@ def _never_matches(pattern: str) -> bool:
     return not pattern.startswith(("/", "*"))
 
 
-def _covers(wide: Rule, narrow: Rule) -> bool:
-    """Whether ``wide`` matches every path that ``narrow`` matches.
+def _covers(wide: str, narrow: str) -> bool:
+    """Whether the pattern ``wide`` matches every path that the pattern
+    ``narrow`` matches.
 
-    Sufficient, not necessary: ``narrow``'s pattern is written as a word in
-    which each ``*`` (and, unless ``narrow`` ends with ``$``, the end) is a
-    NUL, a character no pattern contains (FMT-14) and so only a ``*`` of
-    ``wide`` can match. If ``wide`` matches that word (:func:`pattern_matches`,
-    exact for ``*``-only patterns, PATH-2, PATH-3), it matches every path
-    obtained by putting any text in place of the NULs: every path ``narrow``
-    matches.
+    Sufficient, not necessary: ``narrow`` is written as a word in which
+    each ``*`` (and, unless ``narrow`` ends with ``$``, the end) is a NUL, a
+    character no pattern contains (FMT-14) and so only a ``*`` of ``wide``
+    can match. If ``wide`` matches that word (:func:`pattern_matches`, exact
+    for ``*``-only patterns, PATH-2, PATH-3), it matches every path obtained
+    by putting any text in place of the NULs: every path ``narrow`` matches.
     """
-    pattern = narrow.pattern
-    anchored = pattern.endswith("$")
-    word = (pattern[:-1] if anchored else pattern).replace("*", "\0")
-    return pattern_matches(wide.pattern, word if anchored else word + "\0")
+    anchored = narrow.endswith("$")
+    word = (narrow[:-1] if anchored else narrow).replace("*", "\0")
+    return pattern_matches(wide, word if anchored else word + "\0")
 
 
 def _beats(rule: Rule, other: Rule) -> bool:
@@ -218,7 +241,7 @@ def _group_findings(rules: Sequence[Rule], budget: int) -> tuple[list[Finding], 
                     wins = _beats(other, rule)
                 else:
                     wins = other.pattern == rule.pattern and other.line < rule.line
-                if wins and _covers(other, rule):
+                if wins and _covers(other.pattern, rule.pattern):
                     covering.append(other)
         # Name a rule of the other kind if there is one, then the first.
         winner = min(covering, key=lambda r: (r.allow == rule.allow, r.line), default=None)
@@ -241,6 +264,152 @@ def _group_findings(rules: Sequence[Rule], budget: int) -> tuple[list[Finding], 
                 )
             )
     return found, budget
+
+
+# -- content-usage and content-signal (DECISIONS.md U-1 to U-5) -------------
+
+#: The labels of earlier drafts of draft-ietf-aipref-vocab (-01 to -04)
+#: that -07 no longer has: ignored like any unknown key (vocab-07 §6.4).
+_EARLIER_LABELS = frozenset(
+    ("tdm", "ai", "genai", "inference", "all", "train-genai", "ai-use", "bots", "ai-output")
+)
+#: A line's categories as its author writes them (Content-Signal in
+#: Cloudflare's order).
+_LISTED = {"content-usage": "train-ai, search", "content-signal": "search, ai-input, ai-train"}
+#: The hint for a label of the other kind of line (U-3).
+_OTHER_KIND = {
+    ("content-usage", "ai-train"): "Content-Usage writes it 'train-ai'",
+    ("content-signal", "train-ai"): "Content-Signal writes it 'ai-train'",
+    ("content-usage", "ai-input"): "only Content-Signal has 'ai-input'",
+}
+
+
+def _usage_findings(robots: RobotsTxt) -> list[Finding]:
+    """The findings on each content-usage and content-signal line: its
+    statement (vocab-07 §6.5, RFC 9651 §4.2), then whether it can apply."""
+    rules = [rule for _, rule in robots.usage_rules]
+    found = [finding for rule in rules for finding in _statement_findings(rule)]
+    if rules:
+        found += _never_applies(robots, rules)
+    return found
+
+
+def _statement_findings(rule: UsageRule) -> list[Finding]:
+    """What is wrong with ``rule``'s statement: not a Dictionary, empty,
+    or members that state nothing (:attr:`.usage.Statement.ignored`)."""
+    kind, line = rule.kind, rule.line
+    statement = parse_statement(rule.statement, kind)
+    if statement.error is not None:
+        text = as_text(rule.statement)
+        message = (
+            f"{kind} value {text!r} is not a Structured Fields Dictionary ({statement.error}): "
+            "every category is unknown (RFC 9651 §4.2)"
+        )
+        # "Content-Usage: *.pdf train-ai=n": no '/', so all of it is the statement.
+        if text.startswith("*"):
+            message += "; a path starts with '/'"
+        return [Finding(line, "usage-syntax", message)]
+    if not statement.members:
+        what = "the line" if rule.pattern == "/" else repr(rule.pattern)
+        return [Finding(line, "usage-empty", f"{kind}: {what} states no preference")]
+    found = []
+    for key, why, member in statement.ignored:
+        if why == "duplicate":
+            message = (
+                f"{kind}: {key!r} is given more than once: only the last counts (RFC 9651 §3.2)"
+            )
+            found.append(Finding(line, "usage-duplicate", message))
+        elif why == "category":
+            found.append(Finding(line, "usage-category", _category_message(kind, key)))
+        else:
+            found.append(Finding(line, "usage-value", _value_message(kind, member)))
+    return found
+
+
+def _category_message(kind: str, key: str) -> str:
+    """``content-usage: 'ai-train' is not a usage category (train-ai,
+    search): ignored; Content-Usage writes it 'train-ai'``."""
+    message = f"{kind}: {key!r} is not a usage category ({_LISTED[kind]}): ignored"
+    hint = _OTHER_KIND.get((kind, key))
+    if hint is None and kind == "content-usage" and key in _EARLIER_LABELS:
+        hint = f"{key!r} is a category of earlier drafts, not of draft-ietf-aipref-vocab-07"
+    return message if hint is None else f"{message}; {hint}"
+
+
+def _value_message(kind: str, member: str) -> str:
+    """``content-usage: train-ai=yes: the value is not y or n, so the
+    preference is unknown``, with a hint for ``N``, ``"n"`` and a key
+    without a value."""
+    allow, disallow = TOKENS[kind]
+    value = member.partition("=")[2].partition(";")[0]
+    message = (
+        f"{kind}: {member}: the value is not {allow} or {disallow}, so the preference is unknown"
+    )
+    if "=" not in member.partition(";")[0]:
+        message += " (a key alone is the Boolean true)"
+    elif value.lower() in (allow, disallow):
+        message += " (values are case-sensitive)"
+    elif value.strip('"') in (allow, disallow):
+        message += " (a Token, written without quotes)"
+    return message
+
+
+def _never_applies(robots: RobotsTxt, rules: Sequence[UsageRule]) -> list[Finding]:
+    """``usage-disallowed`` for each rule that states a preference for no
+    URL a crawler may fetch (attach-05 §3.1, U-5), as proven for every
+    crawler the rule applies to (:func:`_disallowing`).
+
+    The crawlers are named after every group's token and product name, and
+    ``*`` for all others: any name selects the same rules as one of these.
+    """
+    names = dict.fromkeys([GLOBAL_NAME])
+    for group in robots.groups:
+        for value in group.agents:
+            names.update(dict.fromkeys(n for n in (agent_token(value), agent_product(value)) if n))
+    stating = {rule.line for rule in rules if parse_statement(rule.statement, rule.kind).values}
+    # line -> the disallow rule that decides every URL it matches, for
+    # every crawler seen so far; None once one crawler may fetch one.
+    proofs: dict[int, Rule | None] = {}
+    for name in names:
+        agent = robots.for_agent(name)
+        for rule in (rule for rules in agent.usage or () for rule in rules):
+            if rule.line in stating and proofs.get(rule.line, True) is not None:
+                proof = _disallowing(agent, rule.pattern)
+                proofs[rule.line] = proof if proof is None else proofs.get(rule.line, proof)
+    return [
+        Finding(
+            rule.line,
+            "usage-disallowed",
+            f"{str(rule).removesuffix(f' (line {rule.line})')}: every URL it applies to is "
+            f"disallowed by {proof}, so it never applies (draft-ietf-aipref-attach-05 §3.1)",
+        )
+        for rule in rules
+        if (proof := proofs.get(rule.line)) is not None
+    ]
+
+
+def _disallowing(agent: AgentRules, pattern: str) -> Rule | None:
+    """The disallow rule of ``agent`` that decides every URL the usage
+    ``pattern`` matches, or ``None`` when that is not proven.
+
+    It is the longest disallow that :func:`_covers` the pattern. No allow
+    at least as long (which would win, RFC 9309 §2.2.2) may match a URL the
+    pattern matches: a path both match starts with both literal prefixes,
+    so one prefix starts the other. (``/robots.txt``, always allowed in rfc
+    mode, D-1, is left out: a preference is about the site's content.)
+    """
+    rules = agent.rules  # longest first, allow first on a tie
+    wide = next((r for r in rules if not r.allow and _covers(r.pattern, pattern)), None)
+    if wide is None:
+        return None
+    prefix = literal_prefix(pattern)
+    for rule in rules:
+        if len(rule.pattern) < len(wide.pattern):
+            break
+        other = literal_prefix(rule.pattern)
+        if rule.allow and (other.startswith(prefix) or prefix.startswith(other)):
+            return None
+    return wide
 
 
 __all__ = ["CODES", "HTML_TYPES", "MAX_COMPARISONS", "NOTE_ONLY", "Finding", "html_page", "lint"]

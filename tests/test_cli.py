@@ -34,6 +34,28 @@ Disallow: /
 Allow: /shop/index.html
 """
 
+#: The example of draft-ietf-aipref-attach-05 §3.4.
+USAGE_ROBOTS = b"""\
+User-Agent: *
+Allow: /
+Disallow: /never/
+Content-Usage: train-ai=n
+Content-Usage: /ai-ok/ train-ai=y
+
+User-Agent: ExampleBot
+Allow: /
+Content-Usage: train-ai=y
+"""
+
+#: A line before the first user-agent line (U-1) and Content-Signal (U-3).
+SIGNAL_ROBOTS = b"""\
+Content-Signal: ai-train=no
+User-agent: *
+Disallow: /private/
+Content-Usage: /ok/ train-ai=y, search=y
+Content-Signal: search=yes, ai-input=yes
+"""
+
 
 def run(*args: str, stdin: bytes | None = None) -> tuple[int, list[str], str]:
     """Exit status, stdout lines and stderr of the command line."""
@@ -158,6 +180,10 @@ def test_check_stdin() -> None:
     assert status == 1
 
 
+#: ``"usage"`` in --json when robots.txt states no preference for the URL.
+NONE_STATED = {c: {"value": "unknown", "sources": []} for c in ("train-ai", "search", "ai-input")}
+
+
 def test_check_json_lines(robots_file: str) -> None:
     status, out, err = run(
         "check", "--json", robots_file, "https://example.com/private/x", "https://example.com/"
@@ -177,6 +203,7 @@ def test_check_json_lines(robots_file: str) -> None:
         "why": "disallow rule '/private' on line 2 is the longest match for "
         "'/private/x' in the group for '*'",
         "robots": {"source": robots_file, "status": None, "kind": "rules", "outcome": None},
+        "usage": NONE_STATED,
     }
     assert (second["allowed"], second["rule"], second["match_string"]) == (True, None, "/")
     assert (status, err) == (1, "")
@@ -274,6 +301,164 @@ def test_check_default_agent_output_names_only_star(tmp_path: Path, mode: str) -
     assert "anybot" not in out[0]
 
 
+# -- check: usage preferences (DECISIONS.md U-1 to U-5) ---------------------
+
+
+def _write(tmp_path: Path, body: bytes) -> str:
+    path = tmp_path / "robots.txt"
+    path.write_bytes(body)
+    return str(path)
+
+
+def test_check_prints_usage_preferences(tmp_path: Path) -> None:
+    """The examples of draft-ietf-aipref-attach-05 §3.4: the longest match
+    within the group, nothing for a disallowed URL; the exit status is the
+    verdicts'."""
+    path = _write(tmp_path, USAGE_ROBOTS)
+    urls = [f"https://example.com/{p}" for p in ("test", "never/test", "ai-ok/test")]
+    assert run("check", path, *urls) == (
+        1,
+        [
+            "https://example.com/test: allowed by \"allow: / (line 2)\" in the group for '*'; "
+            "usage: train-ai=n (content-usage line 4)",
+            'https://example.com/never/test: disallowed by "disallow: /never/ (line 3)" in the '
+            "group for '*'; usage: none (disallowed)",
+            'https://example.com/ai-ok/test: allowed by "allow: / (line 2)" in the group for '
+            "'*'; usage: train-ai=y (content-usage line 5)",
+        ],
+        "",
+    )
+    assert run("check", "--user-agent", "ExampleBot", path, *urls) == (
+        0,
+        [
+            f"{url}: allowed by \"allow: / (line 8)\" in the group for 'ExampleBot'; usage: "
+            "train-ai=y (content-usage line 9)"
+            for url in urls
+        ],
+        "",
+    )
+
+
+@pytest.mark.parametrize("mode", ["rfc", "google"])
+def test_check_usage_before_any_group_and_content_signal(tmp_path: Path, mode: str) -> None:
+    """U-1: the line before any user-agent line and the group's longest
+    match combine, and "n" wins: /ok/'s train-ai=y does not undo it."""
+    path = _write(tmp_path, SIGNAL_ROBOTS)
+    status, out, err = run(
+        "check",
+        "--mode",
+        mode,
+        "--user-agent",
+        "ExampleBot",
+        path,
+        "https://e.com/ok/a",
+        "https://e.com/x",
+        "https://e.com/private/x",
+    )
+    assert out == [
+        "https://e.com/ok/a: allowed: no rule of the group for '*' matches '/ok/a'; usage: "
+        "train-ai=n, search=y (content-signal line 1, content-usage line 4)",
+        "https://e.com/x: allowed: no rule of the group for '*' matches '/x'; usage: "
+        "train-ai=n, search=y, ai-input=y (content-signal line 1, content-signal line 5)",
+        'https://e.com/private/x: disallowed by "disallow: /private/ (line 3)" in the group '
+        "for '*'; usage: none (disallowed)",
+    ]
+    assert (status, err) == (1, "")
+
+
+def test_check_json_usage(tmp_path: Path) -> None:
+    path = _write(tmp_path, SIGNAL_ROBOTS)
+    status, out, err = run("check", "--json", path, "https://e.com/ok/a", "https://e.com/private/")
+    first, second = (json.loads(line) for line in out)
+    assert first["usage"] == {
+        "train-ai": {
+            "value": "disallow",
+            "sources": [{"kind": "content-signal", "line": 1, "text": "ai-train=no"}],
+        },
+        "search": {
+            "value": "allow",
+            "sources": [{"kind": "content-usage", "line": 4, "text": "train-ai=y, search=y"}],
+        },
+        "ai-input": {"value": "unknown", "sources": []},
+    }
+    assert list(first)[-3:] == ["usage", "user_agent", "mode"]
+    assert (second["allowed"], second["usage"]) == (False, NONE_STATED)
+    assert (status, err) == (1, "")
+
+
+def test_check_usage_of_a_fetched_robots_txt(robots_server: str) -> None:
+    """Fetched, the same; a 404 allows everything and states nothing, even
+    if its body has usage lines."""
+    page = f"{robots_server}/ai-ok/a"
+    assert run("check", f"{robots_server}/usage/robots.txt", page) == (
+        0,
+        [
+            f"{page}: allowed by \"allow: / (line 2)\" in the group for '*'; usage: train-ai=y "
+            "(content-usage line 5)"
+        ],
+        "",
+    )
+    gone = f"{robots_server}/usage-gone/robots.txt"
+    note = f"note: {gone}: 404: no robots.txt: allow all (allow_all)\n"
+    assert run("check", gone, page) == (
+        0,
+        [f"{page}: allowed: robots.txt allows everything"],
+        note,
+    )
+    status, out, err = run("check", "--json", gone, page)
+    assert (status, json.loads(out[0])["usage"], err) == (0, NONE_STATED, note)
+
+
+# -- lint: usage preferences ------------------------------------------------
+
+
+def test_lint_usage_lines(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        b"User-agent: *\n"
+        b"Disallow: /private/\n"
+        b"Content-Usage: Train-AI=n\n"
+        b"Content-Usage: ai-train=n, search=y\n"
+        b"Content-Signal: /private/x ai-train=no\n"
+        b"Content-Usage: /ok/ train-ai=yes\n",
+    )
+    assert run("lint", path) == (
+        1,
+        [
+            f"{path}:3: usage-syntax: content-usage value 'Train-AI=n' is not a Structured "
+            "Fields Dictionary (Key cannot begin with an uppercase character at position 0): "
+            "every category is unknown (RFC 9651 §4.2)",
+            f"{path}:4: usage-category: content-usage: 'ai-train' is not a usage category "
+            "(train-ai, search): ignored; Content-Usage writes it 'train-ai'",
+            f"{path}:5: usage-disallowed: content-signal: /private/x ai-train=no: every URL it "
+            "applies to is disallowed by disallow: /private/ (line 2), so it never applies "
+            "(draft-ietf-aipref-attach-05 §3.1)",
+            f"{path}:6: usage-value: content-usage: train-ai=yes: the value is not y or n, so "
+            "the preference is unknown",
+            "4 findings",
+        ],
+        "",
+    )
+    status, out, err = run("lint", "--json", path)
+    assert json.loads(out[0]) == {
+        "source": path,
+        "line": 3,
+        "kind": "usage-syntax",
+        "code": "usage-syntax",
+        "message": "content-usage value 'Train-AI=n' is not a Structured Fields Dictionary (Key "
+        "cannot begin with an uppercase character at position 0): every category is unknown "
+        "(RFC 9651 §4.2)",
+        "note": False,
+    }
+    assert (status, len(out), err) == (1, 4, "4 findings\n")
+
+
+def test_lint_usage_lines_are_no_unknown_keys() -> None:
+    body = b"Content-Signal: ai-train=no\nUser-agent: *\nContent-Usage: /a/ train-ai=y\nAllow: /\n"
+    assert run("lint", "-", stdin=body) == (0, ["no findings"], "")
+    assert run("lint", "--mode", "google", "-", stdin=body) == (0, ["no findings"], "")
+
+
 #: An HTML page served as robots.txt: 35 lines, each one a finding.
 HTML_PAGE = b"<!DOCTYPE html>\n<html>\n<body>\n" + b"<p>item</p>\n" * 30 + b"</body>\n</html>\n"
 #: The findings of HTML_PAGE from line 2 on: one word, no ':'.
@@ -292,6 +477,8 @@ ROUTES: dict[str, tuple[int, dict[str, str], bytes]] = {
     "/html/robots.txt": (200, {"Content-Type": "text/html; charset=utf-8"}, HTML_PAGE),
     "/error-page/robots.txt": (200, {"Content-Type": "text/html"}, b"Not Found\n"),
     "/typed/robots.txt": (200, {"Content-Type": "text/html"}, ROBOTS),
+    "/usage/robots.txt": (200, {}, USAGE_ROBOTS),
+    "/usage-gone/robots.txt": (404, {}, USAGE_ROBOTS),
 }
 
 
@@ -783,6 +970,8 @@ def test_help_has_examples_and_exit_statuses() -> None:
         "fetched (429, 5xx, network error); 141 output closed early (as by | head).\n"
     ) in text
     assert "  python -m scrapy_robots_rfc check robots.txt https://example.com/private/x" in text
+    assert "  https://example.com/d: allowed ...; usage: train-ai=n (content-usage line 4)" in text
+    assert "allow_all or unreachable, outcome), usage (per category, its value: allow," in text
     status, out, _ = run("lint", "--help")
     text = "\n".join(out)
     assert (
@@ -791,6 +980,7 @@ def test_help_has_examples_and_exit_statuses() -> None:
         "by | head).\n"
     ) in text
     assert all(f"  {code} " in text for code in CODES)
+    assert "  usage-disallowed   a usage preference for URLs robots.txt disallows" in text
 
 
 def test_cli_does_not_import_scrapy() -> None:

@@ -16,6 +16,8 @@ from scrapy_robots_rfc.lint import CODES, MAX_COMPARISONS, NOTE_ONLY, Finding, h
 from scrapy_robots_rfc.matcher import MODES, Mode, literal_prefix, pattern_matches
 from scrapy_robots_rfc.parser import MAX_BYTES, MAX_LINE_BYTES, NOTE_CODES, cut_at_limit
 
+from .conftest import CORPUS
+
 # -- findings: the parser's notes, then what the rules of a group say -------
 
 
@@ -39,6 +41,12 @@ def test_codes() -> None:
         "duplicate",
         "empty-rule",
         "incomplete",
+        "usage-syntax",
+        "usage-empty",
+        "usage-category",
+        "usage-value",
+        "usage-duplicate",
+        "usage-disallowed",
     ]
     assert NOTE_ONLY.issubset(CODES)
     assert all(CODES[code].startswith("note: ") for code in NOTE_ONLY)
@@ -234,6 +242,8 @@ def test_codes_and_messages_cite_only_what_a_user_can_look_up() -> None:
             b"Disallow: /a\nuser-agent: *\nDissallow /b\nDisallowed: /c\nHost: e.com\nDisallow\n"
             b"a b c\n: x\nAllow: foo\nAllow: /s\nDisallow: /s\nDisallow: /d\nDisallow: /d\nAllow:\n"
             b"Sitemap: s.xml\nCrawl-delay: x\nDisallow: /\xe9\nUser-agent: 4\nUser-agent: a.b\n"
+            b"Disallow: /\nContent-Usage: Train-AI=n\nContent-Usage: /p/\nContent-Signal: bots=no\n"
+            b"Content-Usage: train-ai=N\nContent-Usage: search=y, search=n\n"
         )
         + b"#" * (MAX_LINE_BYTES + 1)
         + b"\n"
@@ -242,6 +252,245 @@ def test_codes_and_messages_cite_only_what_a_user_can_look_up() -> None:
     assert {f.code for f in found} == set(CODES) - {"incomplete"}
     texts = [*CODES.values(), *(f.message for f in found)]
     assert [text for text in texts if _SPEC_ID.search(text)] == []
+
+
+# -- content-usage and content-signal (DECISIONS.md U-1 to U-5) ------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_usage_lines_are_read_not_unknown_keys(mode: Mode) -> None:
+    body = (
+        b"Content-Signal: search=yes, ai-train=no, ai-input=no\n"
+        b"User-agent: *\n"
+        b"Content-Usage: train-ai=n\n"
+        b"content-usage: /ok/ train-ai=y, search=y\n"
+        b"CONTENT-SIGNAL:/x/\tai-input=yes;v=1\n"
+        b"Allow: /\n"
+    )
+    assert lint(body, mode) == []
+    # Whole keys only: another spelling is still an unknown key.
+    assert [(f.line, f.code) for f in lint(b"User-agent: *\nContent-Signals: search=yes\n")] == [
+        (2, "unknown-key")
+    ]
+
+
+#: Findings on the usage line (line 3) of "User-agent: *", "Disallow: /private/" and it.
+USAGE_FINDINGS = [
+    (
+        "Content-Usage: Train-AI=n",
+        "usage-syntax",
+        "content-usage value 'Train-AI=n' is not a Structured Fields Dictionary (Key cannot "
+        "begin with an uppercase character at position 0): every category is unknown "
+        "(RFC 9651 §4.2)",
+    ),
+    (
+        "Content-Signal: *.pdf ai-train=no",
+        "usage-syntax",
+        "content-signal value '*.pdf ai-train=no' is not a Structured Fields Dictionary "
+        "('*.pdf' should be followed by '=', not 'a' at position 6): every category is unknown "
+        "(RFC 9651 §4.2); a path starts with '/'",
+    ),
+    (
+        # vocab-07 §6.5.2 writes it with the trailing ';' that RFC 9651 rejects.
+        'Content-Usage: train-ai;has;parameters="?";',
+        "usage-syntax",
+        "content-usage value 'train-ai;has;parameters=\"?\";' is not a Structured Fields "
+        "Dictionary (Trailing delimiter at position 28 (in 'train-ai')): every category is "
+        "unknown (RFC 9651 §4.2)",
+    ),
+    ("Content-Usage: /shop/", "usage-empty", "content-usage: '/shop/' states no preference"),
+    ("Content-Signal:", "usage-empty", "content-signal: the line states no preference"),
+    (
+        "Content-Usage: ai-train=n",
+        "usage-category",
+        "content-usage: 'ai-train' is not a usage category (train-ai, search): ignored; "
+        "Content-Usage writes it 'train-ai'",
+    ),
+    (
+        "Content-Signal: train-ai=no",
+        "usage-category",
+        "content-signal: 'train-ai' is not a usage category (search, ai-input, ai-train): "
+        "ignored; Content-Signal writes it 'ai-train'",
+    ),
+    (
+        "Content-Usage: ai-input=n",
+        "usage-category",
+        "content-usage: 'ai-input' is not a usage category (train-ai, search): ignored; only "
+        "Content-Signal has 'ai-input'",
+    ),
+    (
+        "Content-Usage: train-genai=n",
+        "usage-category",
+        "content-usage: 'train-genai' is not a usage category (train-ai, search): ignored; "
+        "'train-genai' is a category of earlier drafts, not of draft-ietf-aipref-vocab-07",
+    ),
+    (
+        "Content-Signal: use=reference",
+        "usage-category",
+        "content-signal: 'use' is not a usage category (search, ai-input, ai-train): ignored",
+    ),
+    (
+        "Content-Usage: train-ai=yes",
+        "usage-value",
+        "content-usage: train-ai=yes: the value is not y or n, so the preference is unknown",
+    ),
+    (
+        "Content-Usage: train-ai=N;q=1",
+        "usage-value",
+        "content-usage: train-ai=N;q=1: the value is not y or n, so the preference is unknown "
+        "(values are case-sensitive)",
+    ),
+    (
+        'Content-Signal: ai-train="no"',
+        "usage-value",
+        'content-signal: ai-train="no": the value is not yes or no, so the preference is '
+        "unknown (a Token, written without quotes)",
+    ),
+    (
+        "Content-Usage: search",
+        "usage-value",
+        "content-usage: search: the value is not y or n, so the preference is unknown (a key "
+        "alone is the Boolean true)",
+    ),
+    (
+        "Content-Signal: ai-train=n",
+        "usage-value",
+        "content-signal: ai-train=n: the value is not yes or no, so the preference is unknown",
+    ),
+    (
+        "Content-Usage: train-ai=y, search=n, train-ai=n",
+        "usage-duplicate",
+        "content-usage: 'train-ai' is given more than once: only the last counts (RFC 9651 §3.2)",
+    ),
+    (
+        "Content-Usage: /private/x train-ai=n",
+        "usage-disallowed",
+        "content-usage: /private/x train-ai=n: every URL it applies to is disallowed by "
+        "disallow: /private/ (line 2), so it never applies (draft-ietf-aipref-attach-05 §3.1)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("line", "code", "message"), USAGE_FINDINGS)
+@pytest.mark.parametrize("mode", MODES)
+def test_usage_finding(mode: Mode, line: str, code: str, message: str) -> None:
+    body = f"User-agent: *\nDisallow: /private/\n{line}\n".encode()
+    assert lint(body, mode) == [Finding(3, code, message)]
+    assert not Finding(3, code, message).is_note
+
+
+def test_usage_findings_of_one_line_in_order() -> None:
+    body = b"User-agent: *\nContent-Usage: train-ai=y, foo=n, train-ai=yes, search=n\n"
+    assert [(f.line, f.code) for f in lint(body)] == [
+        (2, "usage-category"),
+        (2, "usage-duplicate"),
+        (2, "usage-value"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("body", "flagged"),
+    [
+        # The group disallows everything the line covers.
+        (b"User-agent: *\nDisallow: /\nContent-Signal: ai-train=no\n", [3]),
+        # An allow at least as long lets some URLs through...
+        (b"User-agent: *\nDisallow: /\nAllow: /public/\nContent-Usage: train-ai=n\n", []),
+        # ...but not the ones this line is about.
+        (b"User-agent: *\nDisallow: /\nAllow: /public/\nContent-Usage: /private/ search=n\n", [4]),
+        (b"User-agent: *\nDisallow: /a\nAllow: /a$\nContent-Usage: /a search=n\n", []),
+        (b"User-agent: *\nDisallow: /a\nContent-Usage: /a*.pdf$ search=n\n", [3]),
+        (b"User-agent: *\nDisallow: /a\nContent-Usage: /b search=n\n", []),
+        # A crawler gets every group that names it (RFC 9309 §2.2.1).
+        (b"User-agent: a\nDisallow: /\nContent-Usage: search=n\n\nUser-agent: a\nAllow: /x\n", []),
+        # rfc mode: "my.crawler" is for "my" too, which also gets "Allow: /".
+        (
+            b"User-agent: my.crawler\nDisallow: /\nContent-Usage: search=n\n\n"
+            b"User-agent: my\nAllow: /\n",
+            [],
+        ),
+        # U-1: a line before any user-agent line applies to every crawler...
+        (b"Content-Usage: train-ai=n\nUser-agent: *\nDisallow: /\n", [1]),
+        # ...including those no group names, which have no rule without a '*' group,
+        (b"Content-Usage: train-ai=n\nUser-agent: a\nDisallow: /\n", []),
+        # ...and those of a group that allows.
+        (b"Content-Usage: train-ai=n\nUser-agent: *\nDisallow: /\nUser-agent: b\nAllow: /\n", []),
+        # A line that states nothing gets only the finding that says so.
+        (b"User-agent: *\nDisallow: /\nContent-Usage: /x/\n", []),
+    ],
+)
+@pytest.mark.parametrize("mode", MODES)
+def test_usage_disallowed(mode: Mode, body: bytes, flagged: list[int]) -> None:
+    found = [f.line for f in lint(body, mode) if f.code == "usage-disallowed"]
+    assert found == flagged
+
+
+_usage_path = st.one_of(st.just(""), _pattern.map(lambda p: p + " "))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(["", "*", "a"]), _usage_path), min_size=1, max_size=4),
+    st.lists(st.tuples(st.booleans(), _pattern), max_size=4),
+    st.lists(st.tuples(st.booleans(), _pattern), max_size=3),
+    st.sampled_from(MODES),
+)
+def test_usage_disallowed_lines_never_apply(
+    usage: list[tuple[str, str]],
+    star: list[tuple[bool, str]],
+    named: list[tuple[bool, str]],
+    mode: Mode,
+) -> None:
+    """A line lint calls usage-disallowed is the source of no preference,
+    for any URL and crawler (attach-05 §3.1: none for disallowed URLs)."""
+
+    def lines(where: str) -> str:
+        return "".join(f"Content-Usage: {path}search=n\n" for at, path in usage if at == where)
+
+    def rules(group: list[tuple[bool, str]]) -> str:
+        return "".join(f"{'Allow' if a else 'Disallow'}: {p}\n" for a, p in group)
+
+    body = f"{lines('')}User-agent: *\n{rules(star)}{lines('*')}User-agent: a\n"
+    body += f"{rules(named)}{lines('a')}"
+    flagged = {f.line for f in lint(body.encode(), mode) if f.code == "usage-disallowed"}
+    robots = RobotsTxt.parse(body, mode)
+    for path in _PATHS:
+        for name in ("a", "b"):
+            sources = robots.usage(f"https://e.com{path}", name).preference("search").sources
+            assert not flagged.intersection(s.line for s in sources), (path, name)
+
+
+#: The findings on the Content-Signal lines of three corpus files (design
+#: §7.2): six in groups that disallow everything; 0083's unknown "use".
+CORPUS_USAGE = {
+    "0002.txt": [(line, "usage-disallowed") for line in (38, 42, 46, 50, 54, 58)],
+    "0068.txt": [],
+    "0083.txt": [(30, "usage-category")],
+}
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS_USAGE))
+@pytest.mark.parametrize("mode", MODES)
+def test_corpus_content_signal_lines(name: str, mode: Mode) -> None:
+    path = CORPUS / name
+    if not path.is_file():
+        pytest.skip(f"{path} is not here: the corpus is read in place, never shipped")
+    body = path.read_bytes()
+    signals = [
+        number
+        for number, line in enumerate(body.splitlines(), 1)
+        if line.lower().startswith(b"content-signal:")
+    ]
+    robots = RobotsTxt.parse(body, mode)
+    assert [rule.line for _, rule in robots.usage_rules] == signals != []
+    found = lint(body, mode)
+    assert [f for f in found if f.line in signals and f.code == "unknown-key"] == []
+    assert [(f.line, f.code) for f in found if f.code.startswith("usage-")] == CORPUS_USAGE[name]
+    if name == "0002.txt":
+        assert found[1].message == (
+            "content-signal: ai-train=no, search=no, ai-input=no: every URL it applies to is "
+            "disallowed by disallow: / (line 43), so it never applies "
+            "(draft-ietf-aipref-attach-05 §3.1)"
+        )
 
 
 # -- HTML served as robots.txt ---------------------------------------------
