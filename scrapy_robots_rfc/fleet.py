@@ -113,17 +113,23 @@ def queue_target(settings: BaseSettings, spider: Spider) -> tuple[QueueTarget, A
     ``Scheduler`` reads them; ``None`` when the scheduler is not
     scrapy-redis's (or a subclass), or its queue class is one whose ``push``
     this package does not know (logged)."""
-    try:  # an optional dependency, without type hints
-        queue: Any = importlib.import_module("scrapy_redis.queue")
-        scheduler_module: Any = importlib.import_module("scrapy_redis.scheduler")
-    except ImportError:
-        return None
     scheduler = settings.get("SCHEDULER")
     try:
         scheduler = load_object(scheduler) if isinstance(scheduler, str) else scheduler
     except (ImportError, AttributeError, ValueError, NameError):
         return None
-    if not (isinstance(scheduler, type) and issubclass(scheduler, scheduler_module.Scheduler)):
+    # Scrapy has imported the scheduler already; scrapy-redis is imported
+    # only for a crawl that uses it (80 ms a crawl otherwise).
+    if not isinstance(scheduler, type) or not any(
+        cls.__module__.partition(".")[0] == "scrapy_redis" for cls in scheduler.__mro__
+    ):
+        return None
+    try:  # an optional dependency, without type hints
+        queue: Any = importlib.import_module("scrapy_redis.queue")
+        scheduler_module: Any = importlib.import_module("scrapy_redis.scheduler")
+    except ImportError:
+        return None
+    if not issubclass(scheduler, scheduler_module.Scheduler):
         return None
     name = settings.get("SCHEDULER_QUEUE_CLASS") or _QUEUE_CLASS
     queue_class = load_object(name) if isinstance(name, str) else name
