@@ -109,7 +109,7 @@ _NUMBERS: tuple[tuple[str, str, type[float], float, str], ...] = (
     ("unreachable_wait", "ROBOTSTXT_RFC_UNREACHABLE_WAIT", float, 0, "seconds"),
     ("crawl_delay_max", "ROBOTSTXT_RFC_CRAWL_DELAY_MAX", float, 0, "seconds"),
     ("unreachable_days", "ROBOTSTXT_RFC_UNREACHABLE_DAYS", float, 0, "days"),
-    ("lease", "ROBOTSTXT_RFC_LEASE", float, 0.5, "seconds"),
+    ("lease", "ROBOTSTXT_RFC_LEASE", float, 1.5, "seconds"),
 )
 
 #: ``ROBOTSTXT_RFC_HOLD``'s values.

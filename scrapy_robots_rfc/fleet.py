@@ -215,6 +215,8 @@ class FleetRoom:
         self._serializer: Any = None
         self._spider: Spider | None = None
         self._sweep_timer: Timer | None = None
+        #: Set when the spider closes: a sweep under way adopts nothing more.
+        self._closing = False
         #: Callbacks already named in an ERROR: their requests cannot be held.
         self._unheld: set[str] = set()
         #: Whether any origin held requests in the whole fleet at the last sweep.
@@ -300,7 +302,7 @@ class FleetRoom:
         since = meta.setdefault(SINCE_KEY, self._clock())
         try:
             blob = self._serializer.dumps(request.to_dict(spider=self._spider))
-        except (ValueError, TypeError, AttributeError, pickle.PicklingError) as exc:
+        except Exception as exc:  # a user's serializer or meta may raise anything
             self._unholdable(request, exc)
             return False
         held = await self._shared.fleet_call(
@@ -426,7 +428,7 @@ class FleetRoom:
         orphans, and see whether the fleet holds anything."""
         try:
             fleet = self._fleet
-            if fleet is not None and self.holding:
+            if fleet is not None and self.holding and not self._closing:
                 await self._watch(fleet)
                 await self._recheck()
                 await self._adopt_orphans(fleet)
@@ -435,7 +437,7 @@ class FleetRoom:
         except Exception:
             self._bug("sweeping the requests held in", None)
         finally:
-            if self._fleet is not None:
+            if self._fleet is not None and not self._closing:
                 self._sweep_timer = self._call_later(self.interval, self._sweep)
 
     async def _watch(self, fleet: RedisFleet) -> None:
@@ -464,6 +466,10 @@ class FleetRoom:
     async def _adopt_orphans(self, fleet: RedisFleet) -> None:
         none: list[str] = []
         for name in await self._shared.fleet_call(fleet.adopt, MAX_ADOPT, default=none):
+            if self._closing:
+                # Adopted just as the spider closes: handed back at once.
+                await self._shared.fleet_call(fleet.hand_over, [name], default=0)
+                continue
             key = origin(name + "/")
             oldest = await self._shared.fleet_call(fleet.peek, name, default=None)
             if key is None or oldest is None:
@@ -503,6 +509,7 @@ class FleetRoom:
         memory, then hand over every origin this worker waited for, so that
         the other workers, or the next run, adopt them at once. Returns the
         parked requests that could not be held (JOBDIR's, or abandoned)."""
+        self._closing = True
         if self._sweep_timer is not None:
             self._sweep_timer.cancel()
             self._sweep_timer = None
@@ -568,7 +575,7 @@ def save_waiting(path: str, requests: list[Request], spider: Spider) -> tuple[in
     for request in requests:
         try:
             saved.append(pickle.dumps(request.to_dict(spider=spider), protocol=4))
-        except (ValueError, TypeError, AttributeError, pickle.PicklingError):
+        except Exception:  # one that cannot be saved does not take the others along
             logger.error(
                 "Cannot save %(request)s, which was waiting for robots.txt, in JOBDIR",
                 {"request": request},

@@ -453,8 +453,14 @@ class RobotsTxtMiddleware:
         # A robots.txt fetch cut off by the close must not be stored as the
         # origin's record for the fleet; the hand-over below still uses the store.
         self._shared.closing = True
-        parked = await self._fleet.close(reason)  # held ones go to the fleet
-        self._shared.close()
+        try:
+            parked = await self._fleet.close(reason)  # held ones go to the fleet
+        except Exception:  # kept or counted below instead; the store still closes
+            message = "Cannot hand the requests waiting for robots.txt over to the fleet"
+            logger.error(message, exc_info=True, extra={"spider": spider})
+            parked = self._room.close()
+        finally:
+            self._shared.close()
         if parked:
             _put_aside(self.crawler, parked, spider, reason, one_off=self._one_off)
         self._report.close(spider, self.config.report)

@@ -196,7 +196,7 @@ class Pacer:
             line.remove(mine)
             if not line:
                 del self._lines[key]
-            elif first:
+            elif first and not line[0].called:  # a cancelled waiter is already called
                 line[0].callback(None)
         if waited:
             self._stats.inc_value("robotstxt/crawl_delay/waited")

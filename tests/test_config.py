@@ -97,9 +97,9 @@ def test_defaults():
         ("ROBOTSTXT_USER_AGENT", 42, "a string"),
         ("ROBOTSTXT_RFC_REPORT", "", "a file path"),
         ("ROBOTSTXT_RFC_REPORT", 42, "a file path"),
-        ("ROBOTSTXT_RFC_LEASE", 0.4, "a finite number of 0.5 or more (seconds)"),
-        ("ROBOTSTXT_RFC_LEASE", "10s", "a finite number of 0.5 or more (seconds)"),
-        ("ROBOTSTXT_RFC_LEASE", "inf", "a finite number of 0.5 or more (seconds)"),
+        ("ROBOTSTXT_RFC_LEASE", 1.4, "a finite number of 1.5 or more (seconds)"),
+        ("ROBOTSTXT_RFC_LEASE", "10s", "a finite number of 1.5 or more (seconds)"),
+        ("ROBOTSTXT_RFC_LEASE", "inf", "a finite number of 1.5 or more (seconds)"),
         (
             "ROBOTSTXT_RFC_STORE_TTL",
             3600,
