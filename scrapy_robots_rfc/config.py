@@ -389,11 +389,13 @@ class Config:
 
 
 def reaches_a_handler(start: logging.Logger, level: int) -> bool:
-    """Whether a record of ``level`` logged by ``start`` would meet a filter
-    or a handler that takes it. Scrapy leaves the loggers' level unset and
-    gives ``LOG_LEVEL`` to its handler, so ``isEnabledFor(DEBUG)`` is true
-    whatever ``LOG_LEVEL`` is: without this, every forbidden request would
-    work out its verdict and build a log record that nobody takes."""
+    """Whether ``start`` logs at ``level`` and the record would meet a
+    filter or a handler that takes it. Scrapy leaves the loggers' level
+    unset and gives ``LOG_LEVEL`` to its handler, so ``isEnabledFor(DEBUG)``
+    is true whatever ``LOG_LEVEL`` is: without this, every forbidden request
+    would work out its verdict and build a log record that nobody takes."""
+    if not start.isEnabledFor(level):
+        return False
     current: logging.Logger | None = start
     while current is not None:
         if current.filters or any(h.level <= level for h in current.handlers):

@@ -288,7 +288,7 @@ class RobotsTxtMiddleware:
             return
         self._stats.inc_value("robotstxt/forbidden")
         self._report.row(key).forbidden += 1
-        if logger.isEnabledFor(logging.DEBUG) and reaches_a_handler(logger, logging.DEBUG):
+        if reaches_a_handler(logger, logging.DEBUG):
             source = entry.url or key.robots_url
             logger.debug(
                 "Forbidden by robots.txt: %(request)s: %(verdict)s of %(robots)s",

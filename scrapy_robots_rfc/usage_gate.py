@@ -28,7 +28,13 @@ from typing import TYPE_CHECKING
 from .config import LOGGER_NAME, reaches_a_handler
 from .exceptions import ForbiddenByUsagePreference, UsageWhere
 from .matcher import canonical_match_string
-from .usage import NO_PREFERENCES, USAGE_META_KEY, Preferences, header_source, robots_preferences
+from .usage import (
+    NO_PREFERENCES,
+    USAGE_META_KEY,
+    header_preferences,
+    header_source,
+    robots_preferences,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -55,7 +61,7 @@ _STATS: dict[UsageWhere, str] = {
 
 
 def _debug() -> bool:
-    return logger.isEnabledFor(logging.DEBUG) and reaches_a_handler(logger, logging.DEBUG)
+    return reaches_a_handler(logger, logging.DEBUG)
 
 
 class UsageGate:
@@ -118,12 +124,12 @@ class UsageGate:
         values = response.headers.getlist(_HEADER)
         header, text = None, ""
         if values:
-            source, statement = header_source(values)
+            source, statement = header_source(values)  # the statement is memoised
             text = source.text
             self._stats.inc_value("robotstxt/usage/header")
             if statement.error is not None:
                 self._stats.inc_value("robotstxt/usage/header_invalid")
-            header = Preferences.of(((source, statement),))
+            header = header_preferences(values)  # memoised per header value
             meta[USAGE_META_KEY] = preferences = robots.combined(header)
         else:
             meta[USAGE_META_KEY] = preferences = robots
