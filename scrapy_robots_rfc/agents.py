@@ -1,11 +1,13 @@
 """The user-agent line and the crawler's name: which groups a name selects.
 
 Pure Python, no Scrapy import. A ``user-agent`` line's value gives a token
-(UA-3) and, in ``rfc`` mode, a whole product name (D-21); the caller's name
-is compared with them as given, ASCII case-insensitively (UA-2). A crawler
-that only has a User-Agent header finds its name with :func:`product_token`
-(DECISIONS.md "crawler name"). The IDs in comments point into
-``robots-spec.md`` and ``DECISIONS.md``.
+(UA-3) and, in ``rfc`` mode, a whole product name (D-21). The caller's name
+is compared with them ASCII case-insensitively (UA-2); in ``rfc`` mode a
+name that is not a product token is first reduced to the crawler's product
+name (:func:`crawler_name`, RFC 9309 §2.2.1), the way :func:`product_token`
+reads a User-Agent header (DECISIONS.md "crawler name"). A crawler family
+is a list of names, most specific first (D-22, :func:`crawler_names`). The
+IDs in comments point into ``robots-spec.md`` and ``DECISIONS.md``.
 """
 
 from __future__ import annotations
@@ -57,6 +59,10 @@ _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrst
 #: The name that selects the global (``*``) groups only (D-21).
 GLOBAL_NAME = "*"
 
+#: The key under which rules are kept for a crawler: its lower-cased name,
+#: or its family's lower-cased names, most specific first (D-22).
+Token = str | tuple[str, ...]
+
 
 def ascii_lower(text: str) -> str:
     """``text`` with ``A-Z`` lower-cased and nothing else (UA-2, D-0)."""
@@ -65,10 +71,67 @@ def ascii_lower(text: str) -> str:
 
 def caller_name(user_agent: str | bytes) -> str:
     """The caller's name as text: bytes are read as UTF-8, the way Google's
-    parser receives a Python string (D-21: compared as given)."""
+    parser receives a Python string."""
     if isinstance(user_agent, (bytes, bytearray, memoryview)):
         return bytes(user_agent).decode("utf-8", "surrogateescape")
     return user_agent
+
+
+def is_product_token(name: str) -> bool:
+    """Whether ``name`` is an RFC 9309 §2.2.1 product token (``[A-Za-z_-]+``)."""
+    return bool(name) and _TOKEN.fullmatch(name) is not None
+
+
+def crawler_name(name: str, mode: Mode) -> str:
+    """The name whose groups the caller's ``name`` selects (D-21).
+
+    RFC 9309 §2.2.1: the product token is the crawler's name and "SHOULD be
+    a substring of the identification string that the crawler sends". So in
+    ``rfc`` mode a name that is not a product token is reduced to the
+    crawler's product name, exactly as a User-Agent header is
+    (:func:`product_token`): the site's rules for ``BadBot`` bind
+    ``BadBot/1.0`` and ``Mozilla/5.0 (compatible; BadBot/1.0)``, so a crawler
+    never gets fewer rules than the site wrote for its name. A name without
+    a version stays whole (``MJ12bot``: the line's whole product name binds
+    it). ``*`` and ``""`` stay as they are. ``google`` mode keeps the name
+    verbatim, as Google's parser compares it.
+
+    >>> crawler_name("BadBot/1.0", "rfc"), crawler_name("BadBot/1.0", "google")
+    ('BadBot', 'BadBot/1.0')
+    >>> crawler_name("Mozilla/5.0 (compatible; BadBot/1.0; +http://x)", "rfc")
+    'BadBot'
+    >>> crawler_name("MJ12bot", "rfc")
+    'MJ12bot'
+    """
+    if mode == "google" or name in ("", GLOBAL_NAME) or _TOKEN.fullmatch(name):
+        return name
+    return product_token(name)
+
+
+def crawler_names(value: str) -> tuple[str, ...]:
+    """The names of a crawler family written as one string, most specific
+    first (D-22): ``"hedwig-images, hedwig"`` -> ``("hedwig-images",
+    "hedwig")``. Commas inside a comment's parentheses do not split (a whole
+    User-Agent header stays one name); each name is stripped, and an empty
+    one is kept so that the caller can refuse it.
+
+    >>> crawler_names("hedwig-images, hedwig")
+    ('hedwig-images', 'hedwig')
+    >>> crawler_names("Mozilla/5.0 (compatible; Hedwig/1.0, +http://x)")
+    ('Mozilla/5.0 (compatible; Hedwig/1.0, +http://x)',)
+    """
+    names: list[str] = []
+    depth = start = 0
+    for index, char in enumerate(value):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth = max(depth - 1, 0)
+        elif char == "," and not depth:
+            names.append(value[start:index].strip())
+            start = index + 1
+    names.append(value[start:].strip())
+    return tuple(names)
 
 
 def product_token(user_agent: str | bytes) -> str:
@@ -135,13 +198,14 @@ def agent_product(value: str) -> str:
 
 
 def name_problem(name: str, mode: Mode) -> str | None:
-    """What a caller's name that is not a product token (``[A-Za-z_-]+``,
-    RFC 9309 §2.2.1) can and cannot match, or ``None`` for a valid one.
+    """What happens to a caller's name that is not a product token
+    (``[A-Za-z_-]+``, RFC 9309 §2.2.1), or ``None`` for a product token.
 
     The text completes "The robots.txt name ... " in the middleware's
-    start-up warning (DECISIONS.md "crawler name").
+    start-up warning and in ``check``'s and ``scrapy robots``' notes: what
+    was taken (:func:`crawler_name`, D-21) and which groups that selects.
     """
-    if name and _TOKEN.fullmatch(name):
+    if is_product_token(name):
         return None
     if name == GLOBAL_NAME or (name == "" and mode == "rfc"):
         return "names no crawler, so only the 'User-agent: *' groups apply to it"
@@ -158,12 +222,24 @@ def name_problem(name: str, mode: Mode) -> str | None:
             f"group for a crawler applies to it, not even 'User-agent: {name}'; only the "
             "'User-agent: *' groups do"
         )
-    if _PRODUCT_END.search(name):
+    taken = crawler_name(name, mode)
+    if taken == GLOBAL_NAME:
         return (
-            "is not a product token ([A-Za-z_-]+) and holds a '/', space or tab, which no "
-            "user-agent line's product name holds, so only the 'User-agent: *' groups "
-            "apply to it"
+            "is not a product token ([A-Za-z_-]+) and none of its products names a crawler "
+            "(browsers' products such as 'Mozilla' never do), so only the 'User-agent: *' "
+            "groups apply to it"
         )
+    if taken != name:
+        # RFC 9309 §2.2.1: the product token is the crawler's name (D-21).
+        reduced = (
+            f"is not a product token ([A-Za-z_-]+); its product name {taken!r} is taken as "
+            "the crawler's name (RFC 9309 §2.2.1), so the groups for "
+            f"'User-agent: {taken}' apply to it"
+        )
+        further = name_problem(taken, mode)
+        if further is None:
+            return reduced + ", else the 'User-agent: *' groups"
+        return f"{reduced}; {taken!r} {further}"
     prefix = _TOKEN.match(name)
     assert prefix is not None
     part = f", never a group named by a part of it such as {prefix.group()!r}"
@@ -176,10 +252,14 @@ def name_problem(name: str, mode: Mode) -> str | None:
 
 __all__ = [
     "GLOBAL_NAME",
+    "Token",
     "agent_product",
     "agent_token",
     "ascii_lower",
     "caller_name",
+    "crawler_name",
+    "crawler_names",
+    "is_product_token",
     "name_problem",
     "product_token",
 ]

@@ -31,7 +31,7 @@ from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from . import __version__
-from .agents import GLOBAL_NAME, name_problem
+from .agents import GLOBAL_NAME, crawler_names, name_problem
 from .lint import CODES, html_page, lint
 from .matcher import MODES, Mode
 from .origin import Origin, origin
@@ -213,18 +213,20 @@ def url_problem(url: str, robots: Origin | None = None) -> str | None:
     return None
 
 
-def verdicts(source: Source, urls: Sequence[str], user_agent: str, mode: Mode) -> list[Verdict]:
-    """The verdict for each of ``urls``."""
+def verdicts(
+    source: Source, urls: Sequence[str], user_agent: str | tuple[str, ...], mode: Mode
+) -> list[Verdict]:
+    """The verdict for each of ``urls``, for the crawler ``user_agent`` or
+    the crawler family of its names (D-22)."""
     name, status = source.name, source.status
     if source.state is not State.RULES:
+        shown = user_agent if isinstance(user_agent, str) else ", ".join(user_agent)
         return [
-            Verdict.of_state(
-                url, user_agent, source.state, source.outcome, source=name, status=status
-            )
+            Verdict.of_state(url, shown, source.state, source.outcome, source=name, status=status)
             for url in urls
         ]
-    # The name is compared as given (D-21): "*", the default, asks for the
-    # '*' groups in both modes.
+    # The parser takes the name (D-21): "*", the default, asks for the '*'
+    # groups in both modes.
     robots = _parsed(source.body, mode)
     return [
         Verdict.explained(
@@ -238,7 +240,7 @@ def verdicts(source: Source, urls: Sequence[str], user_agent: str, mode: Mode) -
 
 
 def preferences(
-    source: Source, urls: Sequence[str], user_agent: str, mode: Mode
+    source: Source, urls: Sequence[str], user_agent: str | tuple[str, ...], mode: Mode
 ) -> list[Preferences]:
     """The usage preferences robots.txt states for each of ``urls``
     (:meth:`.RobotsTxt.usage`; DECISIONS.md U-1 to U-5): none unless
@@ -262,9 +264,10 @@ def _usage(prefs: Preferences, allowed: bool) -> str:
 
 
 def _header(args: argparse.Namespace) -> str:
-    """The User-Agent header of a fetch: ``--user-agent``, or this tool."""
-    agent: str = args.user_agent
-    return f"scrapy_robots_rfc/{__version__}" if agent == "*" else agent
+    """The User-Agent header of a fetch: ``--user-agent`` (a family's most
+    specific name, D-22), or this tool."""
+    agent = crawler_names(args.user_agent)[0]
+    return f"scrapy_robots_rfc/{__version__}" if agent in ("*", "") else agent
 
 
 def _other_origins(urls: Sequence[str], robots: Origin, given: str) -> list[str]:
@@ -285,6 +288,12 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     mode: Mode = args.mode
     robots = _robots_origin(args.robots)
     problems = [p for p in (url_problem(url, robots) for url in args.urls) if p is not None]
+    names = crawler_names(args.user_agent)
+    if len(names) > 1 and not all(names):
+        problems.append(
+            f"--user-agent {args.user_agent!r} has an empty name: give the crawler's name, or "
+            "its family's names separated by commas, most specific first"
+        )
     if problems:
         raise CliError(*problems)
     source = load(args.robots, timeout=args.timeout, user_agent=_header(args))
@@ -295,14 +304,16 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         notes.append(f"note: {source.name} is larger than {MAX_BYTES:,} bytes; the rest is ignored")
     if robots is not None:
         notes += _other_origins(args.urls, robots, args.robots)
-    problem = name_problem(args.user_agent, mode)
-    if problem is not None and args.user_agent != GLOBAL_NAME:
-        # D-21: the name is used as given, so say what that selects.
-        notes.append(f"warning: --user-agent {args.user_agent!r} {problem}")
+    for name in names:
+        problem = name_problem(name, mode)
+        if problem is not None and name != GLOBAL_NAME:
+            # D-21: say what the name is taken as, and what that selects.
+            notes.append(f"warning: --user-agent {name!r} {problem}")
     unreachable = _unreachable(source, robots)
     err.writelines(f"{line}\n" for line in (*notes, unreachable) if line is not None)
-    found = verdicts(source, args.urls, args.user_agent, mode)
-    usage = preferences(source, args.urls, args.user_agent, mode)
+    agent = names[0] if len(names) == 1 else names
+    found = verdicts(source, args.urls, agent, mode)
+    usage = preferences(source, args.urls, agent, mode)
     # The preferences are shown only where robots.txt can state some.
     shown = source.state is State.RULES and bool(_parsed(source.body, mode).usage_rules)
     for verdict, prefs in zip(found, usage, strict=True):
@@ -424,8 +435,13 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--user-agent",
         default="*",
-        metavar="TOKEN",
-        help="the crawler's product token, compared as given (default *: the '*' groups)",
+        metavar="NAME",
+        help=(
+            "the crawler's product token (default *: the '*' groups); in rfc mode a name "
+            "that is not one is reduced to its product name (BadBot/1.0 is BadBot); a "
+            "crawler family's names separated by commas, most specific first "
+            "('hedwig-images, hedwig'): the first with a group of its own decides"
+        ),
     )
     _common(check)
     lint_parser = _command(

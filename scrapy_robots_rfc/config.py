@@ -15,6 +15,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from .agents import crawler_names
 from .exceptions import ConfigError
 from .matcher import MODES
 from .parser import MAX_BYTES
@@ -306,8 +307,12 @@ class Config:
     unreachable_wait: float = 600.0
     crawl_delay: bool = False
     crawl_delay_max: float = 60.0
-    #: ``ROBOTSTXT_USER_AGENT``; ``None`` when unset.
+    #: ``ROBOTSTXT_USER_AGENT`` as written (a list joined with ", ");
+    #: ``None`` when unset.
     robots_user_agent: str | None = None
+    #: The names ``ROBOTSTXT_USER_AGENT`` gives, most specific first (D-22):
+    #: one for a crawler, several for a crawler family; ``None`` when unset.
+    robots_names: tuple[str, ...] | None = None
     #: ``USER_AGENT``.
     user_agent: str = ""
     #: ``ROBOTSTXT_RFC_STORE``; ``None`` when unset (memory, or a SQLite
@@ -364,9 +369,7 @@ class Config:
     @classmethod
     def _read(cls, settings: BaseSettings) -> Config:
         default = cls()
-        robots_ua = settings.get("ROBOTSTXT_USER_AGENT")
-        if robots_ua is not None and not isinstance(robots_ua, str):
-            raise ConfigError("ROBOTSTXT_USER_AGENT", robots_ua, "a string")
+        robots_ua, robots_names = _robots_names(settings)
         numbers: dict[str, Any] = {
             field: _number(settings, name, getattr(default, field), kind, minimum, unit)
             for field, name, kind, minimum, unit in _NUMBERS
@@ -376,7 +379,8 @@ class Config:
         return cls(
             mode=_mode(settings),
             crawl_delay=_flag(settings, "ROBOTSTXT_RFC_CRAWL_DELAY", default.crawl_delay),
-            robots_user_agent=robots_ua or None,
+            robots_user_agent=robots_ua,
+            robots_names=robots_names,
             store=store,
             user_agent=str(settings.get("USER_AGENT") or ""),
             report=_report(settings),
@@ -386,6 +390,29 @@ class Config:
             usage_unknown=_usage_unknown(settings, usage),
             **numbers,
         )
+
+
+def _robots_names(settings: BaseSettings) -> tuple[str | None, tuple[str, ...] | None]:
+    """``ROBOTSTXT_USER_AGENT`` as text and as names, most specific first
+    (D-22): a string, with commas between the names of a crawler family
+    (``"hedwig-images, hedwig"``), or a list or tuple of names."""
+    value = settings.get("ROBOTSTXT_USER_AGENT")
+    allowed = (
+        "the crawler's name, or the names of a crawler family, most specific first, as a "
+        "string separated by commas ('hedwig-images, hedwig') or a list of strings, none "
+        "of them empty"
+    )
+    if value is None or value == "":
+        return None, None
+    if isinstance(value, str):
+        names = crawler_names(value)
+    elif isinstance(value, (list, tuple)) and all(isinstance(name, str) for name in value):
+        names = tuple(name.strip() for name in value)
+    else:
+        raise ConfigError("ROBOTSTXT_USER_AGENT", value, allowed)
+    if not names or not all(names):
+        raise ConfigError("ROBOTSTXT_USER_AGENT", value, allowed)
+    return (value if isinstance(value, str) else ", ".join(names)), names
 
 
 def reaches_a_handler(start: logging.Logger, level: int) -> bool:

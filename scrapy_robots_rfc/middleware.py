@@ -34,7 +34,7 @@ from scrapy.exceptions import DontCloseSpider, NotConfigured
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 
 from . import policy
-from .agents import ascii_lower, caller_name, name_problem, product_token
+from .agents import ascii_lower, caller_name, crawler_name, name_problem, product_token
 from .config import LOGGER_NAME, Config, reaches_a_handler
 from .exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable
 from .fetcher import DOWNLOAD_PRIORITY, Fetcher
@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Request, Response
 
+    from .agents import Token
     from .matcher import AgentRules
 
 __all__ = ["Origin", "RobotsTxtMiddleware", "origin"]
@@ -89,18 +90,30 @@ class RobotsTxtMiddleware:
         self._one_off = False
         self._cache: policy.LruCache[Origin, policy.Entry] = policy.LruCache(config.max_origins)
         self._origins = Origins()
-        #: Names already warned about; User-Agent header -> lower-cased name.
+        #: Names already warned about, and what was said of the crawler's
+        #: own; User-Agent header -> lower-cased name.
         self._warned_names: set[str] = set()
+        self._name_notes: list[str] = []
         self._tokens: dict[bytes, str] = {}
-        #: The crawler's name (DECISIONS.md "crawler name"): as given in
-        #: ROBOTSTXT_USER_AGENT, else the product of USER_AGENT that names it.
-        if config.robots_user_agent is not None:
-            self._name = self._checked_name(config.robots_user_agent, "ROBOTSTXT_USER_AGENT")
+        #: The crawler's names (DECISIONS.md "crawler name", D-21, D-22):
+        #: ROBOTSTXT_USER_AGENT's, most specific first, else the product of
+        #: USER_AGENT that names it; in rfc mode each is reduced to the
+        #: crawler's product name.
+        if config.robots_names is not None:
+            names = tuple(
+                self._checked_name(name, "ROBOTSTXT_USER_AGENT", own=True)
+                for name in config.robots_names
+            )
         else:
             name = product_token(config.user_agent)
-            self._name = self._checked_name(name, f"USER_AGENT {config.user_agent!r}")
-        #: Its lower-cased form, the key of an entry's rules.
-        self._default_token = ascii_lower(self._name)
+            names = (self._checked_name(name, f"USER_AGENT {config.user_agent!r}", own=True),)
+        self._names = names
+        self._name = ", ".join(names)
+        #: The key of an entry's rules: the lower-cased name, or the family's
+        #: lower-cased names (D-22).
+        self._default_token: Token = (
+            ascii_lower(names[0]) if len(names) == 1 else tuple(map(ascii_lower, names))
+        )
         warn_about_robotstxt_parser(crawler, config.mode)
         self._report = Report(config.max_origins)
         self._room = WaitingRoom(
@@ -165,10 +178,24 @@ class RobotsTxtMiddleware:
     @property
     def product_token(self) -> str:
         """The crawler's name for requests without their own User-Agent
-        header, as given: ``ROBOTSTXT_USER_AGENT``, else the product of
-        ``USER_AGENT`` that names the crawler (DECISIONS.md "crawler name",
-        D-21)."""
+        header: ``ROBOTSTXT_USER_AGENT``, else the product of ``USER_AGENT``
+        that names the crawler, reduced to a product name in rfc mode
+        (DECISIONS.md "crawler name", D-21); a crawler family's names are
+        joined with ``", "``, most specific first (D-22)."""
         return self._name
+
+    @property
+    def crawler_names(self) -> tuple[str, ...]:
+        """The names behind :attr:`product_token`, most specific first: one
+        for a crawler, several for a crawler family (D-22)."""
+        return self._names
+
+    @property
+    def name_notes(self) -> tuple[str, ...]:
+        """What the start-up warnings said of the crawler's own names: for
+        each name that is not a product token, what was taken and which
+        groups apply (D-21); empty when every name is a product token."""
+        return tuple(self._name_notes)
 
     @property
     def busy(self) -> bool:
@@ -186,6 +213,14 @@ class RobotsTxtMiddleware:
         while no fetch has decided it."""
         entry = self.entry(url)
         return None if entry is None else entry.state(self.clock(), self.config.allow_after)
+
+    def agent_rules(self, url: str) -> AgentRules | None:
+        """The rules the cache keeps for the crawler's own name (or family)
+        at ``url``'s origin; ``None`` when it keeps none (undecided, or no
+        rules: allow all)."""
+        entry = self.entry(url)
+        rules = None if entry is None else entry.rules
+        return None if rules is None else rules.get(self._default_token)
 
     def explain(self, url: str) -> Verdict | None:
         """The verdict the cache gives ``url`` now for the crawler's name,
@@ -331,7 +366,7 @@ class RobotsTxtMiddleware:
         self._report.row(key).dropped += 1
         raise RobotsTxtUnreachable(reason)
 
-    def _token(self, request: Request) -> str:
+    def _token(self, request: Request) -> Token:
         """The lower-cased name the request is decided for:
         ``ROBOTSTXT_USER_AGENT``, else the crawler's product in the request's
         User-Agent header, else in ``USER_AGENT`` (DECISIONS.md "crawler
@@ -349,24 +384,30 @@ class RobotsTxtMiddleware:
             token = self._tokens[header] = ascii_lower(name)
             return token
 
-    def _checked_name(self, name: str, source: str) -> str:
-        """``name``, with one warning per name that is not a product token
-        (``[A-Za-z_-]+``, RFC 9309 §2.2.1) saying which groups it can and
-        cannot match (D-21)."""
-        problem = name_problem(name, self.config.mode)
+    def _checked_name(self, name: str, source: str, *, own: bool = False) -> str:
+        """The name the rules are looked up for (D-21: in rfc mode a name
+        that is not a product token, ``[A-Za-z_-]+`` per RFC 9309 §2.2.1, is
+        reduced to the crawler's product name), with one warning per name
+        that is not a product token saying what was taken and which groups
+        it selects; the crawler's ``own`` names keep it for
+        :attr:`name_notes`."""
+        mode = self.config.mode
+        problem = name_problem(name, mode)
         if problem is not None and name not in self._warned_names:
             self._warned_names.add(name)
+            if own:
+                self._name_notes.append(f"the name {name!r} {problem}")
             logger.warning(
                 "The robots.txt name of this crawler, %(name)r from %(source)s, %(problem)s. "
                 "If that is not what you want, set ROBOTSTXT_USER_AGENT to the name site "
                 'owners use for your crawler, e.g. ROBOTSTXT_USER_AGENT = "MyBot".',
                 {"name": name, "source": source, "problem": problem},
             )
-        return name
+        return crawler_name(name, mode)
 
     # -- fetching ----------------------------------------------------------
 
-    def _fetch(self, key: Origin, trigger: Request, token: str) -> Waiting:
+    def _fetch(self, key: Origin, trigger: Request, token: Token) -> Waiting:
         """Start fetching ``key``'s robots.txt unless a fetch is under way,
         or the backoff of an unreachable one has not ended (RFC 9309
         §2.3.1.4)."""

@@ -33,7 +33,14 @@ from operator import itemgetter
 from types import MappingProxyType
 from typing import NamedTuple
 
-from .agents import GLOBAL_NAME, agent_product, agent_token, ascii_lower, caller_name
+from .agents import (
+    GLOBAL_NAME,
+    agent_product,
+    agent_token,
+    ascii_lower,
+    caller_name,
+    crawler_name,
+)
 from .keys import (
     ALLOW_KEYS,
     CONTENT_SIGNAL_KEYS,
@@ -71,6 +78,8 @@ from .usage import (
 )
 
 Body = str | bytes | bytearray | memoryview
+#: A crawler's name, or its family's names, most specific first (D-21, D-22).
+Name = str | bytes | Sequence[str | bytes]
 #: A :class:`Note` as a plain tuple (a tenth of the cost), or, explained
 #: only when asked (an HTML page has thousands): ``(line, bytes)`` for a line
 #: without key and value, ``(line, key, None)`` for an unknown key.
@@ -233,7 +242,7 @@ class RobotsTxt:
         # U-1: the content-usage/content-signal lines, None without any.
         self._usage = None if usage is None else tuple(usage)
         self._by_token: dict[str, AgentRules] = {}
-        self._by_agent: dict[str, AgentRules] = {}
+        self._by_agent: dict[str | tuple[str, ...], AgentRules] = {}
         self._by_groups: dict[tuple[int, ...], AgentRules] = {}
 
     @classmethod
@@ -266,39 +275,72 @@ class RobotsTxt:
             for g in self._groups
         )
 
-    def for_agent(self, user_agent: str | bytes) -> AgentRules:
+    def for_agent(self, user_agent: Name) -> AgentRules:
         """The rules that apply to the crawler named ``user_agent``.
 
-        The name is compared as given, case-insensitively, never shortened
-        (D-21): ``MJ12bot`` is not ``mj``. Pass the crawler's product token,
-        not a whole User-Agent header (:func:`product_token` finds it in
-        one); ``*`` asks for the global groups.
+        The name is the crawler's product token (RFC 9309 §2.2.1), compared
+        case-insensitively. In ``rfc`` mode a name that is not one is first
+        reduced to the crawler's product name, as a User-Agent header is
+        (D-21, :func:`.agents.crawler_name`): ``BadBot/1.0`` and
+        ``Mozilla/5.0 (compatible; BadBot/1.0)`` get ``BadBot``'s groups, and
+        ``MJ12bot`` stays whole (never ``mj``). ``google`` mode compares the
+        name verbatim, as Google's parser does. ``*`` asks for the global
+        groups.
+
+        A sequence of names is a crawler family, most specific first (D-22):
+        the first name that selects a group other than ``*`` decides, else
+        the global groups apply (``["Googlebot-Image", "Googlebot"]`` follows
+        ``User-agent: Googlebot`` when no group names ``Googlebot-Image``).
 
         The groups naming the crawler are merged (GRP-4); if there is none,
         the ``*`` groups are merged instead, and the two never mix (GRP-5,
         UA-6). A group naming both counts as specific (GRP-8).
         """
-        key = user_agent if isinstance(user_agent, str) else caller_name(user_agent)
+        if isinstance(user_agent, str):
+            key: str | tuple[str, ...] = user_agent
+        elif isinstance(user_agent, (bytes, bytearray, memoryview)):
+            key = caller_name(bytes(user_agent))
+        else:
+            key = tuple(caller_name(name) for name in user_agent)
         found = self._by_agent.get(key)
         if found is not None:
             return found
-        lowered = ascii_lower(key)
-        found = self._by_token.get(lowered)
-        if found is None:
-            found = self._build(key, lowered)
-            self._by_token[lowered] = found
+        if isinstance(key, tuple):
+            found = self._for_family(key)
+        else:
+            name = crawler_name(key, self.mode)
+            lowered = ascii_lower(name)
+            found = self._by_token.get(lowered)
+            if found is None:
+                found = self._build(name, lowered)
+                self._by_token[lowered] = found
         if len(self._by_agent) >= 64:  # a crawler uses few user agents
             self._by_agent.clear()
         self._by_agent[key] = found
         return found
 
-    def _build(self, name: str, lowered: str) -> AgentRules:
-        chosen: list[_Group] = []
-        # D-21: in rfc mode "*" and "" select the global groups only; in
-        # google mode "*" never equals a token and "" is compared like any
-        # other name (UA-7: robots.cc gives it the groups of empty tokens).
+    def _for_family(self, names: tuple[str, ...]) -> AgentRules:
+        """D-22: the rules of the first of ``names`` that selects a group of
+        its own, else those of the first name (the global groups)."""
+        if not names:
+            raise ValueError("a crawler family needs at least one name")
+        for name in names:
+            if self._specific(ascii_lower(crawler_name(name, self.mode))):
+                return self.for_agent(name)
+        return self.for_agent(names[0])
+
+    def _specific(self, lowered: str) -> list[_Group]:
+        """The groups that name the crawler ``lowered`` (not the ``*`` ones).
+
+        D-21: in rfc mode "*" and "" select the global groups only; in
+        google mode "*" never equals a token and "" is compared like any
+        other name (UA-7: robots.cc gives it the groups of empty tokens)."""
         if self.mode == "google" or lowered not in ("", GLOBAL_NAME):
-            chosen = [g for g in self._groups if lowered in g.binds]
+            return [g for g in self._groups if lowered in g.binds]
+        return []
+
+    def _build(self, name: str, lowered: str) -> AgentRules:
+        chosen = self._specific(lowered)
         if not chosen:
             chosen = [g for g in self._groups if g.is_global]
         # Names that select the same groups share one rule set: its tables
@@ -317,18 +359,19 @@ class RobotsTxt:
         )
         return rules
 
-    def allowed(self, url: str | bytes, user_agent: str | bytes) -> bool:
+    def allowed(self, url: str | bytes, user_agent: Name) -> bool:
         """Whether ``user_agent`` may fetch ``url``.
 
         ``user_agent`` is the crawler's name (its product token, RFC 9309
-        §2.2.1), compared as given (D-21); see :meth:`for_agent`.
+        §2.2.1; D-21), or its family's names, most specific first (D-22);
+        see :meth:`for_agent`.
         """
-        rules = self._by_agent.get(user_agent) if isinstance(user_agent, str) else None
+        rules = self._by_agent.get(user_agent) if isinstance(user_agent, (str, tuple)) else None
         if rules is None:
             rules = self.for_agent(user_agent)
         return rules.allowed(url)
 
-    def explain(self, url: str | bytes, user_agent: str | bytes) -> Explanation:
+    def explain(self, url: str | bytes, user_agent: Name) -> Explanation:
         """The verdict for ``url`` with the rule that decides it, its line
         and the agents of the group it comes from."""
         rules = self.for_agent(user_agent)
@@ -345,7 +388,7 @@ class RobotsTxt:
             reason=reason,
         )
 
-    def usage(self, url: str | bytes, user_agent: str | bytes) -> Preferences:
+    def usage(self, url: str | bytes, user_agent: Name) -> Preferences:
         """The usage preferences robots.txt states for ``url`` and the
         crawler named ``user_agent`` (DECISIONS.md U-1..U-5; none for a URL
         it disallows); :func:`.usage.robots_preferences` says how."""
@@ -363,7 +406,7 @@ class RobotsTxt:
             return ()
         return usage_lines(self._usage, self._groups, self.mode)
 
-    def crawl_delay(self, user_agent: str | bytes) -> float | None:
+    def crawl_delay(self, user_agent: Name) -> float | None:
         """The ``crawl-delay`` of the group that applies to ``user_agent``, in
         seconds, or ``None`` (OTHER-2). Google ignores it; it never changes
         grouping or verdicts."""
@@ -586,6 +629,7 @@ __all__ = [
     "Body",
     "Explanation",
     "Group",
+    "Name",
     "Note",
     "RobotsTxt",
     "cut_at_limit",

@@ -20,6 +20,7 @@ from urllib.parse import urljoin, urlsplit
 from .stores.base import Record
 
 if TYPE_CHECKING:
+    from .agents import Token
     from .matcher import AgentRules
 
 __all__ = [
@@ -310,7 +311,7 @@ class Entry:
     :data:`UNREACHABLE_ALLOW_AFTER` has passed (HTTP-7).
     """
 
-    rules: dict[str, AgentRules] | None
+    rules: dict[Token, AgentRules] | None
     #: ``True`` once a fetch succeeded (2xx or 4xx): ``rules`` is a good copy.
     good: bool
     #: When the copy stops being fresh (fetched + :func:`lifetime`).
@@ -369,7 +370,7 @@ class Entry:
 
 
 def fetched(
-    rules: dict[str, AgentRules] | None,
+    rules: dict[Token, AgentRules] | None,
     *,
     outcome: str,
     now: float,
@@ -436,7 +437,7 @@ def entry_for(
     answer: Answer,
     previous: Entry | None,
     *,
-    rules: dict[str, AgentRules] | None,
+    rules: dict[Token, AgentRules] | None,
     now: float,
     fresh_for: float,
     first_retry: float,
@@ -457,7 +458,7 @@ def entry_for(
 
 
 def entry_from_record(
-    record: Record, rules: dict[str, AgentRules] | None, *, now: float, ttl: float
+    record: Record, rules: dict[Token, AgentRules] | None, *, now: float, ttl: float
 ) -> Entry:
     """The entry for a stored record, ``rules`` parsed from its body. Times
     are limited to what this crawler would have set, so that a machine

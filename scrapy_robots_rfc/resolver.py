@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from scrapy.http import Request
     from scrapy.statscollectors import StatsCollector
 
+    from .agents import Token
     from .config import Config
     from .fetcher import Fetcher
     from .matcher import AgentRules
@@ -61,7 +62,7 @@ class Resolver:
     #: WARNING of an unreachable origin says what happens next to them.
     room: WaitingRoom
     #: The crawler's lower-cased name, whose rules are always kept.
-    token: str
+    token: Token
     clock: Callable[[], float]
     spider: Callable[[], Spider | None]
     #: Callers of :meth:`peek` waiting for the read under way, per origin.
@@ -104,7 +105,7 @@ class Resolver:
         self._remember(key, entry)
         return entry
 
-    async def peek(self, key: Origin, trigger: Request, token: str) -> policy.Entry | None:
+    async def peek(self, key: Origin, trigger: Request, token: Token) -> policy.Entry | None:
         """What the store knows of ``key``, without fetching: the entry of
         its record, cached, when the record is in force (fresh, or
         unreachable and in its backoff: another crawler decided the origin);
@@ -235,7 +236,7 @@ class Resolver:
         key: Origin,
         fetched: Fetched,
         previous: policy.Entry | None,
-        rules: dict[str, AgentRules] | None,
+        rules: dict[Token, AgentRules] | None,
     ) -> policy.Entry:
         """The entry for what a fetch found, counted and logged."""
         answer, config = fetched.answer, self.config
@@ -271,7 +272,7 @@ class Resolver:
 
     def _rules(
         self, key: Origin, waiting: Waiting, body: bytes
-    ) -> tuple[RobotsTxt, dict[str, AgentRules]]:
+    ) -> tuple[RobotsTxt, dict[Token, AgentRules]]:
         """Parse ``body`` and keep the groups of the tokens in use."""
         robots = RobotsTxt.parse(body, self.config.mode)
         tokens = {self.token, *waiting.tokens}
@@ -281,7 +282,7 @@ class Resolver:
         return robots, {token: robots.for_agent(token) for token in tokens}
 
     async def _adopt(
-        self, waiting: Waiting, robots: RobotsTxt, rules: dict[str, AgentRules]
+        self, waiting: Waiting, robots: RobotsTxt, rules: dict[Token, AgentRules]
     ) -> None:
         """What follows parsing, fetched or from the store: the crawl-delay
         (OTHER-2) and the ``robots_parsed`` signal (Scrapy 2.18+)."""

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 
 from scrapy.robotstxt import RobotParser as _ScrapyRobotParser
 
-from .agents import caller_name, product_token
+from .agents import caller_name, crawler_names, product_token
 from .matcher import MODES, Mode
-from .parser import RobotsTxt, cut_at_limit
+from .parser import Name, RobotsTxt, cut_at_limit
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -47,10 +47,13 @@ class RobotParser(_ScrapyRobotParser):
     §2.5), since the built-in middleware reads the whole response.
 
     The built-in middleware passes ``ROBOTSTXT_USER_AGENT`` or else a whole
-    User-Agent header. The first is the crawler's name and is used as given
-    (D-21); from a header the crawler's product token is taken as
+    User-Agent header. The first is the crawler's name, or its family's
+    names separated by commas, most specific first (D-22); from a header the
+    crawler's product token is taken as
     :func:`~scrapy_robots_rfc.product_token` does (DECISIONS.md "crawler
-    name"), so that ``Scrapy/2.19 (+https://scrapy.org)`` is ``Scrapy``.
+    name"), so that ``Scrapy/2.19 (+https://scrapy.org)`` is ``Scrapy``. In
+    rfc mode a name that is not a product token is reduced to the crawler's
+    product name either way (D-21): ``BadBot/1.0`` is ``BadBot``.
     """
 
     def __init__(self, robots: RobotsTxt, robots_user_agent: str | None = None) -> None:
@@ -68,11 +71,15 @@ class RobotParser(_ScrapyRobotParser):
         body, _ = cut_at_limit(robotstxt_body)
         return cls(RobotsTxt.parse(body, mode), robots_user_agent)
 
-    def name(self, user_agent: str | bytes) -> str:
-        """The crawler's name for what the built-in passes as ``user_agent``."""
+    def name(self, user_agent: str | bytes) -> Name:
+        """The crawler's name, or its family's names, for what the built-in
+        passes as ``user_agent`` (a list when ``ROBOTSTXT_USER_AGENT`` is one)."""
+        if isinstance(user_agent, (list, tuple)):
+            return tuple(caller_name(name) for name in user_agent)
         text = caller_name(user_agent)
         if text == self.robots_user_agent:
-            return text
+            names = crawler_names(text)
+            return names[0] if len(names) == 1 else names
         return product_token(text)
 
     def allowed(self, url: str | bytes, user_agent: str | bytes) -> bool:

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from scrapy.http import Request
     from scrapy.statscollectors import StatsCollector
 
+    from .agents import Token
     from .origin import Origin
     from .report import Report
 
@@ -159,7 +160,7 @@ class Waiting:
     #: (:data:`NO_WAIT_KEY`).
     no_wait: list[Request] = field(default_factory=list)
     #: Product tokens the next parse must keep rules for.
-    tokens: set[str] = field(default_factory=set)
+    tokens: set[Token] = field(default_factory=set)
     #: When a fetch first found the origin unreachable:
     #: ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` counts from here or from when the
     #: request began to wait, whichever is later; a first fetch that is only
@@ -224,7 +225,7 @@ class WaitingRoom:
     def get(self, key: Origin) -> Waiting | None:
         return self._origins.get(key)
 
-    def join(self, key: Origin, trigger: Request, token: str) -> Waiting:
+    def join(self, key: Origin, trigger: Request, token: Token) -> Waiting:
         """``key``'s waiting list, opened for ``trigger`` if there is none;
         ``token`` is a name whose rules the next parse must keep."""
         waiting = self._origins.get(key)

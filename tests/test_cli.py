@@ -126,11 +126,23 @@ def test_check_user_agent_and_derived_index_rule(robots_file: str) -> None:
         (
             "ExampleBot/2.1",
             "rfc",
-            "warning: --user-agent 'ExampleBot/2.1' is not a product token ([A-Za-z_-]+) and "
-            "holds a '/', space or tab, which no user-agent line's product name holds, so only "
-            "the 'User-agent: *' groups apply to it\n",
-            "*",
+            "warning: --user-agent 'ExampleBot/2.1' is not a product token ([A-Za-z_-]+); its "
+            "product name 'ExampleBot' is taken as the crawler's name (RFC 9309 §2.2.1), so the "
+            "groups for 'User-agent: ExampleBot' apply to it, else the 'User-agent: *' groups\n",
+            "ExampleBot",
         ),
+        (
+            "Mozilla/5.0 (compatible; ExampleBot/2.1)",
+            "rfc",
+            "warning: --user-agent 'Mozilla/5.0 (compatible; ExampleBot/2.1)' is not a product "
+            "token ([A-Za-z_-]+); its product name 'ExampleBot' is taken as the crawler's name "
+            "(RFC 9309 §2.2.1), so the groups for 'User-agent: ExampleBot' apply to it, else "
+            "the 'User-agent: *' groups\n",
+            "ExampleBot",
+        ),
+        # D-22: a crawler family, most specific first.
+        ("ExampleBot-News, ExampleBot", "rfc", "", "ExampleBot"),
+        ("OtherBot-News,OtherBot", "google", "", "*"),
         ("*", "rfc", "", "*"),
         ("ExampleBot", "google", "", "ExampleBot"),
         (
@@ -144,11 +156,9 @@ def test_check_user_agent_and_derived_index_rule(robots_file: str) -> None:
         ),
     ],
 )
-def test_check_names_as_given(
-    robots_file: str, agent: str, mode: str, warning: str, group: str
-) -> None:
-    """D-21: --user-agent is compared as given; a name that is not a product
-    token gets a warning that says what it selects."""
+def test_check_names(robots_file: str, agent: str, mode: str, warning: str, group: str) -> None:
+    """D-21: a --user-agent that is not a product token gets a warning that
+    says what it is taken as and what that selects; D-22: a family."""
     status, out, err = run(
         "check", "--mode", mode, "--user-agent", agent, robots_file, "https://example.com/x"
     )
@@ -1008,3 +1018,9 @@ def test_the_default_agent_asks_for_the_star_group(tmp_path: Path, agent: str | 
         "http://h/a: allowed: no rule of the group for '*' matches '/a'",
         "http://h/b: disallowed by \"disallow: /b (line 5)\" in the group for '*'",
     ]
+
+
+def test_check_refuses_an_empty_name_in_a_family(robots_file: str) -> None:
+    status, out, err = run("check", "--user-agent", "a,,b", robots_file, "https://example.com/x")
+    assert (status, out) == (2, [])
+    assert "--user-agent 'a,,b' has an empty name" in err

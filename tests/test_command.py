@@ -372,15 +372,30 @@ def test_user_agent_option_changes_the_group(site: DemoSite):
     )
     other = robots(url, "--user-agent", "OtherBot/2.0")
     assert other.returncode == 1, other.stdout + other.stderr
-    # D-21: the name is used as given; a version makes it no product token.
-    assert field(other.stdout, "user agent") == "OtherBot/2.0 (from --user-agent 'OtherBot/2.0')"
+    # D-21: a name that is no product token is reduced to its product name.
+    assert field(other.stdout, "user agent") == "OtherBot (from --user-agent 'OtherBot/2.0')"
     assert field(other.stdout, "verdict") == (
         "disallowed by \"disallow: /beta/ (line 4)\" in the group for '*'"
     )
     assert field(other.stdout, "note") == (
-        "the name 'OtherBot/2.0' is not a product token ([A-Za-z_-]+) and holds a '/', space "
-        "or tab, which no user-agent line's product name holds, so only the 'User-agent: *' "
-        "groups apply to it"
+        "the name 'OtherBot/2.0' is not a product token ([A-Za-z_-]+); its product name "
+        "'OtherBot' is taken as the crawler's name (RFC 9309 §2.2.1), so the groups for "
+        "'User-agent: OtherBot' apply to it, else the 'User-agent: *' groups"
+    )
+    # The case: a whole User-Agent header as --user-agent names the
+    # crawler its product token names, as it does from USER_AGENT.
+    demo = robots(url, "--user-agent", "Mozilla/5.0 (compatible; DemoBot/1.0; +http://x)")
+    assert demo.returncode == 0, demo.stdout + demo.stderr
+    assert field(demo.stdout, "user agent").startswith("DemoBot (from --user-agent ")
+    assert field(demo.stdout, "verdict") == field(demobot.stdout, "verdict")
+    # D-22: a crawler family, most specific first.
+    family = robots(url, "--user-agent", "DemoBot-News, DemoBot")
+    assert family.returncode == 0, family.stdout + family.stderr
+    assert field(family.stdout, "user agent") == (
+        "DemoBot-News, DemoBot (from --user-agent 'DemoBot-News, DemoBot')"
+    )
+    assert field(family.stdout, "verdict") == (
+        "allowed: no rule of the group for 'DemoBot' matches '/beta/x'"
     )
 
 

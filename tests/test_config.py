@@ -65,6 +65,13 @@ def test_defaults():
     assert config.fetch_bound == 30 * 6 + 5  # TIMEOUT for the request and 5 redirects
 
 
+USER_AGENT_ALLOWED = (
+    "the crawler's name, or the names of a crawler family, most specific first, as a "
+    "string separated by commas ('hedwig-images, hedwig') or a list of strings, none "
+    "of them empty"
+)
+
+
 @pytest.mark.parametrize(
     ("name", "value", "allowed"),
     [
@@ -94,7 +101,10 @@ def test_defaults():
         ("ROBOTSTXT_RFC_CRAWL_DELAY", "maybe", "True or False"),
         ("ROBOTSTXT_RFC_CRAWL_DELAY_MAX", "x", "a finite number of 0 or more (seconds)"),
         ("ROBOTSTXT_RFC_CRAWL_DELAY_MAX", float("nan"), "a finite number of 0 or more (seconds)"),
-        ("ROBOTSTXT_USER_AGENT", 42, "a string"),
+        *(
+            ("ROBOTSTXT_USER_AGENT", value, USER_AGENT_ALLOWED)
+            for value in (42, "a,,b", "a, ", ",", "   ", ["a", ""], ["a", 1], [])
+        ),
         ("ROBOTSTXT_RFC_REPORT", "", "a file path"),
         ("ROBOTSTXT_RFC_REPORT", 42, "a file path"),
         ("ROBOTSTXT_RFC_LEASE", 1.4, "a finite number of 1.5 or more (seconds)"),

@@ -5,8 +5,9 @@ a binding of robots.cc), the reference the spec names for testing.
   caller's name, whatever the name (D-21: compared verbatim).
 * ``rfc`` mode differs from it only where DECISIONS.md says so: D-1 (the
   ``/robots.txt`` exemption), D-2/D-3 (both sides canonicalised) and D-21
-  (the caller's name also binds a line's whole product name; ``*`` and
-  ``""`` select the global groups only). So its verdict equals Google's on
+  (a caller's name that is not a product token is reduced to its product
+  name; it also binds a line's whole product name; ``*`` and ``""`` select
+  the global groups only). So its verdict equals Google's on
   the same file with every allow/disallow value canonicalised, every
   user-agent line replaced by a name that binds Google's caller exactly
   when the line binds ours, and the URL's match string canonicalised.
@@ -20,7 +21,7 @@ import re
 from hypothesis import HealthCheck, example, given, settings
 from jwm.robotstxt.googlebot import RobotsMatcher
 
-from scrapy_robots_rfc import RobotsTxt
+from scrapy_robots_rfc import RobotsTxt, product_token
 from scrapy_robots_rfc.matcher import canonical_match_string, escape_pattern
 
 from .conftest import verdict_both_ways
@@ -125,11 +126,16 @@ _WS = " \t\n\v\f\r"
 
 
 def _binds_in_rfc_mode(value: str, name: str) -> bool:
-    """D-21 as DECISIONS.md words it, for a line that is not global: the
-    line's token (its leading [A-Za-z_-] run, D-7) or its whole product
-    name (up to the first '/', space or tab) equals the name, in any ASCII
-    case; an empty one names nobody; "*" and "" name no crawler."""
+    """D-21 as DECISIONS.md words it, for a line that is not global: a name
+    that is not a product token ([A-Za-z_-]+) is first reduced to the
+    crawler's product name, exactly as a User-Agent header is
+    (:func:`product_token`, tested on its own table); then the line's token
+    (its leading [A-Za-z_-] run, D-7) or its whole product name (up to the
+    first '/', space or tab) equals the name, in any ASCII case; an empty
+    one names nobody; "*" and "" name no crawler."""
     lower = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+    if name not in ("", "*") and not re.fullmatch(r"[A-Za-z_-]+", name):
+        name = product_token(name)
     wanted = name.translate(lower)
     if wanted in ("", "*"):
         return False

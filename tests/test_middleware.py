@@ -761,8 +761,15 @@ GROUPS = b"User-agent: *\nDisallow: /all\n\nUser-agent: examplebot\nDisallow: /e
     ("settings", "headers", "blocked"),
     [
         ({"ROBOTSTXT_USER_AGENT": "ExampleBot"}, {}, "/example"),
-        # D-21: ROBOTSTXT_USER_AGENT is the name as given (and warned about).
-        ({"ROBOTSTXT_USER_AGENT": "ExampleBot/2"}, {}, "/all"),
+        # D-21: a ROBOTSTXT_USER_AGENT that is no product token is reduced to
+        # its product name (and warned about).
+        ({"ROBOTSTXT_USER_AGENT": "ExampleBot/2"}, {}, "/example"),
+        ({"ROBOTSTXT_USER_AGENT": "Mozilla/5.0 (compatible; ExampleBot/2)"}, {}, "/example"),
+        ({"ROBOTSTXT_USER_AGENT": "OtherBot/2"}, {}, "/all"),
+        # D-22: a crawler family, most specific first, as a string or a list.
+        ({"ROBOTSTXT_USER_AGENT": "ExampleBot-News, ExampleBot"}, {}, "/example"),
+        ({"ROBOTSTXT_USER_AGENT": ["ExampleBot-News", "ExampleBot"]}, {}, "/example"),
+        ({"ROBOTSTXT_USER_AGENT": "OtherBot-News, OtherBot"}, {}, "/all"),
         ({}, {}, "/all"),  # USER_AGENT "TestBot/1.0" names no group
         ({}, {"User-Agent": "ExampleBot/3"}, "/example"),
         ({"ROBOTSTXT_USER_AGENT": "Other"}, {"User-Agent": "ExampleBot/3"}, "/all"),

@@ -110,6 +110,44 @@ def test_names_with_digits_are_not_cut(server, activation, name, mode, crawled):
     assert stat(crawler, "robotstxt/forbidden") == (3 - len(crawled) or None)
 
 
+#: Issue 20: the site writes rules for BadBot; a crawler named with a
+#: version, or by a browser-like header, must obey them (D-21 revised).
+BADBOT = b"User-agent: BadBot\nDisallow: /\n\nUser-agent: *\nDisallow: /private\n"
+
+
+@pytest.mark.parametrize(
+    ("settings", "obeys", "warned"),
+    [
+        ({"ROBOTSTXT_USER_AGENT": "BadBot/1.0"}, True, True),
+        ({"ROBOTSTXT_USER_AGENT": "badbot/2"}, True, True),
+        ({"USER_AGENT": "Mozilla/5.0 (compatible; BadBot/1.0; +http://x)"}, True, False),
+        ({"ROBOTSTXT_USER_AGENT": "Mozilla/5.0 (compatible; BadBot/1.0; +http://x)"}, True, True),
+        ({"ROBOTSTXT_USER_AGENT": "BadBot-News, BadBot"}, True, False),  # D-22
+        ({"ROBOTSTXT_USER_AGENT": "GoodBot/1.0"}, False, True),
+        # google mode compares the name verbatim, as Google's parser does.
+        ({"ROBOTSTXT_USER_AGENT": "BadBot/1.0", "ROBOTSTXT_RFC_MODE": "google"}, False, True),
+    ],
+)
+@pytest_twisted.inlineCallbacks
+def test_a_name_with_a_version_obeys_its_group(server, activation, caplog, settings, obeys, warned):
+    origin = robots_origin(server, Reply(body=BADBOT))
+    urls = pages(origin, "/a", "/private/b")
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        crawler = yield crawl(activation, [Stage(urls)], **settings)
+    crawled = [] if obeys else ["/a"]
+    assert page_paths(server, origin) == crawled
+    assert server.paths(origin).count("/robots.txt") == 1
+    assert sorted(crawler.spider.seen) == [origin.url(p) for p in crawled]
+    assert stat(crawler, "robotstxt/forbidden") == 2 - len(crawled)
+    warnings = messages(caplog)
+    assert len(warnings) == int(warned)
+    if warned and settings.get("ROBOTSTXT_RFC_MODE") != "google":
+        taken = "BadBot" if obeys else "GoodBot"
+        if settings["ROBOTSTXT_USER_AGENT"].startswith("badbot"):
+            taken = "badbot"
+        assert f"its product name {taken!r} is taken as the crawler's name" in warnings[0]
+
+
 @pytest.mark.parametrize(
     ("name", "mode", "warning"),
     [
@@ -137,10 +175,11 @@ def test_names_with_digits_are_not_cut(server, activation, name, mode, crawled):
             "MyBot/1.0",
             "rfc",
             "The robots.txt name of this crawler, 'MyBot/1.0' from ROBOTSTXT_USER_AGENT, is not "
-            "a product token ([A-Za-z_-]+) and holds a '/', space or tab, which no user-agent "
-            "line's product name holds, so only the 'User-agent: *' groups apply to it. If that "
-            "is not what you want, set ROBOTSTXT_USER_AGENT to the name site owners use for "
-            'your crawler, e.g. ROBOTSTXT_USER_AGENT = "MyBot".',
+            "a product token ([A-Za-z_-]+); its product name 'MyBot' is taken as the crawler's "
+            "name (RFC 9309 §2.2.1), so the groups for 'User-agent: MyBot' apply to it, else "
+            "the 'User-agent: *' groups. If that is not what you want, set "
+            "ROBOTSTXT_USER_AGENT to the name site owners use for your crawler, e.g. "
+            'ROBOTSTXT_USER_AGENT = "MyBot".',
         ),
     ],
 )

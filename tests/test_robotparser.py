@@ -83,9 +83,13 @@ def test_what_scrapys_parser_interface_expects() -> None:
 @pytest.mark.parametrize(
     ("settings", "user_agent", "blocked"),
     [
-        # ROBOTSTXT_USER_AGENT is the name as given (D-21)...
+        # ROBOTSTXT_USER_AGENT is the crawler's name, reduced to its product
+        # name when it is not a product token (D-21)...
         ({"ROBOTSTXT_USER_AGENT": "MJ12bot"}, "MJ12bot", "/mj12"),
-        ({"ROBOTSTXT_USER_AGENT": "MyBot/1.0"}, "MyBot/1.0", "/star"),
+        ({"ROBOTSTXT_USER_AGENT": "MyBot/1.0"}, "MyBot/1.0", "/mybot"),
+        # ... or a crawler family's names, most specific first (D-22)...
+        ({"ROBOTSTXT_USER_AGENT": "MyBot-News, MyBot"}, "MyBot-News, MyBot", "/mybot"),
+        ({"ROBOTSTXT_USER_AGENT": ["Hedwig", "MJ12bot"]}, ["Hedwig", "MJ12bot"], "/mj12"),
         # ... anything else the built-in passes is a User-Agent header.
         ({}, "MJ12bot/1.4 (+http://mj12bot.com/)", "/mj12"),
         ({}, "Mozilla/5.0 (compatible; MyBot/1.0)", "/mybot"),

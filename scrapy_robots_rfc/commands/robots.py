@@ -38,7 +38,6 @@ from scrapy.exceptions import UsageError
 from scrapy.http import Request, Response
 
 from ..addon import component
-from ..agents import ascii_lower, name_problem
 from ..exceptions import ForbiddenByRobotsTxt, ForbiddenByUsagePreference, RobotsTxtUnreachable
 from ..policy import State, duration
 from ..usage import NO_PREFERENCES, USAGE_META_KEY
@@ -433,9 +432,7 @@ class Command(ScrapyCommand):
         else:
             source, user_agent = "USER_AGENT", config.user_agent
         token = middleware.product_token
-        problem = name_problem(token, config.mode)
-        if problem is not None:
-            notes.append(f"the name {token!r} {problem}")
+        notes.extend(middleware.name_notes)  # D-21: what was taken, and why
         entry = middleware.entry(url)
         robots = probe.robots
         if robots is None and probe.body is not None:
@@ -470,17 +467,18 @@ class Command(ScrapyCommand):
             "mode": config.mode,
         }
 
+        names = middleware.crawler_names  # D-22: a family's, most specific first
         verdict = self._verdict(probe, state, robots, middleware, url, token, opts.wait)
         if isinstance(verdict, str):
             report.update(verdict="error", reason=verdict, rule=None, group=[])
         else:
             report.update(verdict.as_dict())
-        agent = entry.rules.get(ascii_lower(token)) if entry is not None and entry.rules else None
+        agent = middleware.agent_rules(url)
         sitemaps: list[str] | None = []
         delay = None
         if state in (State.RULES, State.UNREACHABLE_LAST_GOOD):
             if robots is not None:
-                sitemaps, delay = list(robots.sitemaps), robots.crawl_delay(token)
+                sitemaps, delay = list(robots.sitemaps), robots.crawl_delay(names)
             else:
                 # From the store, before Scrapy 2.18: the middleware keeps the
                 # groups it uses, not the sitemaps.
@@ -547,7 +545,7 @@ class Command(ScrapyCommand):
             # From the store, before Scrapy 2.18: the group the middleware
             # kept gives the same rule.
             return middleware.explain(url) or Verdict(allowed, url, token, "no deciding rule")
-        why = robots.explain(url, token)
+        why = robots.explain(url, middleware.crawler_names)
         if why.allowed != allowed:
             word = "allowed" if allowed else "disallowed"
             return Verdict(allowed, url, token, f"the middleware says {word}, but explain() "
