@@ -3,6 +3,7 @@
 #   make test            installs the test and dev tools on top, runs lint, mypy and the suite
 #   make package-check   builds the sdist and the wheel, installs the wheel in a fresh venv,
 #                        crawls with it and runs the sdist's tests (.ci/package)
+#   make test-oldest     runs the crawl tests again on the oldest Scrapy setup.cfg allows
 # Only the first run of each downloads packages (from the package index); after that
 # nothing needs the network.
 PYTHON ?= python3
@@ -12,7 +13,7 @@ BIN := $(VENV)/bin
 DEMO_STAMP := $(VENV)/.installed-demo
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: test demo lint bench package-check clean
+.PHONY: test test-oldest demo lint bench package-check clean
 
 $(DEMO_STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +32,23 @@ lint: $(TEST_STAMP)
 
 test: lint
 	$(BIN)/python -m pytest
+
+# The oldest Scrapy setup.cfg allows, in a venv of its own under .tox/ (which
+# git and the sdist leave out): the tests of real crawls, both activations.
+OLDEST_SCRAPY := 2.13.4
+OLDEST_VENV := .tox/make-oldest
+OLDEST_STAMP := $(OLDEST_VENV)/.installed-$(OLDEST_SCRAPY)
+OLDEST_TESTS := tests/test_middleware.py tests/test_migration.py tests/test_startup.py
+
+$(OLDEST_STAMP): setup.cfg pyproject.toml
+	$(PYTHON) -m venv $(OLDEST_VENV)
+	$(OLDEST_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(OLDEST_VENV)/bin/python -m pip install --quiet -e '.[test]' 'scrapy==$(OLDEST_SCRAPY)'
+	touch $(OLDEST_STAMP)
+
+test-oldest: $(OLDEST_STAMP)
+	$(OLDEST_VENV)/bin/python -c "import scrapy; assert scrapy.__version__ == '$(OLDEST_SCRAPY)', scrapy.__version__"
+	$(OLDEST_VENV)/bin/python -m pytest $(OLDEST_TESTS)
 
 demo: $(DEMO_STAMP)
 	cd example_project && $(abspath $(BIN))/python demo.py
