@@ -152,8 +152,8 @@ class Explanation:
 
     ``rule`` is the deciding rule, or ``None`` when no rule decides (then the
     URL is allowed, RFC 9309 §2.2.2). ``agents`` are the ``user-agent`` values
-    of the groups that apply to ``user_agent`` (the caller's name, as given);
-    empty when no group applies.
+    of the groups that apply to ``user_agent`` (the name they were looked up
+    for, D-21); empty when no group applies.
     """
 
     allowed: bool

@@ -38,7 +38,7 @@ class Verdict:
 
     allowed: bool
     url: str
-    #: The crawler's name the verdict is for, as given (D-21).
+    #: The crawler's name the verdict is for (D-21: reduced to a product name in rfc mode).
     token: str
     #: Why, without the verdict word: a rule's verdict is said by
     #: :attr:`rule` and :attr:`group`, so this is the longer explanation.
