@@ -9,6 +9,7 @@ sdist itself and runs its tests; this is the fast check of ``make test``.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -66,3 +67,17 @@ def test_the_sdist_carries_every_file_of_the_checkout(tmp_path: Path) -> None:
     ).stdout.splitlines()
     project = {name for name in listed if name not in NOT_SHIPPED and (ROOT / name).is_file()}
     assert sorted(project - _sdist_files(tmp_path)) == []
+
+
+def test_the_oldest_scrapy_required_is_the_one_tested() -> None:
+    """setup.cfg's minimum is the Scrapy that ``make test-oldest`` and tox's
+    ``oldest`` run, and the README's: Scrapy 2.13.0 to 2.13.3 fail inside
+    Scrapy with current Twisted."""
+    setup = (ROOT / "setup.cfg").read_text(encoding="utf-8")
+    [minimum] = re.findall(r"^\s*scrapy>=([\d.]+)$", setup, re.MULTILINE)
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.findall(r"^OLDEST_SCRAPY := ([\d.]+)$", makefile, re.MULTILINE) == [minimum]
+    tox = (ROOT / "tox.ini").read_text(encoding="utf-8")
+    assert re.findall(r"\[testenv:oldest\]\ndeps =\n\s+scrapy==([\d.]+)", tox) == [minimum]
+    readme = (ROOT / "README.rst").read_text(encoding="utf-8")
+    assert f"* Scrapy {minimum} or later (tested with {minimum} and " in readme
