@@ -72,6 +72,9 @@ class Resolver:
     #: The crawl-delay turns (OTHER-2): ``process_request`` awaits
     #: ``pacer.turn`` for each allowed request.
     pacer: Pacer = field(init=False, repr=False)
+    #: Per origin, the crawl-delay its robots.txt asks for and the one in
+    #: force, as the INFO line said them; as many origins as the cache.
+    _delays_said: policy.LruCache[Origin, tuple[float, float]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.pacer = Pacer(
@@ -80,6 +83,7 @@ class Resolver:
             downloader=self._downloader,
             stats=self.stats,
         )
+        self._delays_said = policy.LruCache(self.config.max_origins)
 
     def _downloader(self) -> Downloader:
         return self.crawler.engine.downloader
@@ -166,7 +170,7 @@ class Resolver:
         if fetched.body is not None:
             robots, rules = self._rules(key, waiting, fetched.body)
             self.stats.inc_value("robotstxt/rules")
-            await self._adopt(waiting, robots, rules)
+            await self._adopt(key, waiting, robots, rules)
             if not paced:
                 # The first fetch counts as the origin's first turn, taken
                 # before the record is stored: no crawler sharing the store
@@ -226,7 +230,7 @@ class Resolver:
             outcome = f"{entry.outcome}, from ROBOTSTXT_RFC_STORE"
             self.room.warn_unreachable(key, outcome, entry.retry_at - now)
         if robots is not None and entry.rules:
-            await self._adopt(waiting, robots, entry.rules)
+            await self._adopt(key, waiting, robots, entry.rules)
         elif entry.allows_all_by_answer():
             await self._send_robots_parsed(waiting, RobotsTxt.parse(b"", config.mode))
         return entry, True
@@ -282,11 +286,13 @@ class Resolver:
         return robots, {token: robots.for_agent(token) for token in tokens}
 
     async def _adopt(
-        self, waiting: Waiting, robots: RobotsTxt, rules: dict[Token, AgentRules]
+        self, key: Origin, waiting: Waiting, robots: RobotsTxt, rules: dict[Token, AgentRules]
     ) -> None:
         """What follows parsing, fetched or from the store: the crawl-delay
         (OTHER-2) and the ``robots_parsed`` signal (Scrapy 2.18+)."""
-        self._apply_crawl_delay(waiting.trigger, rules[self.token])
+        agent = rules[self.token]
+        self._say_crawl_delay(key, agent)
+        self._apply_crawl_delay(waiting.trigger, agent)
         await self._send_robots_parsed(waiting, robots)
 
     async def _send_robots_parsed(self, waiting: Waiting, robots: RobotsTxt) -> None:
@@ -335,6 +341,40 @@ class Resolver:
         logger.debug(
             "Download slot %(slot)r: crawl-delay %(delay)s s from robots.txt",
             {"slot": slot_key, "delay": delay},
+            extra={"spider": self.spider()},
+        )
+
+    def _say_crawl_delay(self, key: Origin, agent: AgentRules) -> None:
+        """One INFO line for an origin whose robots.txt asks the crawler's
+        group for a crawl-delay (OTHER-2): the delay in force, or the
+        setting that keeps the crawl from applying it. Said again only if
+        robots.txt, fetched again, asks for another delay."""
+        asked = agent.crawl_delay
+        if not asked:
+            return
+        delay = self.pacer.delay(asked)
+        if self._delays_said.get(key) == (asked, delay):
+            return
+        self._delays_said.put(key, (asked, delay))
+        if not delay:
+            why = (
+                "ROBOTSTXT_RFC_CRAWL_DELAY_MAX is 0"
+                if self.config.crawl_delay
+                else "ROBOTSTXT_RFC_CRAWL_DELAY is off"
+            )
+            effect = f"this crawl does not apply it ({why})"
+        elif delay < asked:
+            effect = f"{delay:g} s in force (ROBOTSTXT_RFC_CRAWL_DELAY_MAX)"
+        else:
+            effect = f"{delay:g} s in force"
+        logger.info(
+            "%(url)s: the group for %(group)s asks for a Crawl-delay of %(asked)g s; %(effect)s",
+            {
+                "url": key.robots_url,
+                "group": ", ".join(repr(name) for name in agent.agents),
+                "asked": asked,
+                "effect": effect,
+            },
             extra={"spider": self.spider()},
         )
 

@@ -898,6 +898,119 @@ def test_crawl_delay_is_ignored_by_default(server, activation):
     assert stat(crawler, "robotstxt/crawl_delay/applied") is None
 
 
+def delay_lines(caplog: Any) -> list[str]:
+    """The INFO lines that say what an origin's crawl-delay does."""
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == "scrapy_robots_rfc.middleware"
+        and r.levelno == logging.INFO
+        and "Crawl-delay" in r.getMessage()
+    ]
+
+
+@pytest.mark.parametrize(
+    ("settings", "why"),
+    [
+        pytest.param({}, "ROBOTSTXT_RFC_CRAWL_DELAY is off", id="off"),
+        pytest.param(
+            {"ROBOTSTXT_RFC_CRAWL_DELAY": True, "ROBOTSTXT_RFC_CRAWL_DELAY_MAX": 0},
+            "ROBOTSTXT_RFC_CRAWL_DELAY_MAX is 0",
+            id="max-0",
+        ),
+    ],
+)
+@pytest_twisted.inlineCallbacks
+def test_a_crawl_delay_not_applied_is_said_once_per_origin(
+    server, activation, settings, why, caplog
+):
+    clock = FakeClock()
+    delayed = robots_origin(server, Reply(body=b"User-agent: *\nCrawl-delay: 2\nDisallow: /x\n"))
+    other = robots_origin(server, Reply(body=b"User-agent: TestBot\nCrawl-delay: 5\n"))
+    plain = robots_origin(server, Reply(body=ROBOTS))
+    stages = [
+        Stage(
+            [*pages(delayed, "/1", "/2", "/3"), *pages(other, "/1", "/2"), plain.url("/1")],
+            hook=use_clock(clock),
+        ),
+        # Fetched again a day later, asking for the same: not said again.
+        Stage(pages(delayed, "/4", "/5"), hook=lambda spider: clock.advance(90_000)),
+    ]
+    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc.middleware"):
+        crawler = yield crawl(activation, stages, **settings)
+    assert server.paths(delayed).count("/robots.txt") == 2
+    assert len(crawler.spider.seen) == 8
+    assert sorted(delay_lines(caplog)) == sorted(
+        [
+            f"{delayed.url('/robots.txt')}: the group for '*' asks for a Crawl-delay of 2 s; "
+            f"this crawl does not apply it ({why})",
+            f"{other.url('/robots.txt')}: the group for 'TestBot' asks for a Crawl-delay of 5 s; "
+            f"this crawl does not apply it ({why})",
+        ]
+    )
+    assert stat(crawler, "robotstxt/crawl_delay/applied") is None
+    assert stat(crawler, "robotstxt/crawl_delay/waited") is None
+
+
+@pytest.mark.parametrize(
+    ("asked", "settings", "in_force"),
+    [
+        pytest.param(0.3, {}, "0.3 s in force", id="as-asked"),
+        # 2 s asked, cut to 0.3 s: the line says what the crawl keeps to.
+        pytest.param(
+            2,
+            {"ROBOTSTXT_RFC_CRAWL_DELAY_MAX": 0.3},
+            "0.3 s in force (ROBOTSTXT_RFC_CRAWL_DELAY_MAX)",
+            id="cut-to-max",
+        ),
+    ],
+)
+@pytest_twisted.inlineCallbacks
+def test_the_crawl_delay_in_force_is_said_once_per_origin(
+    server, activation, asked, settings, in_force, caplog
+):
+    body = f"User-agent: *\nDisallow: /x\n\nUser-agent: TestBot\nCrawl-delay: {asked}\n"
+    origin = robots_origin(server, Reply(body=body.encode()))
+    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc.middleware"):
+        crawler = yield crawl(
+            activation,
+            [Stage(pages(origin, "/1", "/2", "/3"))],
+            ROBOTSTXT_RFC_CRAWL_DELAY=True,
+            **settings,
+        )
+    robots_txt = origin.url("/robots.txt")
+    assert delay_lines(caplog) == [
+        f"{robots_txt}: the group for 'TestBot' asks for a Crawl-delay of {asked:g} s; {in_force}"
+    ]
+    # The delay said is the delay kept: 0.3 s between starts, not 2 s.
+    times = [h.time for h in server.hits_for(origin)]
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    assert len(gaps) == 3
+    assert all(0.29 <= gap < 1.5 for gap in gaps), gaps
+    assert stat(crawler, "robotstxt/crawl_delay/applied") == 1
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_crawl_delay_that_changes_is_said_again(server, activation, caplog):
+    clock = FakeClock()
+    origin = robots_origin(
+        server,
+        lambda hit, n: Reply(body=b"User-agent: *\nCrawl-delay: %d\n" % (n if n < 3 else 9)),
+    )
+    stages = [
+        Stage(pages(origin, "/1", "/2"), hook=use_clock(clock)),
+        Stage(pages(origin, "/3"), hook=lambda spider: clock.advance(90_000)),
+        Stage(pages(origin, "/4"), hook=lambda spider: clock.advance(90_000)),
+    ]
+    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc.middleware"):
+        yield crawl(activation, stages)
+    assert server.paths(origin).count("/robots.txt") == 3
+    assert [line.split("; ")[0] for line in delay_lines(caplog)] == [
+        f"{origin.url('/robots.txt')}: the group for '*' asks for a Crawl-delay of {n} s"
+        for n in (1, 2, 9)
+    ]
+
+
 @pytest_twisted.inlineCallbacks
 def test_non_http_schemes_pass_unchecked(server, activation, tmp_path):
     page = tmp_path / "page.html"
