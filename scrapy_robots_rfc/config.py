@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Literal
 
 from .agents import crawler_names
@@ -34,11 +34,13 @@ if TYPE_CHECKING:
 __all__ = [
     "HOLDS",
     "LOGGER_NAME",
+    "PREFIX",
     "USAGE_UNKNOWNS",
     "Config",
     "Hold",
     "UsageUnknown",
     "reaches_a_handler",
+    "setting_names",
 ]
 
 #: ``ROBOTSTXT_RFC_HOLD``: where requests wait for robots.txt in a fleet.
@@ -50,6 +52,12 @@ UsageUnknown = Literal["allow", "disallow"]
 #: Every part of the middleware logs under this one name, so that a project
 #: sets one level for all of it (``LOG_LEVEL`` per logger).
 LOGGER_NAME = "scrapy_robots_rfc.middleware"
+#: The prefix of this package's own settings; ``ROBOTSTXT_OBEY``,
+#: ``ROBOTSTXT_USER_AGENT`` and ``ROBOTSTXT_PARSER`` are Scrapy's.
+PREFIX = "ROBOTSTXT_RFC_"
+#: A :class:`Config` field's metadata key: the setting it is read from,
+#: when that is not ``PREFIX`` and the field's name in capitals.
+_FROM = "setting"
 
 logger = logging.getLogger(LOGGER_NAME)
 
@@ -309,12 +317,14 @@ class Config:
     crawl_delay_max: float = 60.0
     #: ``ROBOTSTXT_USER_AGENT`` as written (a list joined with ", ");
     #: ``None`` when unset.
-    robots_user_agent: str | None = None
+    robots_user_agent: str | None = field(default=None, metadata={_FROM: "ROBOTSTXT_USER_AGENT"})
     #: The names ``ROBOTSTXT_USER_AGENT`` gives, most specific first (D-22):
     #: one for a crawler, several for a crawler family; ``None`` when unset.
-    robots_names: tuple[str, ...] | None = None
+    robots_names: tuple[str, ...] | None = field(
+        default=None, metadata={_FROM: "ROBOTSTXT_USER_AGENT"}
+    )
     #: ``USER_AGENT``.
-    user_agent: str = ""
+    user_agent: str = field(default="", metadata={_FROM: "USER_AGENT"})
     #: ``ROBOTSTXT_RFC_STORE``; ``None`` when unset (memory, or a SQLite
     #: file in ``JOBDIR``).
     store: str | None = None
@@ -350,6 +360,20 @@ class Config:
         requests (the first and ``max_redirects`` more, RFC 9309 §2.3.1.2)
         within ``timeout``, and 5 s to spare. A fencing token outlives it."""
         return self.timeout * (self.max_redirects + 1) + 5
+
+    def in_effect(self) -> dict[str, object]:
+        """This package's settings (:func:`setting_names`) and the values
+        the crawl uses, defaults included; a Redis URL's password is
+        hidden. ``scrapy settings`` cannot show them: it reads the project's
+        settings only, before any add-on runs."""
+        values: dict[str, object] = {}
+        for name, setting in setting_names().items():
+            if setting.startswith(PREFIX):
+                values[setting] = getattr(self, name)
+        store = self.store
+        if store is not None and store.startswith(REDIS_SCHEMES):
+            values[SETTING] = redact(store)
+        return values
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Config:
@@ -390,6 +414,16 @@ class Config:
             usage_unknown=_usage_unknown(settings, usage),
             **numbers,
         )
+
+
+def setting_names() -> dict[str, str]:
+    """Each :class:`Config` field and the setting it is read from: ``PREFIX``
+    and the field's name in capitals (``cache_ttl`` is
+    ``ROBOTSTXT_RFC_CACHE_TTL``), unless the field says otherwise (the
+    crawler's name comes from Scrapy's ``ROBOTSTXT_USER_AGENT`` and
+    ``USER_AGENT``). The one list of this package's settings: the start-up
+    check of misspelt names (:mod:`.spelling`) reads it."""
+    return {f.name: f.metadata.get(_FROM, PREFIX + f.name.upper()) for f in fields(Config)}
 
 
 def _robots_names(settings: BaseSettings) -> tuple[str | None, tuple[str, ...] | None]:

@@ -46,6 +46,7 @@ from .policy import State
 from .report import Report
 from .resolver import Resolver
 from .shared import SharedStore
+from .spelling import warn_about_misspelt_settings
 from .stores import open_store
 from .usage import NO_PREFERENCES, USAGE_META_KEY
 from .usage_gate import UsageGate
@@ -76,10 +77,15 @@ class RobotsTxtMiddleware:
     DOWNLOAD_PRIORITY = DOWNLOAD_PRIORITY
 
     def __init__(self, crawler: Crawler) -> None:
+        # Before ROBOTSTXT_OBEY is read: "ROBOTSTXT_OBAY = True" is a slip too.
+        warn_about_misspelt_settings(crawler.settings)
         if not crawler.settings.getbool("ROBOTSTXT_OBEY"):
             raise NotConfigured
         self.crawler = crawler
         self.config = config = Config.from_settings(crawler.settings)
+        # The defaults are the package's, not settings: ``scrapy settings``
+        # cannot show them (README.rst, "Settings").
+        logger.debug("Settings in effect: %(settings)r", {"settings": config.in_effect()})
         assert crawler.stats is not None
         self._stats = stats = crawler.stats
         #: The wall clock of cache lifetimes; tests replace it.

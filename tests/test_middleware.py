@@ -1012,6 +1012,53 @@ def test_a_crawl_delay_that_changes_is_said_again(server, activation, caplog):
 
 
 @pytest_twisted.inlineCallbacks
+def test_a_misspelt_setting_gets_one_warning_and_the_crawl_goes_on(server, activation, caplog):
+    origin = robots_origin(server, Reply(body=ROBOTS + b"Crawl-delay: 2\n"))
+    misspelt = {
+        "ROBOTSTXT_RFC_TIMOUT": 5,  # the example
+        "ROBOTSTXT_CRAWL_DELAY": True,  # the prefix cut short
+        "ROBOTSTXT_RFC_SITEMAPS": True,  # close to no name: no guess
+    }
+    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc.middleware"):
+        crawler = yield crawl(
+            activation, [Stage(pages(origin, "/public", "/private/a"))], **misspelt
+        )
+    warnings = [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == "scrapy_robots_rfc.middleware" and r.levelno == logging.WARNING
+    ]
+    assert warnings == [
+        "ROBOTSTXT_CRAWL_DELAY is not a setting of Scrapy or scrapy_robots_rfc and is "
+        "ignored; did you mean ROBOTSTXT_RFC_CRAWL_DELAY?",
+        "ROBOTSTXT_RFC_SITEMAPS is not a setting of scrapy_robots_rfc and is ignored",
+        "ROBOTSTXT_RFC_TIMOUT is not a setting of scrapy_robots_rfc and is ignored; "
+        "did you mean ROBOTSTXT_RFC_TIMEOUT?",
+    ]
+    # Ignored indeed: the defaults hold, and the crawl obeys robots.txt.
+    config = middleware_of(crawler).config
+    assert (config.timeout, config.crawl_delay) == (30, False)
+    assert delay_lines(caplog) == [
+        f"{origin.url('/robots.txt')}: the group for '*' asks for a Crawl-delay of 2 s; "
+        "this crawl does not apply it (ROBOTSTXT_RFC_CRAWL_DELAY is off)"
+    ]
+    assert server.paths(origin) == ["/robots.txt", "/public"]
+    assert crawler.spider.seen == [origin.url("/public")]
+    assert stat(crawler, "robotstxt/forbidden") == 1
+
+
+@pytest_twisted.inlineCallbacks
+def test_the_settings_in_effect_are_logged_at_start_up(server, activation, caplog):
+    origin = robots_origin(server, Reply(body=ROBOTS))
+    with caplog.at_level(logging.DEBUG, logger="scrapy_robots_rfc.middleware"):
+        yield crawl(activation, [Stage(pages(origin, "/public"))], ROBOTSTXT_RFC_CACHE_TTL="60")
+    [line] = [r.getMessage() for r in caplog.records if "Settings in effect" in r.getMessage()]
+    assert "'ROBOTSTXT_RFC_CACHE_TTL': 60.0" in line
+    assert "'ROBOTSTXT_RFC_MODE': 'rfc'" in line
+    assert "'ROBOTSTXT_RFC_CRAWL_DELAY_MAX': 60.0" in line
+
+
+@pytest_twisted.inlineCallbacks
 def test_non_http_schemes_pass_unchecked(server, activation, tmp_path):
     page = tmp_path / "page.html"
     page.write_bytes(b"<html></html>")

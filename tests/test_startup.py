@@ -163,3 +163,24 @@ def test_good_settings_crawl_and_exit_0(tmp_path):
     assert "CRITICAL" not in done.stderr
     assert "Spider opened" in done.stderr
     assert (root / "data" / "robots.db").is_file()
+
+
+@pytest.mark.parametrize("activation", [ADDON, MANUAL], ids=["addon", "manual"])
+def test_a_misspelt_setting_is_warned_about_and_the_crawl_runs(tmp_path, activation):
+    done = crawl(
+        project(tmp_path, activation),
+        "ROBOTSTXT_RFC_TIMOUT=5",
+        pythonpath=os.environ.get("PYTHONPATH"),
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [m.groups() for m in map(LOG_LINE.match, done.stderr.splitlines()) if m]
+    warnings = [line for line in lines if line[1] == "WARNING"]
+    assert warnings == [
+        (
+            "scrapy_robots_rfc.middleware",
+            "WARNING",
+            "ROBOTSTXT_RFC_TIMOUT is not a setting of scrapy_robots_rfc and is ignored; "
+            "did you mean ROBOTSTXT_RFC_TIMEOUT?",
+        )
+    ]
+    assert "Spider closed (finished)" in done.stderr
