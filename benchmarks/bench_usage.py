@@ -1,4 +1,4 @@
-"""Usage preferences (Content-Usage, Content-Signal; DECISIONS.md U-1..U-6):
+"""Usage preferences (Content-Usage, Content-Signal; U-1..U-6):
 what reading them costs, over the real robots.txt corpus.
 
 A file without usage lines must cost nothing more than before: the parse

@@ -5,9 +5,9 @@ Pure Python, no Scrapy import. A ``user-agent`` line's value gives a token
 is compared with them ASCII case-insensitively (UA-2); in ``rfc`` mode a
 name that is not a product token is first reduced to the crawler's product
 name (:func:`crawler_name`, RFC 9309 §2.2.1), the way :func:`product_token`
-reads a User-Agent header (DECISIONS.md "crawler name"). A crawler family
+reads a User-Agent header (docs/decisions.md "crawler name"). A crawler family
 is a list of names, most specific first (D-22, :func:`crawler_names`). The
-IDs in comments point into ``robots-spec.md`` and ``DECISIONS.md``.
+IDs in comments point into ``docs/spec-ids.md`` and ``docs/decisions.md``.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ _COMMENT = re.compile(r"\(([^()]*)\)")
 #: ``Name/version`` at the start of a comment element.
 _VERSIONED = re.compile(r"([A-Za-z0-9][A-Za-z0-9._!-]*)/\S")
 #: Products of browsers' headers, which crawlers copy but which never name
-#: a crawler (DECISIONS.md "crawler name": never ``Mozilla``), lower-cased.
+#: a crawler (docs/decisions.md "crawler name": never ``Mozilla``), lower-cased.
 _BROWSER_PRODUCTS = frozenset(
     (
         "mozilla",
@@ -136,7 +136,7 @@ def crawler_names(value: str) -> tuple[str, ...]:
 
 def product_token(user_agent: str | bytes) -> str:
     """The product token that names the crawler in a User-Agent header
-    (DECISIONS.md "crawler name"), for passing to :meth:`RobotsTxt.allowed`.
+    (docs/decisions.md "crawler name"), for passing to :meth:`RobotsTxt.allowed`.
 
     The header's first product, without its version, unless it is a
     browser's (``Mozilla``, ``AppleWebKit``...: crawlers copy those); then

@@ -2,7 +2,7 @@
 strings (RFC 9309 §2.2.2, §2.2.3; ENC-1, ENC-3, ENC-6, URL-1..URL-5).
 
 Pure Python, no Scrapy import; :mod:`.matcher` matches what this gives.
-The IDs in comments point into ``robots-spec.md`` and ``docs/spec-ids.md``.
+The IDs in comments point into ``docs/spec-ids.md`` and ``docs/decisions.md``.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ lint one.
 
 Pure: like :mod:`.parser` and :mod:`.matcher` it never imports Scrapy. A
 robots.txt given as an ``http``/``https`` URL is fetched by
-:mod:`.robots_file` under the status policy of DECISIONS.md (RFC 9309
+:mod:`.robots_file` under the status policy of docs/decisions.md (RFC 9309
 §2.3.1; HTTP-1 to HTTP-8), reading at most 500 KiB (RFC 9309 §2.5, HTTP-12).
 
 ``check ROBOTS URL...`` prints one line per URL: the URL and its
@@ -243,7 +243,7 @@ def preferences(
     source: Source, urls: Sequence[str], user_agent: str | tuple[str, ...], mode: Mode
 ) -> list[Preferences]:
     """The usage preferences robots.txt states for each of ``urls``
-    (:meth:`.RobotsTxt.usage`; DECISIONS.md U-1 to U-5): none unless
+    (:meth:`.RobotsTxt.usage`; U-1 to U-5): none unless
     ``source`` has rules, and none for a URL they disallow."""
     if source.state is not State.RULES:
         return [NO_PREFERENCES for _ in urls]

@@ -46,7 +46,7 @@ __all__ = [
 #: ``ROBOTSTXT_RFC_HOLD``: where requests wait for robots.txt in a fleet.
 Hold = Literal["auto", "memory"]
 #: ``ROBOTSTXT_RFC_USAGE_UNKNOWN``: what a category of ``ROBOTSTXT_RFC_USAGE``
-#: that nothing states does to a response (DECISIONS.md U-6).
+#: that nothing states does to a response (U-6).
 UsageUnknown = Literal["allow", "disallow"]
 
 #: Every part of the middleware logs under this one name, so that a project
@@ -238,7 +238,7 @@ def _usage(settings: BaseSettings) -> tuple[str, ...]:
     """``ROBOTSTXT_RFC_USAGE``: the categories the crawl is for, as a list or
     tuple, or a comma-separated string (``-s ROBOTSTXT_RFC_USAGE=train-ai,search``,
     as ``Settings.getlist`` reads it); duplicates dropped, order kept
-    (DECISIONS.md U-6)."""
+    (U-6)."""
     name = "ROBOTSTXT_RFC_USAGE"
     value = settings.get(name)
     if value is None:
@@ -343,7 +343,7 @@ class Config:
     #: the store and the scrapy-redis queue share a server; "memory" never.
     hold: Hold = "auto"
     #: ``ROBOTSTXT_RFC_USAGE``: the usage categories the crawl is for
-    #: (DECISIONS.md U-6); empty: preferences are exposed, never obeyed.
+    #: (U-6); empty: preferences are exposed, never obeyed.
     usage: tuple[str, ...] = ()
     #: ``ROBOTSTXT_RFC_USAGE_UNKNOWN``: "disallow" drops a response for
     #: which one of ``usage`` stays unknown.

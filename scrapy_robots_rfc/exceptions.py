@@ -62,7 +62,7 @@ class RobotsTxtUnreachable(IgnoreRequest):
 
 class ForbiddenByUsagePreference(IgnoreRequest):
     """A usage preference says ``n`` for a category of ``ROBOTSTXT_RFC_USAGE``
-    (DECISIONS.md U-6), or states nothing for one while
+    (U-6), or states nothing for one while
     ``ROBOTSTXT_RFC_USAGE_UNKNOWN`` is "disallow". Never "Forbidden by
     robots.txt": the URL may be crawled, its content not used so.
 

@@ -73,7 +73,7 @@ class _Receiving:
 
 class _Refused(Exception):
     """A downloader middleware raised ``IgnoreRequest`` for the robots.txt
-    request before it reached the server (DECISIONS.md "robots.txt request
+    request before it reached the server (docs/decisions.md "robots.txt request
     refused locally")."""
 
     def __init__(self, error: IgnoreRequest, by: str | None) -> None:
@@ -159,7 +159,7 @@ class Fetcher:
         return Fetched(answer, body, fresh_for)
 
     def _warn_refused(self, key: Origin, url: str, by: str, error: IgnoreRequest) -> None:
-        """DECISIONS.md "robots.txt request refused locally": one WARNING
+        """docs/decisions.md "robots.txt request refused locally": one WARNING
         per origin."""
         self.stats.inc_value("robotstxt/refused")
         if key in self._warned_refused:

@@ -266,7 +266,7 @@ def _group_findings(rules: Sequence[Rule], budget: int) -> tuple[list[Finding], 
     return found, budget
 
 
-# -- content-usage and content-signal (DECISIONS.md U-1 to U-5) -------------
+# -- content-usage and content-signal (U-1 to U-5) --------------------------
 
 #: The labels of earlier drafts of draft-ietf-aipref-vocab (-01 to -04)
 #: that -07 no longer has: ignored like any unknown key (vocab-07 §6.4).

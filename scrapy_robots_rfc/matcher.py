@@ -2,9 +2,9 @@
 matching and longest-match precedence.
 
 Pure Python, no Scrapy import. The IDs in comments (PATH-5, ENC-6, ...) point
-into ``robots-spec.md``; the D-n IDs into ``DECISIONS.md``.
+into ``docs/spec-ids.md``; the D-n IDs into ``docs/decisions.md``.
 
-Two modes exist (DECISIONS.md):
+Two modes exist (docs/decisions.md):
 
 ``rfc`` (default)
     RFC 9309 where it speaks: patterns and URLs are canonicalised the same way

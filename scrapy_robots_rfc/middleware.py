@@ -101,7 +101,7 @@ class RobotsTxtMiddleware:
         self._warned_names: set[str] = set()
         self._name_notes: list[str] = []
         self._tokens: dict[bytes, str] = {}
-        #: The crawler's names (DECISIONS.md "crawler name", D-21, D-22):
+        #: The crawler's names (docs/decisions.md "crawler name", D-21, D-22):
         #: ROBOTSTXT_USER_AGENT's, most specific first, else the product of
         #: USER_AGENT that names it; in rfc mode each is reduced to the
         #: crawler's product name.
@@ -186,7 +186,7 @@ class RobotsTxtMiddleware:
         """The crawler's name for requests without their own User-Agent
         header: ``ROBOTSTXT_USER_AGENT``, else the product of ``USER_AGENT``
         that names the crawler, reduced to a product name in rfc mode
-        (DECISIONS.md "crawler name", D-21); a crawler family's names are
+        (docs/decisions.md "crawler name", D-21); a crawler family's names are
         joined with ``", "``, most specific first (D-22)."""
         return self._name
 
@@ -375,7 +375,7 @@ class RobotsTxtMiddleware:
     def _token(self, request: Request) -> Token:
         """The lower-cased name the request is decided for:
         ``ROBOTSTXT_USER_AGENT``, else the crawler's product in the request's
-        User-Agent header, else in ``USER_AGENT`` (DECISIONS.md "crawler
+        User-Agent header, else in ``USER_AGENT`` (docs/decisions.md "crawler
         name")."""
         header = request.headers.get(b"User-Agent")
         if self.config.robots_user_agent is not None or not header:

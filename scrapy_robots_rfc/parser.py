@@ -2,8 +2,8 @@
 crawl-delay.
 
 Pure Python, no Scrapy import. The lexical rules follow robots.cc
-``RobotsTxtParser`` byte for byte (DECISIONS.md D-4, D-5, D-9, D-10), so the
-IDs in comments (FMT-n, GRP-n, ...) point into ``robots-spec.md``.
+``RobotsTxtParser`` byte for byte (D-4, D-5, D-9, D-10), so the
+IDs in comments (FMT-n, GRP-n, ...) point into ``docs/spec-ids.md``.
 
 The grammar of RFC 9309 §2.2, for reference::
 
@@ -390,7 +390,7 @@ class RobotsTxt:
 
     def usage(self, url: str | bytes, user_agent: Name) -> Preferences:
         """The usage preferences robots.txt states for ``url`` and the
-        crawler named ``user_agent`` (DECISIONS.md U-1..U-5; none for a URL
+        crawler named ``user_agent`` (U-1..U-5; none for a URL
         it disallows); :func:`.usage.robots_preferences` says how."""
         if self._usage is None:
             return NO_PREFERENCES  # no usage line: nothing to look up
@@ -424,8 +424,7 @@ def cut_at_limit(body: bytes, limit: int = MAX_BYTES) -> tuple[bytes, bool]:
 
     Content after the limit is ignored (RFC 9309 §2.5, HTTP-12); a line cut
     by the limit is dropped too, so that ``Disallow: /private`` cut to
-    ``Disallow: /pri`` cannot become a broader rule (HTTP-13, DECISIONS.md
-    "size").
+    ``Disallow: /pri`` cannot become a broader rule (HTTP-13, D-16).
     """
     if len(body) <= limit:
         return body, False

@@ -1,5 +1,5 @@
 """What a robots.txt fetch means, and for how long: the status policy, cache
-lifetimes and retry backoff of RFC 9309 §2.3.1 and §2.4, as DECISIONS.md
+lifetimes and retry backoff of RFC 9309 §2.3.1 and §2.4, as docs/decisions.md
 settles them.
 
 Pure: no I/O, no Scrapy import, and the time is always passed in, so that
@@ -134,7 +134,7 @@ def lifetime(cache_control: dict[bytes, bytes | None], ttl: float) -> float:
     ``ttl`` (24 h by default) is the ceiling; ``max-age`` (or ``s-maxage``)
     may only shorten it, down to :data:`MIN_LIFETIME`. ``no-cache`` and
     ``no-store`` change nothing: they mean "re-fetch when this expires", not
-    "never cache" (DECISIONS.md, cache lifetime).
+    "never cache" (D-15).
 
     ``cache_control`` is what Scrapy's ``parse_cachecontrol`` returns.
     """
@@ -327,7 +327,7 @@ class Entry:
     #: Where the rules came from when redirects led elsewhere (LOC-9).
     url: str | None = None
     #: A downloader middleware refused the robots.txt request, so nothing
-    #: was asked of the server (DECISIONS.md "robots.txt request refused
+    #: was asked of the server (docs/decisions.md "robots.txt request refused
     #: locally"): allow all, and never shared through a store.
     refused: bool = False
     #: :attr:`Answer.detail` of the last fetch; the outcome itself when the
@@ -384,7 +384,7 @@ def fetched(
 
 def refused(*, outcome: str, now: float, fresh_for: float, detail: str = "") -> Entry:
     """The entry when a downloader middleware refused the robots.txt
-    request (DECISIONS.md "robots.txt request refused locally"): allow all,
+    request (docs/decisions.md "robots.txt request refused locally"): allow all,
     as Scrapy's built-in does, but no good copy: the server never answered,
     so a later failure falls back on nothing (HTTP-5) and no store keeps it.
     """

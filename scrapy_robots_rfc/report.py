@@ -53,7 +53,7 @@ class Row:
     #: The download slot delay set from ``crawl-delay``, if any.
     crawl_delay: float | None = None
     #: Requests dropped before download: robots.txt's usage preference is
-    #: ``n`` for a category of ``ROBOTSTXT_RFC_USAGE`` (DECISIONS.md U-6).
+    #: ``n`` for a category of ``ROBOTSTXT_RFC_USAGE`` (U-6).
     usage_forbidden: int = 0
     #: Responses dropped before the spider: the Content-Usage header says
     #: ``n``, or a category stays unknown (``ROBOTSTXT_RFC_USAGE_UNKNOWN``).

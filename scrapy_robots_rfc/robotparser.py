@@ -50,7 +50,7 @@ class RobotParser(_ScrapyRobotParser):
     User-Agent header. The first is the crawler's name, or its family's
     names separated by commas, most specific first (D-22); from a header the
     crawler's product token is taken as
-    :func:`~scrapy_robots_rfc.product_token` does (DECISIONS.md "crawler
+    :func:`~scrapy_robots_rfc.product_token` does (docs/decisions.md "crawler
     name"), so that ``Scrapy/2.19 (+https://scrapy.org)`` is ``Scrapy``. In
     rfc mode a name that is not a product token is reduced to the crawler's
     product name either way (D-21): ``BadBot/1.0`` is ``BadBot``.

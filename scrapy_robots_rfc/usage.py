@@ -1,5 +1,5 @@
 """Usage preferences: ``Content-Usage`` and ``Content-Signal`` in robots.txt
-and the ``Content-Usage`` response header (DECISIONS.md U-1..U-6).
+and the ``Content-Usage`` response header (U-1..U-6).
 
 Pure Python, no Scrapy import. The sources:
 

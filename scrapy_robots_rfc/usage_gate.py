@@ -1,4 +1,4 @@
-"""Usage preferences in a crawl (DECISIONS.md U-6): what the middleware does
+"""Usage preferences in a crawl (U-6): what the middleware does
 with ``Content-Usage`` and ``Content-Signal``.
 
 Every request the middleware lets through carries robots.txt's preferences

@@ -11,7 +11,7 @@ from scrapy.exceptions import IgnoreRequest
 
 class RefuseRobotsTxt:
     """Refuses every robots.txt request, as a project's own URL filter
-    might (DECISIONS.md "robots.txt request refused locally")."""
+    might (docs/decisions.md "robots.txt request refused locally")."""
 
     def process_request(self, request: Any, spider: Any = None) -> None:
         if request.url.endswith("/robots.txt"):

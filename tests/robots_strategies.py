@@ -38,7 +38,7 @@ KEYS = {
     ],
     "sitemap": ["sitemap", "Sitemap", "site-map", "sitemaps"],
     "other": ["crawl-delay", "Crawl-delay", "host", "noindex", "foo", "request-rate"],
-    # Usage preferences (DECISIONS.md U-1): rules of the group they stand in.
+    # Usage preferences (U-1): rules of the group they stand in.
     "usage": [
         "Content-Usage",
         "content-usage",

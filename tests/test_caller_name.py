@@ -1,4 +1,4 @@
-"""The caller's name selects the group (DECISIONS.md D-7, D-8, D-21, D-22).
+"""The caller's name selects the group (D-7, D-8, D-21, D-22).
 
 ``google`` mode does exactly what Google's parser does with the string
 (every google row is also asked of ``jwm.robotstxt``). ``rfc`` mode reduces
@@ -212,7 +212,7 @@ def test_bytes_names_are_utf8() -> None:
     ],
 )
 def test_product_token_of_a_header(header: str | bytes, token: str) -> None:
-    """DECISIONS.md "crawler name": the product that names the crawler,
+    """docs/decisions.md "crawler name": the product that names the crawler,
     never ``Mozilla``, never cut to its letters."""
     assert product_token(header) == token
 

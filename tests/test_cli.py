@@ -311,7 +311,7 @@ def test_check_default_agent_output_names_only_star(tmp_path: Path, mode: str) -
     assert "anybot" not in out[0]
 
 
-# -- check: usage preferences (DECISIONS.md U-1 to U-5) ---------------------
+# -- check: usage preferences (U-1 to U-5) ----------------------------------
 
 
 def _write(tmp_path: Path, body: bytes) -> str:

@@ -34,7 +34,7 @@ EXTRAS_ROBOTS = (
     b"Sitemap: http://127.0.0.1/news-sitemap.xml\n"
 )
 
-#: Usage preferences (DECISIONS.md U-1..U-6): a line before the first
+#: Usage preferences (U-1..U-6): a line before the first
 #: user-agent line, which applies to every group, and one for a path.
 USAGE_ROBOTS = (
     b"Content-Usage: train-ai=y\n"
@@ -466,7 +466,7 @@ def test_an_unknown_spider_is_a_usage_error():
     assert "Spider not found: nope" in done.stderr
 
 
-# -- usage preferences (DECISIONS.md U-6) ---------------------------------------------
+# -- usage preferences (U-6) ----------------------------------------------------------
 
 
 def test_usage_preferences_are_shown_after_the_verdict(site: DemoSite):

@@ -3,7 +3,7 @@ a binding of robots.cc), the reference the spec names for testing.
 
 * ``google`` mode gives Google's verdict on every generated file, URL and
   caller's name, whatever the name (D-21: compared verbatim).
-* ``rfc`` mode differs from it only where DECISIONS.md says so: D-1 (the
+* ``rfc`` mode differs from it only where docs/decisions.md says so: D-1 (the
   ``/robots.txt`` exemption), D-2/D-3 (both sides canonicalised) and D-21
   (a caller's name that is not a product token is reduced to its product
   name; it also binds a line's whole product name; ``*`` and ``""`` select
@@ -126,7 +126,7 @@ _WS = " \t\n\v\f\r"
 
 
 def _binds_in_rfc_mode(value: str, name: str) -> bool:
-    """D-21 as DECISIONS.md words it, for a line that is not global: a name
+    """D-21 as docs/decisions.md words it, for a line that is not global: a name
     that is not a product token ([A-Za-z_-]+) is first reduced to the
     crawler's product name, exactly as a User-Agent header is
     (:func:`product_token`, tested on its own table); then the line's token

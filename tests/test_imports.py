@@ -51,7 +51,7 @@ def test_unknown_attribute() -> None:
 def test_usage_preferences_import_http_sf_only_when_read() -> None:
     """A file without usage lines never loads the Structured Fields parser
     (http_sf); one with them loads it at the first statement read, not at
-    parse time (DECISIONS.md U-3)."""
+    parse time (U-3)."""
     code = (
         "import sys\n"
         "from scrapy_robots_rfc import RobotsTxt\n"

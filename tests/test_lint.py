@@ -254,7 +254,7 @@ def test_codes_and_messages_cite_only_what_a_user_can_look_up() -> None:
     assert [text for text in texts if _SPEC_ID.search(text)] == []
 
 
-# -- content-usage and content-signal (DECISIONS.md U-1 to U-5) ------------
+# -- content-usage and content-signal (U-1 to U-5) -------------------------
 
 
 @pytest.mark.parametrize("mode", MODES)

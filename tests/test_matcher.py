@@ -1,5 +1,5 @@
 """The match string, percent-encoding, ``*``/``$`` and precedence
-(robots-spec.md §7-§9)."""
+(docs/spec-ids.md: PATH, URL, ENC)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A project that migrates from Scrapy's built-in middleware: the crawler's
-name (DECISIONS.md "crawler name", D-21), the start-up warnings, a
+name (docs/decisions.md "crawler name", D-21), the start-up warnings, a
 robots.txt request refused by another middleware, ``robots_parsed`` and
 log levels. Real crawls against the local server, under both activations
 unless a test is about one activation.

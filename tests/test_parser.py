@@ -1,4 +1,4 @@
-"""The lexical and grouping rules, one table per section of robots-spec.md.
+"""The lexical and grouping rules, one table per section of docs/spec-ids.md.
 
 Each row states the expected verdict; Google's parser (the spec's
 reference) is asked too, so every row is checked against it as well as

@@ -295,7 +295,7 @@ def test_one_of_each_is_counted_in_the_singular(server, activation, caplog):
     ]
 
 
-# -- usage preferences (DECISIONS.md U-6) ---------------------------------------------
+# -- usage preferences (U-6) ----------------------------------------------------------
 
 
 @pytest_twisted.inlineCallbacks

@@ -1,7 +1,7 @@
 """The package's structure stays as README.rst "How it works" describes it:
 no module reaches into another's private names or another object's private
 attributes, and every public module says what it exports. Files are split
-by concern, never by a line count (STYLE.md): there is no size cap.
+by concern, never by a line count: there is no size cap.
 
 Counted on the source with :mod:`ast`, so that it stays true as code moves.
 """

@@ -1,10 +1,10 @@
-"""Usage preferences (DECISIONS.md U-1..U-5): Content-Usage and
+"""Usage preferences (U-1..U-5): Content-Usage and
 Content-Signal in robots.txt, the Content-Usage header, and the library's
 model of them (:mod:`scrapy_robots_rfc.usage`).
 
 The tables come from the drafts' own examples (draft-ietf-aipref-attach-05
 §1.2, §3.4; draft-ietf-aipref-vocab-07 §6, §6.5.1, §6.5.2), with the
-expected results recomputed for U-1 as DECISIONS.md states it: the lines
+expected results recomputed for U-1 as docs/decisions.md states it: the lines
 before the first user-agent line are a rule set of their own whose longest
 match is combined with the group's (U-4), most restrictive first.
 """

@@ -1,4 +1,4 @@
-"""Usage preferences in real crawls (DECISIONS.md U-6): ``Content-Usage`` and
+"""Usage preferences in real crawls (U-6): ``Content-Usage`` and
 ``Content-Signal`` lines in robots.txt and the ``Content-Usage`` response
 header, against the local server, under both activations.
 

@@ -14,7 +14,7 @@ The request is marked ``NO_WAIT_KEY``: an unreachable robots.txt (RFC 9309
 §2.3.1.4) drops it after the first fetch instead of holding it for the
 retry, unless ``--wait`` is given.
 
-robots.txt's usage preferences for the URL are shown (DECISIONS.md U-6),
+robots.txt's usage preferences for the URL are shown (U-6),
 and whether ``ROBOTSTXT_RFC_USAGE`` drops it; the page's header is not seen.
 
 Exit status: 0 allowed, 1 disallowed (by a rule, or while robots.txt is
