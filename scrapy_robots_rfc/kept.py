@@ -59,7 +59,11 @@ def asks_for_robots_txt(url: str) -> bool:
     True
     >>> asks_for_robots_txt("https://example.com/robots.txt?x=1")
     False
+    >>> asks_for_robots_txt("https://example.com/a/robots.txt")
+    False
     """
+    if ROBOTS_TXT_PATH not in url:  # every request comes here: split only these
+        return False
     parts = urlsplit(url)
     return parts.path == ROBOTS_TXT_PATH and not parts.query
 
