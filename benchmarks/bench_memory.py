@@ -7,8 +7,9 @@ the files are read in place, never copied):
 
 * ours, parsed: what ``RobotsTxtMiddleware`` keeps per origin, a
   ``policy.Entry`` holding ``{token: robots.for_agent(token)}`` for its own
-  product token only (``"scrapy"``: Scrapy's default ``USER_AGENT`` is
-  ``Scrapy/x.y``, and the middleware lower-cases tokens). The body is parsed
+  product token (``"scrapy"``: Scrapy's default ``USER_AGENT`` is
+  ``Scrapy/x.y``, and the middleware lower-cases tokens) and the file's
+  ``Sitemap`` URLs. The body is parsed
   as the middleware parses it (bytes, ``rfc`` mode), the Entry is built, and
   the ``RobotsTxt`` is dropped.
 * ours, after 100 verdicts: the same Entry after 100 verdicts on URLs made
@@ -108,10 +109,12 @@ def load_samples(limit: int | None) -> list[Sample]:
 
 
 def ours_entry(body: bytes) -> policy.Entry:
-    """What RobotsTxtMiddleware._parse stores for an origin; the RobotsTxt
-    is dropped on return."""
-    rules = harness.middleware_rules(body)
-    return policy.fetched(rules, outcome=f"{200}", now=0.0, fresh_for=policy.DEFAULT_TTL)
+    """What the middleware caches for an origin (its resolver's entry); the
+    RobotsTxt is dropped on return."""
+    rules, sitemaps = harness.middleware_kept(body)
+    return policy.fetched(
+        rules, outcome=f"{200}", now=0.0, fresh_for=policy.DEFAULT_TTL, sitemaps=sitemaps
+    )
 
 
 def ours_verdicts(entry: policy.Entry, urls: Sequence[str]) -> None:

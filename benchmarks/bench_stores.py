@@ -261,8 +261,12 @@ def result(
 
 def entry_from(record: Record) -> policy.Entry:
     """``RobotsTxtMiddleware._from_record`` for the default token."""
-    rules = None if record.body is None else harness.middleware_rules(record.body)
-    return policy.entry_from_record(record, rules, now=time.time(), ttl=policy.DEFAULT_TTL)
+    rules, sitemaps = None, ()
+    if record.body is not None:
+        rules, sitemaps = harness.middleware_kept(record.body)
+    return policy.entry_from_record(
+        record, rules, now=time.time(), ttl=policy.DEFAULT_TTL, sitemaps=sitemaps
+    )
 
 
 def build_lru(records: Sequence[Record]) -> OrderedDict[Origin, policy.Entry]:

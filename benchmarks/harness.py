@@ -159,10 +159,12 @@ def protego_text(body: bytes) -> str:
     return body.decode("utf-8-sig", errors="ignore")
 
 
-def middleware_rules(body: bytes) -> dict[str, AgentRules]:
+def middleware_kept(body: bytes) -> tuple[dict[str, AgentRules], tuple[str, ...]]:
     """What the middleware keeps of a robots.txt body for Scrapy's default
-    crawler: the rules of its group only (``rfc`` mode), not the file."""
-    return {TOKEN: RobotsTxt.parse(body, "rfc").for_agent(TOKEN)}
+    crawler: the rules of its group only (``rfc`` mode), and the file's
+    ``Sitemap`` URLs; not the file."""
+    robots = RobotsTxt.parse(body, "rfc")
+    return {TOKEN: robots.for_agent(TOKEN)}, robots.sitemaps
 
 
 def rule_urls(text: str, rng: random.Random, most: int | None = None) -> list[str]:

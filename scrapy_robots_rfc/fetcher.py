@@ -46,6 +46,9 @@ logger = logging.getLogger(LOGGER_NAME)
 
 #: The robots.txt request's priority, as in the built-in.
 DOWNLOAD_PRIORITY = 1000
+#: Response flags of a body that is not all the server sent: the download
+#: stopped at the size limit (here or by decompression), or lost data.
+_STOPPED = frozenset(("download_stopped", "dataloss"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +63,13 @@ class Fetched:
     fresh_for: float = policy.DEFAULT_TTL
     #: A download error (logged at ERROR, as the built-in logs it).
     error: bool = False
+    #: The last response, for the spider's own request for this robots.txt
+    #: (:mod:`.kept`); ``None`` when the fetch ended without one (a download
+    #: error, a refusal).
+    response: Response | None = None
+    #: Whether ``response``'s body is not all the server sent: cut at
+    #: ``ROBOTSTXT_RFC_MAX_BYTES`` (HTTP-12), or the download lost data.
+    cut: bool = False
 
 
 @dataclass(eq=False, slots=True)
@@ -133,19 +143,21 @@ class Fetcher:
     def _answered(self, key: Origin, answer: Answer, response: Response) -> Fetched:
         config = self.config
         headers = response.headers
+        cut = not _STOPPED.isdisjoint(response.flags)
         if policy.classify(response.status) == "redirect":  # given up on
-            return Fetched(answer, fresh_for=config.cache_ttl)
+            return Fetched(answer, fresh_for=config.cache_ttl, response=response, cut=cut)
         cache_control = parse_cachecontrol(headers.get(b"Cache-Control") or b"")
         fresh_for = policy.lifetime(cache_control, config.cache_ttl)
         if answer.state is State.UNREACHABLE:
             hint = policy.retry_after(headers.get(b"Retry-After"), self.clock())
-            return Fetched(replace(answer, retry_hint=hint))
+            return Fetched(replace(answer, retry_hint=hint), response=response, cut=cut)
         if answer.state is not State.RULES:
-            return Fetched(answer, fresh_for=fresh_for)
+            return Fetched(answer, fresh_for=fresh_for, response=response, cut=cut)
         if "dataloss" in response.flags:
             # The redirects that led here still count.
             detail = "truncated body (data loss)"
-            return Fetched(replace(answer, state=State.UNREACHABLE, detail=detail))
+            unreachable = replace(answer, state=State.UNREACHABLE, detail=detail)
+            return Fetched(unreachable, response=response, cut=True)
         # HTTP-12, HTTP-13: at most max_bytes; a line cut there is dropped.
         body, truncated = cut_at_limit(response.body, config.max_bytes)
         if truncated:
@@ -156,7 +168,7 @@ class Fetcher:
                 {"url": key.robots_url, "limit": config.max_bytes},
                 extra={"spider": self.spider()},
             )
-        return Fetched(answer, body, fresh_for)
+        return Fetched(answer, body, fresh_for, response=response, cut=cut or truncated)
 
     def _warn_refused(self, key: Origin, url: str, by: str, error: IgnoreRequest) -> None:
         """docs/decisions.md "robots.txt request refused locally": one WARNING

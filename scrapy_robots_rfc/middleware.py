@@ -15,6 +15,9 @@ How a request travels:
    and come through step 1 again; a request still waiting after
    ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` seconds is dropped with
    :class:`.RobotsTxtUnreachable`.
+4. A spider request for an origin's robots.txt itself (a ``SitemapSpider``
+   on ``/robots.txt``) waits for the fetch in the same way, and is answered
+   with the fetch's response instead of a second download (:mod:`.kept`).
 
 Every outcome is counted in ``robotstxt/*`` stats and in the crawl report
 (:mod:`.report`). Usage preferences (``Content-Usage``, ``Content-Signal``)
@@ -39,6 +42,7 @@ from .config import LOGGER_NAME, Config, reaches_a_handler
 from .exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable
 from .fetcher import DOWNLOAD_PRIORITY, Fetcher
 from .fleet import JOBDIR_FILE, FleetRoom, let_go, load_waiting, save_waiting
+from .kept import KeptResponses, asks_for_robots_txt
 from .matcher import canonical_match_string
 from .migration import warn_about_builtin, warn_about_robotstxt_parser
 from .origin import Origin, Origins, origin
@@ -144,6 +148,12 @@ class RobotsTxtMiddleware:
         self._usage = UsageGate(
             config, stats, self._report, self._origins, spider=self._current_spider
         )
+        self._kept = KeptResponses(
+            stats=stats,
+            monotonic=time.monotonic,
+            follows_redirects=crawler.settings.getbool("REDIRECT_ENABLED"),
+            spider=self._current_spider,
+        )
         self._resolver = Resolver(
             crawler,
             config,
@@ -228,6 +238,16 @@ class RobotsTxtMiddleware:
         rules = None if entry is None else entry.rules
         return None if rules is None else rules.get(self._default_token)
 
+    def sitemaps(self, url: str) -> tuple[str, ...] | None:
+        """The ``Sitemap`` URLs of ``url``'s origin (RFC 9309 §2.2.4,
+        OTHER-1: absolute, in file order, without duplicates), from the copy
+        of its robots.txt that the cache holds: ``()`` when the file has
+        none, or the origin has no robots.txt (a 4xx); ``None`` when the
+        cache holds no copy the server sent (not fetched yet, evicted,
+        unreachable with no good copy, refused by a local middleware)."""
+        entry = self.entry(url)
+        return entry.sitemaps if entry is not None and entry.good else None
+
     def explain(self, url: str) -> Verdict | None:
         """The verdict the cache gives ``url`` now for the crawler's name,
         with what decides it; ``None`` while the origin is undecided."""
@@ -261,6 +281,9 @@ class RobotsTxtMiddleware:
             self._drop(key, reason, request)
         token = self._token(request)
         allow_after = self.config.allow_after
+        # The spider's own request for this robots.txt (a SitemapSpider's):
+        # answered with the fetch's response (:mod:`.kept`).
+        asks = asks_for_robots_txt(request.url)
         while True:
             entry = self._cache.get(key)
             now = self.clock()
@@ -278,6 +301,8 @@ class RobotsTxtMiddleware:
                     let_go(request)
                     self._decide(request, key, entry, agent)
                     self._usage.on_request(request, key, agent, entry.url or key.robots_url)
+                    if asks:
+                        return self._kept.serve(key, request)
                     if agent is not None and agent.crawl_delay and self.config.crawl_delay:
                         # Crawl-delay, across the fleet (OTHER-2)
                         await self._resolver.pacer.turn(key, request, agent.crawl_delay)
@@ -296,6 +321,8 @@ class RobotsTxtMiddleware:
                 self._drop(key, entry.outcome, request)
             # Not decided yet: fetch if nobody is, and wait.
             waiting = self._fetch(key, request, token)
+            if asks:
+                waiting.asked += 1
             if scheduled:
                 # dont_filter lets the copy past the dupefilter, which has
                 # seen the request once; it is set back on the verdict.
@@ -433,11 +460,14 @@ class RobotsTxtMiddleware:
         deferred_from_coro(self._fetch_and_settle(key, waiting))
 
     async def _fetch_and_settle(self, key: Origin, waiting: Waiting) -> None:
-        entry = await self._resolver.decide(key, waiting)
+        entry, fetched = await self._resolver.decide(key, waiting)
         waiting.fetching = False
         try:
             now = self.clock()
             usable = entry.usable(now, self.config.allow_after)
+            if usable and waiting.asked:
+                self._kept.keep(key, fetched, waiting.asked)
+                waiting.asked = 0
             since = entry.unreachable_since
             if waiting.held and waiting.unreachable_at is None and since is not None:
                 # Held requests are dropped by the fleet's clock: the record's.
@@ -508,6 +538,7 @@ class RobotsTxtMiddleware:
             parked = self._room.close()
         finally:
             self._shared.close()
+        self._kept.clear()
         if parked:
             _put_aside(self.crawler, parked, spider, reason, one_off=self._one_off)
         self._report.close(spider, self.config.report)

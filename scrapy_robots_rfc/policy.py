@@ -333,6 +333,15 @@ class Entry:
     #: :attr:`Answer.detail` of the last fetch; the outcome itself when the
     #: entry was read from a store.
     detail: str = ""
+    #: The file's ``Sitemap`` URLs (RFC 9309 §2.2.4, OTHER-1), one per
+    #: line: one string costs less than a tuple of them (:attr:`sitemaps`).
+    sitemap_lines: str = ""
+
+    @property
+    def sitemaps(self) -> tuple[str, ...]:
+        """The ``Sitemap`` URLs of the good copy, in file order; empty
+        without one."""
+        return tuple(self.sitemap_lines.split("\n")) if self.sitemap_lines else ()
 
     def usable(self, now: float, allow_after: float = UNREACHABLE_ALLOW_AFTER) -> bool:
         """Whether requests can be decided now without waiting for a fetch.
@@ -377,9 +386,18 @@ def fetched(
     fresh_for: float,
     detail: str = "",
     url: str | None = None,
+    sitemaps: tuple[str, ...] = (),
 ) -> Entry:
     """The entry for a successful fetch (2xx rules, or 4xx allow all)."""
-    return Entry(rules, good=True, expires=now + fresh_for, outcome=outcome, url=url, detail=detail)
+    return Entry(
+        rules,
+        good=True,
+        expires=now + fresh_for,
+        outcome=outcome,
+        url=url,
+        detail=detail,
+        sitemap_lines="\n".join(sitemaps),
+    )
 
 
 def refused(*, outcome: str, now: float, fresh_for: float, detail: str = "") -> Entry:
@@ -420,6 +438,7 @@ def unreachable(
             retry_at=now + delay,
             url=previous.url,
             detail=outcome,
+            sitemap_lines=previous.sitemap_lines,
         )
     return Entry(
         None,
@@ -441,11 +460,20 @@ def entry_for(
     now: float,
     fresh_for: float,
     first_retry: float,
+    sitemaps: tuple[str, ...] = (),
 ) -> Entry:
-    """The entry after ``answer``: ``rules`` are the parsed groups of a
-    ``RULES`` answer; ``fresh_for`` is the copy's :func:`lifetime`."""
+    """The entry after ``answer``: ``rules`` and ``sitemaps`` are the parsed
+    groups and ``Sitemap`` URLs of a ``RULES`` answer; ``fresh_for`` is the
+    copy's :func:`lifetime`."""
     if answer.state is State.RULES:
-        return fetched(rules, outcome=answer.outcome, now=now, fresh_for=fresh_for, url=answer.url)
+        return fetched(
+            rules,
+            outcome=answer.outcome,
+            now=now,
+            fresh_for=fresh_for,
+            url=answer.url,
+            sitemaps=sitemaps,
+        )
     if answer.state is State.ALLOW_ALL:
         return fetched(
             None, outcome=answer.outcome, now=now, fresh_for=fresh_for, detail=answer.detail
@@ -458,9 +486,15 @@ def entry_for(
 
 
 def entry_from_record(
-    record: Record, rules: dict[Token, AgentRules] | None, *, now: float, ttl: float
+    record: Record,
+    rules: dict[Token, AgentRules] | None,
+    *,
+    now: float,
+    ttl: float,
+    sitemaps: tuple[str, ...] = (),
 ) -> Entry:
-    """The entry for a stored record, ``rules`` parsed from its body. Times
+    """The entry for a stored record, ``rules`` and ``sitemaps`` parsed from
+    its body. Times
     are limited to what this crawler would have set, so that a machine
     whose clock runs ahead cannot hold an origin back for long."""
     return Entry(
@@ -473,6 +507,7 @@ def entry_from_record(
         retry_at=min(record.retry_at, now + MAX_RETRY_DELAY),
         url=record.url,
         detail=record.outcome,
+        sitemap_lines="\n".join(sitemaps),
     )
 
 

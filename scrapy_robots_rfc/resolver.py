@@ -88,15 +88,17 @@ class Resolver:
     def _downloader(self) -> Downloader:
         return self.crawler.engine.downloader
 
-    async def decide(self, key: Origin, waiting: Waiting) -> policy.Entry:
+    async def decide(self, key: Origin, waiting: Waiting) -> tuple[policy.Entry, Fetched | None]:
         """Fetch (or read from the store) ``key``'s robots.txt and cache the
-        entry it gives; never raises."""
+        entry it gives; also what this crawler's fetch found, ``None`` when
+        the entry came from the store. Never raises."""
         previous = self.cache.get(key)
+        fetched: Fetched | None = None
         try:
             if not self.shared.available:
-                entry, _ = await self._fetch_entry(key, waiting, previous)
+                entry, fetched = await self._fetch_entry(key, waiting, previous)
             else:
-                entry = await self._through_store(key, waiting, previous)
+                entry, fetched = await self._through_store(key, waiting, previous)
         except Exception as exc:  # a bug of ours must not lose requests
             logger.error(
                 "Error fetching %(url)s",
@@ -106,8 +108,9 @@ class Resolver:
             )
             answer = Answer(State.UNREACHABLE, f"{type(exc).__name__}: {exc}")
             entry = self._entry(key, Fetched(answer), previous, None)
+            fetched = None
         self._remember(key, entry)
-        return entry
+        return entry, fetched
 
     async def peek(self, key: Origin, trigger: Request, token: Token) -> policy.Entry | None:
         """What the store knows of ``key``, without fetching: the entry of
@@ -167,8 +170,10 @@ class Resolver:
         fetched = await self.fetcher.fetch(key, waiting.trigger)
         row.redirects += fetched.answer.redirects
         rules = None
+        sitemaps: tuple[str, ...] = ()
         if fetched.body is not None:
             robots, rules = self._rules(key, waiting, fetched.body)
+            sitemaps = robots.sitemaps
             self.stats.inc_value("robotstxt/rules")
             await self._adopt(key, waiting, robots, rules)
             if not paced:
@@ -176,17 +181,19 @@ class Resolver:
                 # before the record is stored: no crawler sharing the store
                 # sends a page sooner than the crawl-delay after it.
                 await self.pacer.seed(key, waiting.trigger, rules[self.token].crawl_delay)
-        entry = self._entry(key, fetched, previous, rules)
+        entry = self._entry(key, fetched, previous, rules, sitemaps)
         if entry.allows_all_by_answer():
             await self._send_robots_parsed(waiting, RobotsTxt.parse(b"", self.config.mode))
         return entry, fetched
 
     async def _through_store(
         self, key: Origin, waiting: Waiting, previous: policy.Entry | None
-    ) -> policy.Entry:
+    ) -> tuple[policy.Entry, Fetched | None]:
         """The entry from the store when it is fresh there; otherwise fetch,
-        one crawler at a time, and store what was found."""
+        one crawler at a time, and store what was found; and what this
+        crawler's fetch found, if it fetched."""
         config = self.config
+        ours: Fetched | None = None
 
         async def use(record: Record, stat: str) -> policy.Entry | None:
             nonlocal previous
@@ -197,14 +204,17 @@ class Resolver:
             return entry
 
         async def fetch(old: Record | None) -> tuple[policy.Entry, Record | None]:
+            nonlocal ours
             entry, fetched = await self._fetch_entry(key, waiting, previous)
+            ours = fetched
             status = fetched.answer.status
             now = self.clock()
             return entry, policy.record_for(
                 entry, body=fetched.body, status=status, old=old, now=now
             )
 
-        return await self.shared.fetch_once(str(key), lease=config.lease, use=use, fetch=fetch)
+        entry = await self.shared.fetch_once(str(key), lease=config.lease, use=use, fetch=fetch)
+        return entry, ours
 
     async def _from_record(
         self, key: Origin, waiting: Waiting, record: Record, stat: str
@@ -220,7 +230,13 @@ class Resolver:
             body, _ = cut_at_limit(record.body, config.max_bytes)
             robots, rules = self._rules(key, waiting, body)
         now = self.clock()
-        entry = policy.entry_from_record(record, rules, now=now, ttl=config.cache_ttl)
+        entry = policy.entry_from_record(
+            record,
+            rules,
+            now=now,
+            ttl=config.cache_ttl,
+            sitemaps=() if robots is None else robots.sitemaps,
+        )
         if entry.due(now):
             return entry, False
         self.stats.inc_value(stat)
@@ -241,6 +257,7 @@ class Resolver:
         fetched: Fetched,
         previous: policy.Entry | None,
         rules: dict[Token, AgentRules] | None,
+        sitemaps: tuple[str, ...] = (),
     ) -> policy.Entry:
         """The entry for what a fetch found, counted and logged."""
         answer, config = fetched.answer, self.config
@@ -252,6 +269,7 @@ class Resolver:
             now=now,
             fresh_for=fetched.fresh_for,
             first_retry=config.unreachable_retry,
+            sitemaps=sitemaps,
         )
         if answer.state is State.ALLOW_ALL:  # HTTP-2, HTTP-3
             self.stats.inc_value("robotstxt/allow_all")

@@ -133,6 +133,24 @@ def test_unreachable_keeps_the_last_good_copy_in_force():
     assert entry.due(90_045)
 
 
+SITEMAPS = ("https://a.test/sitemap.xml", "https://b.test/news.xml")
+
+
+def test_the_sitemaps_stay_with_the_good_copy():
+    """OTHER-1: in file order, through a failed fetch (HTTP-5), and none
+    without a good copy."""
+    good = policy.fetched(rules(), outcome="200", now=0, fresh_for=60, sitemaps=SITEMAPS)  # type: ignore[arg-type]
+    assert good.sitemaps == SITEMAPS
+    failed = policy.unreachable(good, outcome="HTTP 500", now=90, first_retry=30)
+    assert failed.sitemaps == SITEMAPS
+    assert policy.unreachable(None, outcome="HTTP 500", now=0, first_retry=30).sitemaps == ()
+    answer = policy.Answer(policy.State.ALLOW_ALL, "no robots.txt", 404)
+    missing = policy.entry_for(
+        answer, None, rules=None, now=0, fresh_for=60, first_retry=30, sitemaps=SITEMAPS
+    )
+    assert missing.sitemaps == ()  # a 4xx has no file, so no Sitemap lines
+
+
 # -- durations in log lines ----------------------------------------------------------
 
 

@@ -39,6 +39,7 @@ from scrapy.http import Request, Response
 
 from ..addon import component
 from ..exceptions import ForbiddenByRobotsTxt, ForbiddenByUsagePreference, RobotsTxtUnreachable
+from ..kept import SERVED_FLAG
 from ..policy import State, duration
 from ..usage import NO_PREFERENCES, USAGE_META_KEY
 from ..verdict import Verdict
@@ -217,7 +218,10 @@ class _Run:
     # -- the request's callbacks -----------------------------------------------
 
     def allowed(self, response: Response) -> None:
-        if NOT_DOWNLOADED in response.flags:
+        # Answered by ProbeMiddleware, or for a robots.txt URL by the
+        # middleware with its fetch's response (:mod:`..kept`): after the
+        # verdict either way, and the URL was not downloaded again.
+        if NOT_DOWNLOADED in response.flags or SERVED_FLAG in response.flags:
             self.verdict = "allowed"
             self.usage = response.meta.get(USAGE_META_KEY)
         else:
