@@ -333,6 +333,9 @@ class Entry:
     #: :attr:`Answer.detail` of the last fetch; the outcome itself when the
     #: entry was read from a store.
     detail: str = ""
+    #: The HTTP status of the last fetch's last response, ``None`` without
+    #: one (a network error, a refused request).
+    status: int | None = None
 
     def usable(self, now: float, allow_after: float = UNREACHABLE_ALLOW_AFTER) -> bool:
         """Whether requests can be decided now without waiting for a fetch.
@@ -377,9 +380,18 @@ def fetched(
     fresh_for: float,
     detail: str = "",
     url: str | None = None,
+    status: int | None = None,
 ) -> Entry:
     """The entry for a successful fetch (2xx rules, or 4xx allow all)."""
-    return Entry(rules, good=True, expires=now + fresh_for, outcome=outcome, url=url, detail=detail)
+    return Entry(
+        rules,
+        good=True,
+        expires=now + fresh_for,
+        outcome=outcome,
+        url=url,
+        detail=detail,
+        status=status,
+    )
 
 
 def refused(*, outcome: str, now: float, fresh_for: float, detail: str = "") -> Entry:
@@ -400,11 +412,13 @@ def unreachable(
     now: float,
     first_retry: float,
     hint: float | None = None,
+    status: int | None = None,
 ) -> Entry:
     """The entry after a failed fetch (429, 5xx, network error; HTTP-5, HTTP-6).
 
     A good previous copy is kept in force; backoff grows with each failure in
-    a row, and ``hint`` is the server's ``Retry-After``.
+    a row, and ``hint`` is the server's ``Retry-After``; ``status`` is the
+    failed fetch's (``None`` for a network error).
     """
     failures = (previous.failures if previous is not None else 0) + 1
     since = previous.unreachable_since if previous is not None else None
@@ -420,6 +434,7 @@ def unreachable(
             retry_at=now + delay,
             url=previous.url,
             detail=outcome,
+            status=status,
         )
     return Entry(
         None,
@@ -430,6 +445,7 @@ def unreachable(
         failures=failures,
         retry_at=now + delay,
         detail=outcome,
+        status=status,
     )
 
 
@@ -444,16 +460,29 @@ def entry_for(
 ) -> Entry:
     """The entry after ``answer``: ``rules`` are the parsed groups of a
     ``RULES`` answer; ``fresh_for`` is the copy's :func:`lifetime`."""
+    outcome, status = answer.outcome, answer.status
     if answer.state is State.RULES:
-        return fetched(rules, outcome=answer.outcome, now=now, fresh_for=fresh_for, url=answer.url)
+        return fetched(
+            rules, outcome=outcome, now=now, fresh_for=fresh_for, url=answer.url, status=status
+        )
     if answer.state is State.ALLOW_ALL:
         return fetched(
-            None, outcome=answer.outcome, now=now, fresh_for=fresh_for, detail=answer.detail
+            None,
+            outcome=outcome,
+            now=now,
+            fresh_for=fresh_for,
+            detail=answer.detail,
+            status=status,
         )
     if answer.state is State.REFUSED:
-        return refused(outcome=answer.outcome, now=now, fresh_for=fresh_for, detail=answer.detail)
+        return refused(outcome=outcome, now=now, fresh_for=fresh_for, detail=answer.detail)
     return unreachable(
-        previous, outcome=answer.outcome, now=now, first_retry=first_retry, hint=answer.retry_hint
+        previous,
+        outcome=outcome,
+        now=now,
+        first_retry=first_retry,
+        hint=answer.retry_hint,
+        status=status,
     )
 
 
@@ -473,6 +502,7 @@ def entry_from_record(
         retry_at=min(record.retry_at, now + MAX_RETRY_DELAY),
         url=record.url,
         detail=record.outcome,
+        status=record.status,
     )
 
 
