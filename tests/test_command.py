@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -20,6 +21,8 @@ from typing import Any
 from urllib.request import urlopen
 
 import pytest
+
+from .jsonschemas import valid
 
 PROJECT = Path(__file__).resolve().parents[1] / "example_project"
 _SCRAPY = Path(sys.executable).parent / "scrapy"
@@ -111,16 +114,22 @@ def site() -> Any:
 
 
 def robots(
-    *args: str, timeout: float = 60, pythonpath: str | None = None, command: str = "robots"
+    *args: str,
+    timeout: float = 60,
+    pythonpath: str | None = None,
+    command: str = "robots",
+    cwd: Path = PROJECT,
 ) -> subprocess.CompletedProcess[str]:
     """Run ``scrapy robots ARGS`` (or another ``command``) in the example
-    project; ``pythonpath`` lets the project load a middleware of the tests."""
+    project (or ``cwd``); ``pythonpath`` lets the project load a middleware
+    of the tests. ``--json`` output is first checked against its shipped
+    schema (robots.json)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SCRAPY_")}
     if pythonpath is not None:
         env["PYTHONPATH"] = pythonpath
     done = subprocess.run(
         [*SCRAPY, command, *args],
-        cwd=PROJECT,
+        cwd=cwd,
         env=env,
         capture_output=True,
         text=True,
@@ -128,7 +137,17 @@ def robots(
         check=False,
     )
     assert "Traceback" not in done.stderr, done.stderr
+    if command == "robots" and "--json" in args:
+        valid("robots", json.loads(done.stdout))
     return done
+
+
+def _closed_port() -> int:
+    """A port of 127.0.0.1 where nothing listens: bound, then closed."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
 
 
 def field(output: str, label: str) -> str:
@@ -417,19 +436,114 @@ def test_json_report(site: DemoSite):
     done = robots(site.url("extras", "/private/a"), "--json")
     assert done.returncode == 1, done.stdout + done.stderr
     report = json.loads(done.stdout)
-    assert report["verdict"] == "disallowed"
-    assert report["outcome"] == "rules"
-    assert report["chain"] == [
-        {"url": site.url("extras", "/robots.txt"), "status": 200, "location": None}
-    ]
-    assert report["rule"] == {"allow": False, "pattern": "/private/", "line": 3}
-    assert report["group"] == ["*"]
+    robots_txt = site.url("extras", "/robots.txt")
+    # The fetch it made: its URL and status, as check --json says them.
+    assert report["robots"] == {
+        "url": robots_txt,
+        "source": robots_txt,
+        "status": 200,
+        "state": "rules",
+        "outcome": "200",
+    }
+    assert (report["fetches"], report["redirects"], report["from_store"]) == (1, 0, False)
+    assert report["chain"] == [{"url": robots_txt, "status": 200, "location": None}]
+    assert report["user_agent"] == {
+        "names": ["DemoBot"],
+        "given": "DemoBot",
+        "from": "ROBOTSTXT_USER_AGENT",
+    }
+    assert report["verdict"] == {
+        "allowed": False,
+        "rule": {"allow": False, "pattern": "/private/", "line": 3},
+        "group": ["*"],
+        "match_string": "/private/a",
+        "reason": "disallowed by \"disallow: /private/ (line 3)\" in the group for '*'",
+        "why": "disallow rule '/private/' on line 3 is the longest match for '/private/a' in "
+        "the group for '*'",
+    }
+    assert report["error"] is None
     assert report["sitemaps"] == [
         "http://127.0.0.1/sitemap.xml",
         "http://127.0.0.1/news-sitemap.xml",
     ]
-    assert report["crawl_delay"] == 2.5
+    assert (report["crawl_delay"], report["crawl_delay_applied"]) == (2.5, None)
     assert report["exit_status"] == 1
+    applied = json.loads(
+        robots(site.url("extras", "/a"), "--json", "-s", "ROBOTSTXT_RFC_CRAWL_DELAY=True").stdout
+    )
+    assert (applied["crawl_delay"], applied["crawl_delay_applied"]) == (2.5, 2.5)
+    assert applied["crawl_delay_note"] == "applied to the download slot"
+
+
+def _fetch(url: str, source: str | None, status: int | None, state: str, outcome: str) -> Any:
+    return {"url": url, "source": source, "status": status, "state": state, "outcome": outcome}
+
+
+def test_json_reports_the_fetch_of_every_outcome(site: DemoSite):
+    """The ``robots`` object, as check --json and the crawl report have it:
+    404, 503, a redirect, a refused connection, a request refused locally."""
+    robots_txt = {name: site.url(name, "/robots.txt") for name in site.ports}
+    cases = {
+        "no-robots": _fetch(
+            robots_txt["no-robots"],
+            robots_txt["no-robots"],
+            404,
+            "allow_all",
+            "404: no robots.txt: allow all",
+        ),
+        "unreachable": _fetch(
+            robots_txt["unreachable"], robots_txt["unreachable"], 503, "unreachable", "HTTP 503"
+        ),
+        # The rules came from the end of the redirect, and so did the 200.
+        "moved": _fetch(robots_txt["moved"], robots_txt["moved-target"], 200, "rules", "200"),
+    }
+    for name, expected in cases.items():
+        report = json.loads(robots(site.url(name, "/x"), "--json").stdout)
+        assert report["robots"] == expected, name
+    moved = json.loads(robots(site.url("moved", "/x"), "--json").stdout)
+    assert (moved["fetches"], moved["redirects"], len(moved["chain"])) == (1, 1, 2)
+
+    closed = f"http://127.0.0.1:{_closed_port()}"
+    report = json.loads(robots(f"{closed}/x", "--json").stdout)
+    fetch = report["robots"]
+    assert (fetch["status"], fetch["state"], report["chain"]) == (
+        None,
+        "unreachable",
+        [{"url": f"{closed}/robots.txt", "status": None, "location": None}],
+    )
+    assert "Connection refused" in fetch["outcome"]
+    assert (report["verdict"]["allowed"], report["exit_status"]) == (False, 1)
+
+    refused = robots(
+        site.url("normal", "/x"),
+        "--json",
+        "-s",
+        'DOWNLOADER_MIDDLEWARES={"tests.refuser.RefuseRobotsTxt": 50}',
+        pythonpath=str(PROJECT.parent),
+    )
+    assert json.loads(refused.stdout)["robots"] == _fetch(
+        robots_txt["normal"],
+        robots_txt["normal"],
+        None,
+        "refused",
+        "robots.txt not fetched (refused by tests.refuser.RefuseRobotsTxt)",
+    )
+
+
+def test_json_without_a_verdict_says_why(site: DemoSite):
+    done = robots(
+        site.url("unreachable", "/news"),
+        "--json",
+        "--wait",
+        "-s",
+        "CLOSESPIDER_TIMEOUT=1",
+        "-s",
+        "ROBOTSTXT_RFC_UNREACHABLE_WAIT=60",
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert (report["verdict"], report["error"]) == (None, "the request got no verdict")
+    assert (report["usage"], report["usage_text"], report["exit_status"]) == (None, None, 2)
 
 
 def test_a_project_without_the_package_gets_the_addon_for_the_run(site: DemoSite):
@@ -503,7 +617,7 @@ def test_a_url_the_usage_setting_drops_exits_1(site: DemoSite):
     as_json = robots(url, "--json", "-s", "ROBOTSTXT_RFC_USAGE=train-ai")
     assert as_json.returncode == 1, as_json.stdout + as_json.stderr
     report = json.loads(as_json.stdout)
-    assert (report["verdict"], report["exit_status"]) == ("allowed", 1)
+    assert (report["verdict"]["allowed"], report["exit_status"]) == (True, 1)
     assert report["usage"] == {
         "train-ai": {
             "value": "disallow",
@@ -512,10 +626,10 @@ def test_a_url_the_usage_setting_drops_exits_1(site: DemoSite):
         "search": {"value": "unknown", "sources": []},
         "ai-input": {"value": "unknown", "sources": []},
     }
-    assert report["usage_dropped"] == (
+    assert report["usage_drop"] == (
         "Forbidden by usage preference: train-ai=n (content-usage line 4) in robots.txt"
     )
-    assert report["usage_categories"] == ["train-ai"]
+    assert report["usage_enforced"] == ["train-ai"]
     assert report["usage_text"] == field(done.stdout, "usage")
 
 
