@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -21,6 +22,10 @@ from typing import Any
 from urllib.request import urlopen
 
 import pytest
+
+from scrapy_robots_rfc.commands.text import clauses, report_text
+from scrapy_robots_rfc.policy import State
+from scrapy_robots_rfc.verdict import Verdict
 
 from .jsonschemas import valid
 
@@ -257,10 +262,11 @@ def test_503_origin_is_disallowed_at_once_with_when_it_is_retried(site: DemoSite
         "would fetch it again in 30 s, its requests waiting up to 600 s "
         "(ROBOTSTXT_RFC_UNREACHABLE_WAIT); --wait waits the same way)"
     )
-    # The middleware's warning says what a crawl does; nothing says JOBDIR.
+    # The middleware's warning says what happens to the request, which does
+    # not wait (--wait below: it does); nothing says JOBDIR.
     assert logged(done.stderr) == [
-        f"{robots_txt} is unreachable (HTTP 503): requests to it wait until it answers, at "
-        "most 600 s (ROBOTSTXT_RFC_UNREACHABLE_WAIT); next try in 30 s"
+        f"{robots_txt} is unreachable (HTTP 503): 1 request that may not wait for a retry "
+        "is dropped now; the next try is due in 30 s"
     ]
     assert "JOBDIR" not in done.stderr
 
@@ -647,3 +653,122 @@ def test_an_unknown_category_drops_unless_the_page_states_it(site: DemoSite):
         "states search: Forbidden by usage preference: search unknown, "
         'ROBOTSTXT_RFC_USAGE_UNKNOWN = "disallow"'
     )
+
+
+# -- scrapy robots -h, the log level, outside a project ---------------------------------
+
+
+def test_help_states_one_log_level_default():
+    """-L's own help and the description agree: WARNING, whatever the
+    project's LOG_LEVEL (INFO in the example project)."""
+    done = robots("-h")
+    assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.split())
+    assert "-L LEVEL, --loglevel LEVEL log level (default: WARNING)" in text
+    assert "Logs go to stderr at WARNING, the default of -L for this command." in text
+
+
+@pytest.mark.parametrize(
+    ("options", "infos"),
+    [([], False), (["-L", "INFO"], True), (["-s", "LOG_LEVEL=INFO"], True)],
+    ids=["default", "-L", "-s"],
+)
+def test_the_log_level_is_warning_unless_asked(site: DemoSite, options: list[str], infos: bool):
+    done = robots(site.url("normal", "/x"), *options)
+    assert done.returncode == 0, done.stdout + done.stderr
+    summary = "[scrapy_robots_rfc.middleware] INFO: robots.txt: 1 origin checked"
+    assert (summary in done.stderr) is infos, done.stderr
+
+
+def test_outside_a_project_the_note_says_so(site: DemoSite, tmp_path: Path):
+    done = robots(site.url("normal", "/private/x"), cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    notes = [line for line in done.stdout.splitlines() if line.startswith("note ")]
+    assert [note.split(None, 1)[1] for note in notes] == [
+        "not in a Scrapy project: this run uses Scrapy's default settings and the -s options, "
+        "with ROBOTSTXT_OBEY on and scrapy_robots_rfc.Addon added to ADDONS"
+    ]
+    # Scrapy's default User-Agent names the crawler Scrapy: the '*' group.
+    assert field(done.stdout, "user agent").startswith("Scrapy (from USER_AGENT 'Scrapy/")
+    obeying = robots(site.url("normal", "/x"), "-s", "ROBOTSTXT_OBEY=True", cwd=tmp_path)
+    assert field(obeying.stdout, "note") == (
+        "not in a Scrapy project: this run uses Scrapy's default settings and the -s options, "
+        "with scrapy_robots_rfc.Addon added to ADDONS"
+    )
+
+
+def test_a_refused_connection_is_said_without_doubled_punctuation():
+    closed = f"http://127.0.0.1:{_closed_port()}"
+    done = robots(f"{closed}/x")
+    assert done.returncode == 1, done.stdout + done.stderr
+    line = field(done.stdout, "robots.txt")
+    assert line.startswith(f"{closed}/robots.txt → no response: disallow all (unreachable: ")
+    assert line.endswith("Connection refused; redirects followed: 0)"), line
+
+
+def _download_errors() -> list[BaseException]:
+    """An instance of each network error a robots.txt fetch can end with, as
+    Scrapy and Twisted word them; most end with a full stop."""
+    import scrapy.exceptions
+    from twisted.internet import error
+    from twisted.web.client import ResponseNeverReceived
+
+    classes = [
+        error.ConnectionRefusedError,
+        error.DNSLookupError,
+        error.TimeoutError,
+        error.TCPTimedOutError,
+        error.ConnectionLost,
+        error.ConnectionDone,
+        error.ConnectError,
+    ]
+    errors: list[BaseException] = [cls() for cls in classes]
+    errors.append(error.DNSLookupError("example.invalid"))
+    errors.append(ResponseNeverReceived([]))
+    # Scrapy 2.19's own download errors (absent from older versions).
+    for name in (
+        "DownloadConnectionRefusedError",
+        "DownloadTimeoutError",
+        "CannotResolveHostError",
+    ):
+        cls = getattr(scrapy.exceptions, name, None)
+        if cls is not None:
+            errors.append(cls("Connection was refused by other side: 111: Connection refused."))
+    return errors
+
+
+@pytest.mark.parametrize("exc", _download_errors(), ids=lambda exc: type(exc).__name__)
+def test_no_reason_doubles_its_punctuation(exc: BaseException):
+    """Each outcome, as the fetcher words it ("Name: message"), on the
+    robots.txt line and the verdict line of the text report."""
+    outcome = f"{type(exc).__name__}: {exc}"
+    verdict = Verdict.of_state("http://h/x", "Bot", State.UNREACHABLE, outcome, note="a note")
+    report = {
+        "robots": _fetch("http://h/robots.txt", None, None, "unreachable", outcome),
+        "chain": [{"url": "http://h/robots.txt", "status": None, "location": None}],
+        "from_store": False,
+        "fetches": 1,
+        "url": "http://h/x",
+        "verdict": verdict.as_dict(),
+    }
+    text = report_text(report, f"unreachable: {outcome}")
+    assert re.search(r"[.;:,]\s*[.;,]", text.replace("...", "")) is None, text
+
+
+@pytest.mark.parametrize(
+    ("parts", "joined"),
+    [
+        (
+            ("unreachable: Connection refused.", "redirects followed: 0"),
+            "unreachable: Connection refused; redirects followed: 0",
+        ),
+        (("", "redirects followed: 1", ""), "redirects followed: 1"),
+        (
+            ("no robots.txt", "redirects followed: 0", "fetched 3 times"),
+            "no robots.txt; redirects followed: 0; fetched 3 times",
+        ),
+        (("it stopped...", "b."), "it stopped...; b"),
+    ],
+)
+def test_clauses_are_joined_without_their_full_stops(parts: tuple[str, ...], joined: str):
+    assert clauses(*parts) == joined

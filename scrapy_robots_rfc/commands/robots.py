@@ -291,12 +291,18 @@ class Command(ScrapyCommand):
             "robots.txt gives the verdict at once (disallowed while unreachable, with when "
             "a crawl would fetch it again); --wait waits for it as a crawl's requests would, "
             "up to ROBOTSTXT_RFC_UNREACHABLE_WAIT. --json prints the report as one JSON "
-            f"object ({schemas.ROBOTS}). Logs go to stderr at WARNING unless -L is given. "
-            "Exit status: 0 allowed, 1 disallowed (by a rule, or while robots.txt is "
-            "unreachable, or dropped for a usage preference of ROBOTSTXT_RFC_USAGE), 2 error."
+            f"object ({schemas.ROBOTS}). Logs go to stderr at WARNING, the default of -L "
+            "for this command. Exit status: 0 allowed, 1 disallowed (by a rule, or while "
+            "robots.txt is unreachable, or dropped for a usage preference of "
+            "ROBOTSTXT_RFC_USAGE), 2 error."
         )
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
+        assert self.settings is not None
+        # Logs at WARNING whatever the project's LOG_LEVEL, set before
+        # Scrapy's -L option reads it for its "(default: ...)"; -L and
+        # -s LOG_LEVEL=... come later at the same priority, so they win.
+        self.settings.set("LOG_LEVEL", "WARNING", priority="cmdline")
         super().add_options(parser)
         parser.add_argument(
             "--user-agent",
@@ -324,13 +330,17 @@ class Command(ScrapyCommand):
         )
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
+        from scrapy.utils.project import inside_project
+
         super().process_options(args, opts)
         settings = self.settings
         assert settings is not None
-        if not opts.loglevel and not opts.logfile and not opts.nolog:
-            settings.set("LOG_LEVEL", "WARNING", priority="cmdline")
         self.notes: list[str] = []
-        if not settings.getbool("ROBOTSTXT_OBEY"):
+        in_project = inside_project()
+        # Outside a project, Scrapy's defaults: their ROBOTSTXT_OBEY is off,
+        # and nothing enables the package; one note says so (below).
+        obey_off = not settings.getbool("ROBOTSTXT_OBEY")
+        if obey_off and in_project:
             self.notes.append(
                 "ROBOTSTXT_OBEY is off in these settings: their crawls do not obey robots.txt "
                 "(it is on for this run)"
@@ -343,15 +353,24 @@ class Command(ScrapyCommand):
         from ..addon import PRIORITY
 
         priority = _our_priority(settings)
+        added = priority is None and not _has_addon(settings)
+        if added:
+            settings["ADDONS"].set(_ADDON, PRIORITY, priority="cmdline")
         if priority is None:
-            if not _has_addon(settings):
-                self.notes.append(
-                    "the project does not enable scrapy_robots_rfc: this run adds "
-                    f"{_ADDON} to ADDONS"
-                )
-                settings["ADDONS"].set(_ADDON, PRIORITY, priority="cmdline")
             priority = PRIORITY
         settings["DOWNLOADER_MIDDLEWARES"].set(_PROBE_MIDDLEWARE, priority + 1, priority="cmdline")
+        if in_project and added:
+            self.notes.append(
+                f"the project does not enable scrapy_robots_rfc: this run adds {_ADDON} to ADDONS"
+            )
+        elif not in_project:
+            changes = ["ROBOTSTXT_OBEY on"] if obey_off else []
+            if added:
+                changes.append(f"{_ADDON} added to ADDONS")
+            self.notes.append(
+                "not in a Scrapy project: this run uses Scrapy's default settings and the -s "
+                f"options{', with ' + ' and '.join(changes) if changes else ''}"
+            )
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         from ..origin import origin

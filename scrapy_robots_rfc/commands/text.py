@@ -7,7 +7,19 @@ from typing import Any
 
 from ..policy import State
 
-__all__ = ["report_text"]
+__all__ = ["clauses", "report_text"]
+
+
+def clauses(*parts: str) -> str:
+    """The non-empty ``parts`` joined with ``"; "``, each without the full
+    stop that ends it: an outcome quoted from an exception often ends with
+    one ("... Connection refused."), which before ``;`` would be doubled
+    punctuation. An ellipsis stays."""
+    return "; ".join(
+        part[:-1] if part.endswith(".") and not part.endswith("..") else part
+        for part in parts
+        if part
+    )
 
 
 def report_text(report: dict[str, Any], detail: str = "") -> str:
@@ -27,10 +39,9 @@ def report_text(report: dict[str, Any], detail: str = "") -> str:
         outcome = "unknown" if state is None else State(state).effect
         if robots["source"] != robots["url"] and state == State.RULES.value:
             outcome += f" of {robots['source']}"
-        extra = [detail, f"redirects followed: {max(0, len(report['chain']) - 1)}"]
-        if report["fetches"] > 1:
-            extra.append(f"fetched {report['fetches']} times")
-        lines.append(("robots.txt", f"{chain}: {outcome} ({'; '.join(filter(None, extra))})"))
+        followed = f"redirects followed: {max(0, len(report['chain']) - 1)}"
+        fetched = f"fetched {report['fetches']} times" if report["fetches"] > 1 else ""
+        lines.append(("robots.txt", f"{chain}: {outcome} ({clauses(detail, followed, fetched)})"))
     lines.append(("URL", report["url"]))
     agent = report.get("user_agent")
     if agent is not None:
