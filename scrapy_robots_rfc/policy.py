@@ -49,9 +49,9 @@ __all__ = [
 
 class State(Enum):
     """What an origin's robots.txt means for its requests, before any rule
-    is looked at: the one outcome vocabulary of the log, the crawl report
-    (``kind``), ``check --json`` (``robots.kind``) and ``scrapy robots``
-    (README.rst, "Outcomes")."""
+    is looked at: the one outcome vocabulary of the log, ``scrapy robots``
+    and every JSON output (``robots.state``, :mod:`.schemas`; README.rst,
+    "Outcomes")."""
 
     #: A 2xx: the rules decide (RFC 9309 §2.3.1.1).
     RULES = "rules"
