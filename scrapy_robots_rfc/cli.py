@@ -30,8 +30,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
-from . import __version__
-from .agents import GLOBAL_NAME, crawler_names, name_problem
+from . import __version__, schemas
+from .agents import GLOBAL_NAME, crawler_name, crawler_names, name_problem
 from .lint import CODES, html_page, lint
 from .matcher import MODES, Mode
 from .origin import Origin, origin
@@ -102,10 +102,12 @@ one; they never change the verdict or the exit status):
   https://example.com/d: allowed ...; usage: train-ai=n (content-usage line 4)
   https://example.com/e: disallowed ...; usage: none (disallowed)
 --json prints one JSON object per URL, one per line (JSON Lines), with the
-keys url, verdict, allowed, token, match_string, rule (allow, pattern,
-line; or null), group, reason, why, robots (source, status, kind: rules,
-allow_all or unreachable, outcome), usage (per category, its value: allow,
-disallow or unknown, and the lines it comes from), user_agent and mode.
+keys schema ({schemas.CHECK}), url, mode, user_agent (names, given,
+from), robots (url, source, status, state: rules, allow_all or unreachable,
+outcome), verdict (allowed, rule: allow, pattern, line or null, group,
+match_string, reason, why) and usage (per category, its value: allow,
+disallow or unknown, and the lines it comes from). Its JSON Schema is
+scrapy_robots_rfc/schemas/check.json.
 
 exit status: 0 every URL is allowed; 1 the rules disallow one; 2 error (a bad
 argument or URL, a file that cannot be read); 3 robots.txt could not be
@@ -136,8 +138,9 @@ or it was served as text/html and no line of it is read) gets one line
 saying so first, then only the first {HTML_SHOWN} findings; --all prints them all.
 
 --json prints one JSON object per finding, one per line (JSON Lines), with
-the keys source, line, kind, code, message and note (true for a note); kind
-is the same as code, kept for compatibility. The summary goes to stderr.
+the keys schema ({schemas.LINT}), source, line, code, message, note
+(true for a note) and mode; its JSON Schema is
+scrapy_robots_rfc/schemas/lint.json. The summary goes to stderr.
 
 exit status: 0 no findings (notes allowed); 1 findings; 2 error; 3 robots.txt
 could not be fetched (429, 5xx, network error); 141 output closed early (as
@@ -282,6 +285,29 @@ def _other_origins(urls: Sequence[str], robots: Origin, given: str) -> list[str]
     ]
 
 
+def _shared_members(
+    args: argparse.Namespace, source: Source, names: Sequence[str]
+) -> dict[str, Any]:
+    """The members every line of ``check --json`` has alike (the ``check``
+    schema, :mod:`.schemas`): the mode, the crawler's names as the groups
+    were looked up for them (D-21, D-22), and what the fetch found."""
+    mode: Mode = args.mode
+    given = args.robots if "://" in args.robots else None
+    return {
+        "mode": mode,
+        "user_agent": schemas.user_agent_object(
+            [crawler_name(name, mode) for name in names], args.user_agent, "--user-agent"
+        ),
+        "robots": schemas.robots_object(
+            url=given,
+            source=source.name,
+            status=source.status,
+            state=source.state,
+            outcome=source.outcome,
+        ),
+    }
+
+
 def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``check``: exit 0 when every URL is allowed, 1 when the rules
     disallow one, 3 when robots.txt could not be fetched."""
@@ -316,13 +342,15 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     usage = preferences(source, args.urls, agent, mode)
     # The preferences are shown only where robots.txt can state some.
     shown = source.state is State.RULES and bool(_parsed(source.body, mode).usage_rules)
+    shared = _shared_members(args, source, names) if args.json else {}
     for verdict, prefs in zip(found, usage, strict=True):
         if args.json:
             record = {
-                **verdict.as_dict(),
+                "schema": schemas.CHECK,
+                "url": verdict.url,
+                **shared,
+                "verdict": verdict.as_dict(),
                 "usage": prefs.as_dict(),
-                "user_agent": args.user_agent,
-                "mode": mode,
             }
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
         elif unreachable is None:
@@ -356,12 +384,13 @@ def run_lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for finding in shown:
         if args.json:
             record = {
+                "schema": schemas.LINT,
                 "source": source.name,
                 "line": finding.line,
-                "kind": finding.code,  # the name of earlier versions (lint.py)
                 "code": finding.code,
                 "message": finding.message,
                 "note": finding.is_note,
+                "mode": mode,
             }
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
         else:

@@ -20,9 +20,7 @@ Every code is listed in :data:`CODES`. :func:`html_page` tells a body that
 looks like an HTML page (a server's answer that is not a robots.txt), which
 the command says first. The command prints one ``SOURCE:LINE: CODE:
 message`` line per finding. With ``--json`` it prints
-one JSON object per finding with the keys ``source``, ``line``, ``kind``,
-``code``, ``message`` and ``note``: ``kind`` is the code under its name of
-earlier versions, kept for compatibility, and always equals ``code``.
+one JSON object per finding (the ``lint`` schema of :mod:`.schemas`).
 """
 
 from __future__ import annotations

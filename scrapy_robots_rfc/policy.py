@@ -49,9 +49,9 @@ __all__ = [
 
 class State(Enum):
     """What an origin's robots.txt means for its requests, before any rule
-    is looked at: the one outcome vocabulary of the log, the crawl report
-    (``kind``), ``check --json`` (``robots.kind``) and ``scrapy robots``
-    (README.rst, "Outcomes")."""
+    is looked at: the one outcome vocabulary of the log, ``scrapy robots``
+    and every JSON output (``robots.state``, :mod:`.schemas`; README.rst,
+    "Outcomes")."""
 
     #: A 2xx: the rules decide (RFC 9309 §2.3.1.1).
     RULES = "rules"
@@ -336,6 +336,9 @@ class Entry:
     #: The file's ``Sitemap`` URLs (RFC 9309 §2.2.4, OTHER-1), one per
     #: line: one string costs less than a tuple of them (:attr:`sitemaps`).
     sitemap_lines: str = ""
+    #: The HTTP status of the last fetch's last response, ``None`` without
+    #: one (a network error, a refused request).
+    status: int | None = None
 
     @property
     def sitemaps(self) -> tuple[str, ...]:
@@ -387,6 +390,7 @@ def fetched(
     detail: str = "",
     url: str | None = None,
     sitemaps: tuple[str, ...] = (),
+    status: int | None = None,
 ) -> Entry:
     """The entry for a successful fetch (2xx rules, or 4xx allow all)."""
     return Entry(
@@ -397,6 +401,7 @@ def fetched(
         url=url,
         detail=detail,
         sitemap_lines="\n".join(sitemaps),
+        status=status,
     )
 
 
@@ -418,11 +423,13 @@ def unreachable(
     now: float,
     first_retry: float,
     hint: float | None = None,
+    status: int | None = None,
 ) -> Entry:
     """The entry after a failed fetch (429, 5xx, network error; HTTP-5, HTTP-6).
 
     A good previous copy is kept in force; backoff grows with each failure in
-    a row, and ``hint`` is the server's ``Retry-After``.
+    a row, and ``hint`` is the server's ``Retry-After``; ``status`` is the
+    failed fetch's (``None`` for a network error).
     """
     failures = (previous.failures if previous is not None else 0) + 1
     since = previous.unreachable_since if previous is not None else None
@@ -439,6 +446,7 @@ def unreachable(
             url=previous.url,
             detail=outcome,
             sitemap_lines=previous.sitemap_lines,
+            status=status,
         )
     return Entry(
         None,
@@ -449,6 +457,7 @@ def unreachable(
         failures=failures,
         retry_at=now + delay,
         detail=outcome,
+        status=status,
     )
 
 
@@ -465,23 +474,35 @@ def entry_for(
     """The entry after ``answer``: ``rules`` and ``sitemaps`` are the parsed
     groups and ``Sitemap`` URLs of a ``RULES`` answer; ``fresh_for`` is the
     copy's :func:`lifetime`."""
+    outcome, status = answer.outcome, answer.status
     if answer.state is State.RULES:
         return fetched(
             rules,
-            outcome=answer.outcome,
+            outcome=outcome,
             now=now,
             fresh_for=fresh_for,
             url=answer.url,
             sitemaps=sitemaps,
+            status=status,
         )
     if answer.state is State.ALLOW_ALL:
         return fetched(
-            None, outcome=answer.outcome, now=now, fresh_for=fresh_for, detail=answer.detail
+            None,
+            outcome=outcome,
+            now=now,
+            fresh_for=fresh_for,
+            detail=answer.detail,
+            status=status,
         )
     if answer.state is State.REFUSED:
-        return refused(outcome=answer.outcome, now=now, fresh_for=fresh_for, detail=answer.detail)
+        return refused(outcome=outcome, now=now, fresh_for=fresh_for, detail=answer.detail)
     return unreachable(
-        previous, outcome=answer.outcome, now=now, first_retry=first_retry, hint=answer.retry_hint
+        previous,
+        outcome=outcome,
+        now=now,
+        first_retry=first_retry,
+        hint=answer.retry_hint,
+        status=status,
     )
 
 
@@ -508,6 +529,7 @@ def entry_from_record(
         url=record.url,
         detail=record.outcome,
         sitemap_lines="\n".join(sitemaps),
+        status=record.status,
     )
 
 

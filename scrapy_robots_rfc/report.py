@@ -1,6 +1,6 @@
 """The end-of-crawl report: one row per origin, the INFO summary line, and
 the JSON lines file of ``ROBOTSTXT_RFC_REPORT`` (README.rst, "The crawl
-report")."""
+report"), whose shape is the ``report`` schema (:mod:`.schemas`)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from . import schemas
 from .config import LOGGER_NAME
 from .policy import State
 from .usage import CATEGORIES
@@ -27,23 +28,27 @@ logger = logging.getLogger(LOGGER_NAME)
 
 #: The summary line's words for each state, in its order; ``None`` is an
 #: origin no fetch has decided yet.
-_LABELS: dict[str | None, str] = {state.value: state.label for state in State}
+_LABELS: dict[State | None, str] = {state: state.label for state in State}
 _LABELS[None] = "undecided"
 # The summary counts origins: "1 with rules", never "1 rules".
-_LABELS[State.RULES.value] = "with rules"
+_LABELS[State.RULES] = "with rules"
 
 
 @dataclass(eq=False, slots=True)
 class Row:
-    """One origin's line of the report."""
+    """One origin's line of the report: what its last fetch found (the
+    ``robots`` object of every JSON output, :func:`.schemas.robots_object`),
+    then what happened to its requests."""
 
-    #: :class:`~.policy.State` value of the last outcome; ``None`` while no
-    #: fetch has decided the origin.
-    kind: str | None = None
+    #: The state of the last outcome; ``None`` while no fetch has decided
+    #: the origin.
+    state: State | None = None
     #: :attr:`.policy.Answer.outcome` of the last fetch: "200", "HTTP 503"...
     outcome: str | None = None
+    #: The HTTP status of the last fetch's last response, if any.
+    status: int | None = None
     #: Where the rules came from (LOC-9: the end of the redirects).
-    robots_url: str | None = None
+    source: str | None = None
     #: robots.txt fetches: a redirect chain is one fetch.
     fetches: int = 0
     redirects: int = 0
@@ -51,7 +56,7 @@ class Row:
     waited: int = 0
     dropped: int = 0
     #: The download slot delay set from ``crawl-delay``, if any.
-    crawl_delay: float | None = None
+    crawl_delay_applied: float | None = None
     #: Requests dropped before download: robots.txt's usage preference is
     #: ``n`` for a category of ``ROBOTSTXT_RFC_USAGE`` (U-6).
     usage_forbidden: int = 0
@@ -62,8 +67,14 @@ class Row:
     #: for two categories counts in both); ``None`` before the first.
     usage_categories: dict[str, int] | None = None
 
-    def as_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}
+    def counts(self) -> dict[str, Any]:
+        """What happened to the origin's requests, for JSON: every field
+        but those of the ``robots`` object."""
+        return {name: getattr(self, name) for name in self.__slots__ if name not in _FETCH}
+
+
+#: The fields of :class:`Row` that the ``robots`` object says.
+_FETCH = frozenset(("state", "outcome", "status", "source"))
 
 
 class Report:
@@ -76,7 +87,7 @@ class Report:
         self._rows: dict[Origin, Row] = {}
         self._other = Row()
         self._other_origins = 0
-        self._other_kinds: Counter[str | None] = Counter()
+        self._other_states: Counter[State | None] = Counter()
 
     def row(self, key: Origin) -> Row:
         """``key``'s row; past ``max_origins`` rows, the totals of the others."""
@@ -84,7 +95,7 @@ class Report:
         if row is None:
             if len(self._rows) >= self.max_origins:
                 return self._other
-            row = self._rows[key] = Row(robots_url=key.robots_url)
+            row = self._rows[key] = Row()
         return row
 
     def outcome(
@@ -92,11 +103,14 @@ class Report:
         key: Origin,
         state: State,
         outcome: str,
-        robots_url: str,
+        source: str,
         previous: State | None,
+        *,
+        status: int | None = None,
     ) -> None:
-        """Once per fetch (or store read): the origin's state and outcome;
-        ``previous`` is the state of the entry it replaces, if cached."""
+        """Once per fetch (or store read): the origin's state, outcome and
+        status, and where the rules came from (``source``); ``previous`` is
+        the state of the entry it replaces, if cached."""
         row = self.row(key)
         if row is self._other:
             # No row to hold the origin's state: count it by its last state,
@@ -104,12 +118,10 @@ class Report:
             if previous is None:
                 self._other_origins += 1
             else:
-                self._other_kinds[previous.value] -= 1
-            self._other_kinds[state.value] += 1
+                self._other_states[previous] -= 1
+            self._other_states[state] += 1
             return
-        row.kind = state.value
-        row.outcome = outcome
-        row.robots_url = robots_url
+        row.state, row.outcome, row.status, row.source = state, outcome, status, source
 
     def usage(self, key: Origin, categories: tuple[str, ...], *, downloaded: bool) -> None:
         """One request dropped for a usage preference of ``categories``:
@@ -129,13 +141,13 @@ class Report:
         """The INFO line."""
         rows = self._rows.values()
         other = self._other
-        kinds = Counter(row.kind for row in rows) + self._other_kinds
+        states = Counter(row.state for row in rows) + self._other_states
         origins = len(self._rows) + self._other_origins
         forbidden = sum(row.forbidden for row in rows) + other.forbidden
         waited = sum(row.waited for row in rows) + other.waited
         dropped = sum(row.dropped for row in rows) + other.dropped
         breakdown = ", ".join(
-            f"{kinds[kind]} {label}" for kind, label in _LABELS.items() if kinds[kind] > 0
+            f"{states[state]} {label}" for state, label in _LABELS.items() if states[state] > 0
         )
         return (
             f"robots.txt: {origins} {'origin' if origins == 1 else 'origins'} checked"
@@ -161,23 +173,39 @@ class Report:
         )
 
     def lines(self) -> list[str]:
-        """The JSON lines: one per origin, then the totals of the others."""
+        """The JSON lines (the ``report`` schema): one per origin, then the
+        totals of the others."""
         lines = [
-            json.dumps({"origin": str(key), **row.as_dict()}, ensure_ascii=False)
+            json.dumps(self._origin_line(key, row), ensure_ascii=False)
             for key, row in sorted(self._rows.items(), key=lambda item: str(item[0]))
         ]
         other = self._other
-        if self._other_origins or other.as_dict() != Row().as_dict():
+        if self._other_origins or other.counts() != Row().counts():
             totals = {
+                "schema": schemas.REPORT,
                 "origin": None,
                 "origins": self._other_origins,
-                "kinds": {kind or "undecided": n for kind, n in self._other_kinds.items() if n > 0},
-                **other.as_dict(),
+                "states": {
+                    "undecided" if state is None else state.value: n
+                    for state, n in self._other_states.items()
+                    if n > 0
+                },
+                **other.counts(),
             }
-            for name in ("kind", "outcome", "robots_url", "crawl_delay"):
-                del totals[name]
+            del totals["crawl_delay_applied"]
             lines.append(json.dumps(totals, ensure_ascii=False))
         return lines
+
+    @staticmethod
+    def _origin_line(key: Origin, row: Row) -> dict[str, Any]:
+        robots = schemas.robots_object(
+            url=key.robots_url,
+            source=row.source,
+            status=row.status,
+            state=row.state,
+            outcome=row.outcome,
+        )
+        return {"schema": schemas.REPORT, "origin": str(key), "robots": robots, **row.counts()}
 
     def close(self, spider: Spider, path: str | None) -> None:
         """Log the summary and write the file of ``ROBOTSTXT_RFC_REPORT``."""

@@ -334,6 +334,7 @@ class Resolver:
             entry.outcome,
             entry.url or key.robots_url,
             None if previous is None else previous.state(now, allow_after),
+            status=entry.status,
         )
         evicted = self.cache.put(key, entry, keep=self.room)
         if evicted:
@@ -355,7 +356,7 @@ class Resolver:
         self.stats.inc_value("robotstxt/crawl_delay/applied")
         site = self.origins(trigger.url)
         if site is not None:
-            self.report.row(site).crawl_delay = delay
+            self.report.row(site).crawl_delay_applied = delay
         logger.debug(
             "Download slot %(slot)r: crawl-delay %(delay)s s from robots.txt",
             {"slot": slot_key, "delay": delay},

@@ -146,24 +146,17 @@ class Verdict:
         return f"{self.word}: {self.why}"
 
     def as_dict(self) -> dict[str, Any]:
-        """The verdict as JSON: ``check --json`` and ``scrapy robots --json``."""
+        """The ``verdict`` object of ``check --json`` and ``scrapy robots
+        --json`` (:mod:`.schemas`): the URL, the crawler's name and what the
+        fetch found are their own members there."""
         rule = self.rule
         return {
-            "url": self.url,
-            "verdict": self.word,
             "allowed": self.allowed,
-            "token": self.token,
-            "match_string": self.match_string,
             "rule": None
             if rule is None
             else {"allow": rule.allow, "pattern": rule.pattern, "line": rule.line},
             "group": list(self.group),
+            "match_string": self.match_string,
             "reason": str(self),
             "why": self.why,
-            "robots": {
-                "source": self.source,
-                "status": self.status,
-                "kind": None if self.state is None else self.state.value,
-                "outcome": self.outcome,
-            },
         }

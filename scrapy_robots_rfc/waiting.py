@@ -86,6 +86,8 @@ class Outlook:
     requests to it wait until it answers, at most 600 s more (ROBOTSTXT_RFC_UNREACHABLE_WAIT); next try in 30 s
     >>> print(Outlook(retry_in=30, drop_in=3, wait=3))
     requests to it will be dropped in 3 s (ROBOTSTXT_RFC_UNREACHABLE_WAIT), before the next try in 30 s
+    >>> print(Outlook(retry_in=30, drop_in=None, wait=600, dropped=1))
+    1 request that may not wait for a retry is dropped now; the next try is due in 30 s
     """  # noqa: E501
 
     #: Seconds until robots.txt is fetched again.
@@ -95,9 +97,27 @@ class Outlook:
     drop_in: float | None
     #: ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``.
     wait: float
+    #: Requests that waited for this fetch only (:data:`NO_WAIT_KEY`, as
+    #: ``scrapy robots`` without ``--wait``): they are dropped now.
+    dropped: int = 0
 
     def describe(self, subject: str = "requests to it") -> str:
-        """The outlook in words, for the WARNING of an unreachable origin."""
+        """The outlook in words, for the WARNING of an unreachable origin:
+        what happens to the requests that may not wait, if any, then to
+        those that do."""
+        if not self.dropped:
+            return self._waits(subject)
+        count = self.dropped
+        gone = (
+            f"{count} request{'s' * (count != 1)} that may not wait for a retry "
+            f"{'is' if count == 1 else 'are'} dropped now"
+        )
+        if self.drop_in is None:  # no other request waits: no wait to announce
+            return f"{gone}; the next try is due in {duration(self.retry_in)} s"
+        return f"{gone}; {self._waits('the others')}"
+
+    def _waits(self, subject: str) -> str:
+        """What happens to the requests that wait, ``subject``."""
         retry = duration(self.retry_in)
         if self.wait <= 0:
             return (
@@ -409,7 +429,8 @@ class WaitingRoom:
         waiting = self._origins.get(key)
         now = self._monotonic()
         when = None if waiting is None else self._drop_time(waiting, since=now)
-        return Outlook(retry_in, None if when is None else when - now, self.wait)
+        dropped = 0 if waiting is None else len(waiting.no_wait)
+        return Outlook(retry_in, None if when is None else when - now, self.wait, dropped)
 
     def warn_unreachable(
         self,

@@ -19,8 +19,11 @@ from urllib.parse import quote, unquote
 
 import pytest
 
+from scrapy_robots_rfc import schemas
 from scrapy_robots_rfc.lint import CODES
 from scrapy_robots_rfc.parser import MAX_BYTES, MAX_LINE_BYTES
+
+from .jsonschemas import valid_lines
 
 ROOT = Path(__file__).parents[1]
 
@@ -58,7 +61,9 @@ Content-Signal: search=yes, ai-input=yes
 
 
 def run(*args: str, stdin: bytes | None = None) -> tuple[int, list[str], str]:
-    """Exit status, stdout lines and stderr of the command line."""
+    """Exit status, stdout lines and stderr of the command line; with
+    ``--json``, every line of stdout is first checked against the command's
+    shipped schema (check.json, lint.json)."""
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
     env["PYTHONIOENCODING"] = "utf-8"
     done = subprocess.run(
@@ -69,7 +74,10 @@ def run(*args: str, stdin: bytes | None = None) -> tuple[int, list[str], str]:
         env=env,
         timeout=120,
     )
-    return done.returncode, done.stdout.decode().splitlines(), done.stderr.decode()
+    out = done.stdout.decode().splitlines()
+    if "--json" in args:
+        valid_lines(args[0], out)
+    return done.returncode, out, done.stderr.decode()
 
 
 @pytest.fixture
@@ -200,23 +208,59 @@ def test_check_json_lines(robots_file: str) -> None:
     )
     first, second = (json.loads(line) for line in out)
     assert first == {
+        "schema": "scrapy_robots_rfc/check/1",
         "url": "https://example.com/private/x",
-        "verdict": "disallowed",
-        "allowed": False,
-        "user_agent": "*",
-        "token": "*",
         "mode": "rfc",
-        "match_string": "/private/x",
-        "rule": {"allow": False, "pattern": "/private", "line": 2},
-        "group": ["*"],
-        "reason": "disallowed by \"disallow: /private (line 2)\" in the group for '*'",
-        "why": "disallow rule '/private' on line 2 is the longest match for "
-        "'/private/x' in the group for '*'",
-        "robots": {"source": robots_file, "status": None, "kind": "rules", "outcome": None},
+        "user_agent": {"names": ["*"], "given": "*", "from": "--user-agent"},
+        "robots": {
+            "url": None,
+            "source": robots_file,
+            "status": None,
+            "state": "rules",
+            "outcome": None,
+        },
+        "verdict": {
+            "allowed": False,
+            "rule": {"allow": False, "pattern": "/private", "line": 2},
+            "group": ["*"],
+            "match_string": "/private/x",
+            "reason": "disallowed by \"disallow: /private (line 2)\" in the group for '*'",
+            "why": "disallow rule '/private' on line 2 is the longest match for "
+            "'/private/x' in the group for '*'",
+        },
         "usage": NONE_STATED,
     }
-    assert (second["allowed"], second["rule"], second["match_string"]) == (True, None, "/")
+    assert second["verdict"] == {
+        "allowed": True,
+        "rule": None,
+        "group": ["*"],
+        "match_string": "/",
+        "reason": "allowed: no rule of the group for '*' matches '/'",
+        "why": "no rule of the group for '*' matches '/'",
+    }
     assert (status, err) == (1, "")
+
+
+@pytest.mark.parametrize(
+    ("mode", "names", "status", "group"),
+    [
+        # D-21: reduced to its product name, ExampleBot's group decides.
+        ("rfc", ["ExampleBot", "OtherBot"], 1, ["ExampleBot"]),
+        # Verbatim: no group names 'ExampleBot/2.1' nor OtherBot, so '*'.
+        ("google", ["ExampleBot/2.1", "OtherBot"], 0, ["*"]),
+    ],
+)
+def test_check_json_names_the_crawler_as_the_groups_were_looked_up_for(
+    robots_file: str, mode: str, names: list[str], status: int, group: list[str]
+) -> None:
+    """``user_agent.names``: the names the groups were looked up for, a
+    family's in its order (D-22)."""
+    given = "ExampleBot/2.1, OtherBot"
+    args = ("--mode", mode, "--user-agent", given, robots_file, "https://example.com/about")
+    code, out, _ = run("check", "--json", *args)
+    record = json.loads(out[0])
+    assert record["user_agent"] == {"names": names, "given": given, "from": "--user-agent"}
+    assert (code, record["mode"], record["verdict"]["group"]) == (status, mode, group)
 
 
 def test_modes_differ_on_robots_txt_and_escapes() -> None:
@@ -303,9 +347,8 @@ def test_check_default_agent_output_names_only_star(tmp_path: Path, mode: str) -
     assert (status, out, err) == (0, ["https://e.com/a: allowed: there is no '*' group"], "")
     status, out, err = run("check", "--json", "--mode", mode, str(path), "https://e.com/a")
     record = json.loads(out[0])
-    assert (record["token"], record["user_agent"], record["reason"]) == (
-        "*",
-        "*",
+    assert (record["user_agent"], record["verdict"]["reason"]) == (
+        {"names": ["*"], "given": "*", "from": "--user-agent"},
         "allowed: there is no '*' group",
     )
     assert "anybot" not in out[0]
@@ -391,8 +434,8 @@ def test_check_json_usage(tmp_path: Path) -> None:
         },
         "ai-input": {"value": "unknown", "sources": []},
     }
-    assert list(first)[-3:] == ["usage", "user_agent", "mode"]
-    assert (second["allowed"], second["usage"]) == (False, NONE_STATED)
+    assert list(first) == ["schema", "url", "mode", "user_agent", "robots", "verdict", "usage"]
+    assert (second["verdict"]["allowed"], second["usage"]) == (False, NONE_STATED)
     assert (status, err) == (1, "")
 
 
@@ -416,7 +459,24 @@ def test_check_usage_of_a_fetched_robots_txt(robots_server: str) -> None:
         note,
     )
     status, out, err = run("check", "--json", gone, page)
-    assert (status, json.loads(out[0])["usage"], err) == (0, NONE_STATED, note)
+    record = json.loads(out[0])
+    assert (status, record["usage"], err) == (0, NONE_STATED, note)
+    # The 404 is what the fetch found; every URL is allowed, by no rule.
+    assert record["robots"] == {
+        "url": gone,
+        "source": gone,
+        "status": 404,
+        "state": "allow_all",
+        "outcome": "404: no robots.txt: allow all",
+    }
+    assert record["verdict"] == {
+        "allowed": True,
+        "rule": None,
+        "group": [],
+        "match_string": None,
+        "reason": "allowed: robots.txt allows everything",
+        "why": "robots.txt allows everything",
+    }
 
 
 # -- lint: usage preferences ------------------------------------------------
@@ -451,14 +511,15 @@ def test_lint_usage_lines(tmp_path: Path) -> None:
     )
     status, out, err = run("lint", "--json", path)
     assert json.loads(out[0]) == {
+        "schema": "scrapy_robots_rfc/lint/1",
         "source": path,
         "line": 3,
-        "kind": "usage-syntax",
         "code": "usage-syntax",
         "message": "content-usage value 'Train-AI=n' is not a Structured Fields Dictionary (Key "
         "cannot begin with an uppercase character at position 0): every category is unknown "
         "(RFC 9651 §4.2)",
         "note": False,
+        "mode": "rfc",
     }
     assert (status, len(out), err) == (1, 4, "4 findings\n")
 
@@ -603,8 +664,15 @@ def test_check_refused_connection_is_exit_3() -> None:
     status, out, err = run("check", "--json", robots, f"{origin}/a")
     record = json.loads(out[0])
     assert (status, err, len(out)) == (3, expected, 1)
-    assert (record["verdict"], record["robots"]["kind"]) == ("disallowed", "unreachable")
-    assert record["robots"]["outcome"].startswith("ConnectionRefusedError: ")
+    assert record["verdict"]["allowed"] is False
+    fetch = record["robots"]
+    assert (fetch["url"], fetch["source"], fetch["status"], fetch["state"]) == (
+        robots,
+        robots,
+        None,
+        "unreachable",
+    )
+    assert fetch["outcome"].startswith("ConnectionRefusedError: ")
     assert run("lint", robots) == (3, [], expected)
 
 
@@ -622,12 +690,21 @@ def test_check_url_json_reports_the_status(robots_server: str) -> None:
     status, out, err = run("check", "--json", source, f"{robots_server}/")
     record = json.loads(out[0])
     assert record["robots"] == {
+        "url": source,
         "source": source,
         "status": 503,
-        "kind": "unreachable",
+        "state": "unreachable",
         "outcome": "HTTP 503",
     }
-    assert (record["allowed"], record["rule"], status) == (False, None, 3)
+    assert record["verdict"] == {
+        "allowed": False,
+        "rule": None,
+        "group": [],
+        "match_string": None,
+        "reason": "disallowed: robots.txt unreachable: HTTP 503",
+        "why": "robots.txt unreachable: HTTP 503",
+    }
+    assert status == 3
     assert err == _cannot_fetch(
         source, "the server answered 503 Service Unavailable", robots_server
     )
@@ -807,11 +884,12 @@ def test_lint_json(tmp_path: Path) -> None:
     status, out, err = run("lint", "--json", path)
     records = [json.loads(line) for line in out]
     assert [(r["line"], r["code"]) for r in records] == [*LINT_EXPECTED, (past, "past-limit")]
-    # "kind" is the name of "code" in earlier versions, kept for compatibility.
-    assert all(list(r) == ["source", "line", "kind", "code", "message", "note"] for r in records)
-    assert all(r["kind"] == r["code"] for r in records)
+    keys = ["schema", "source", "line", "code", "message", "note", "mode"]
+    assert all(list(r) == keys for r in records)
+    assert {(r["schema"], r["source"], r["mode"]) for r in records} == {(schemas.LINT, path, "rfc")}
     assert [r["line"] for r in records if r["note"]] == [16]
-    assert {r["source"] for r in records} == {path}
+    google = [json.loads(line) for line in run("lint", "--json", "--mode", "google", path)[1]]
+    assert {r["mode"] for r in google} == {"google"}
     assert (status, err) == (1, "18 findings (1 note)\n")
 
 
@@ -981,7 +1059,8 @@ def test_help_has_examples_and_exit_statuses() -> None:
     ) in text
     assert "  python -m scrapy_robots_rfc check robots.txt https://example.com/private/x" in text
     assert "  https://example.com/d: allowed ...; usage: train-ai=n (content-usage line 4)" in text
-    assert "allow_all or unreachable, outcome), usage (per category, its value: allow," in text
+    assert "keys schema (scrapy_robots_rfc/check/1), url, mode, user_agent (names, given," in text
+    assert "scrapy_robots_rfc/schemas/check.json." in text
     status, out, _ = run("lint", "--help")
     text = "\n".join(out)
     assert (
@@ -990,6 +1069,7 @@ def test_help_has_examples_and_exit_statuses() -> None:
         "by | head).\n"
     ) in text
     assert all(f"  {code} " in text for code in CODES)
+    assert "the keys schema (scrapy_robots_rfc/lint/1), source, line, code, message, note" in text
     assert "  usage-disallowed   a usage preference for URLs robots.txt disallows" in text
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import socket
 import subprocess
 import sys
 import time
@@ -20,6 +22,12 @@ from typing import Any
 from urllib.request import urlopen
 
 import pytest
+
+from scrapy_robots_rfc.commands.text import clauses, report_text
+from scrapy_robots_rfc.policy import State
+from scrapy_robots_rfc.verdict import Verdict
+
+from .jsonschemas import valid
 
 PROJECT = Path(__file__).resolve().parents[1] / "example_project"
 _SCRAPY = Path(sys.executable).parent / "scrapy"
@@ -111,16 +119,22 @@ def site() -> Any:
 
 
 def robots(
-    *args: str, timeout: float = 60, pythonpath: str | None = None, command: str = "robots"
+    *args: str,
+    timeout: float = 60,
+    pythonpath: str | None = None,
+    command: str = "robots",
+    cwd: Path = PROJECT,
 ) -> subprocess.CompletedProcess[str]:
     """Run ``scrapy robots ARGS`` (or another ``command``) in the example
-    project; ``pythonpath`` lets the project load a middleware of the tests."""
+    project (or ``cwd``); ``pythonpath`` lets the project load a middleware
+    of the tests. ``--json`` output is first checked against its shipped
+    schema (robots.json)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SCRAPY_")}
     if pythonpath is not None:
         env["PYTHONPATH"] = pythonpath
     done = subprocess.run(
         [*SCRAPY, command, *args],
-        cwd=PROJECT,
+        cwd=cwd,
         env=env,
         capture_output=True,
         text=True,
@@ -128,7 +142,17 @@ def robots(
         check=False,
     )
     assert "Traceback" not in done.stderr, done.stderr
+    if command == "robots" and "--json" in args:
+        valid("robots", json.loads(done.stdout))
     return done
+
+
+def _closed_port() -> int:
+    """A port of 127.0.0.1 where nothing listens: bound, then closed."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
 
 
 def field(output: str, label: str) -> str:
@@ -238,10 +262,11 @@ def test_503_origin_is_disallowed_at_once_with_when_it_is_retried(site: DemoSite
         "would fetch it again in 30 s, its requests waiting up to 600 s "
         "(ROBOTSTXT_RFC_UNREACHABLE_WAIT); --wait waits the same way)"
     )
-    # The middleware's warning says what a crawl does; nothing says JOBDIR.
+    # The middleware's warning says what happens to the request, which does
+    # not wait (--wait below: it does); nothing says JOBDIR.
     assert logged(done.stderr) == [
-        f"{robots_txt} is unreachable (HTTP 503): requests to it wait until it answers, at "
-        "most 600 s (ROBOTSTXT_RFC_UNREACHABLE_WAIT); next try in 30 s"
+        f"{robots_txt} is unreachable (HTTP 503): 1 request that may not wait for a retry "
+        "is dropped now; the next try is due in 30 s"
     ]
     assert "JOBDIR" not in done.stderr
 
@@ -417,19 +442,114 @@ def test_json_report(site: DemoSite):
     done = robots(site.url("extras", "/private/a"), "--json")
     assert done.returncode == 1, done.stdout + done.stderr
     report = json.loads(done.stdout)
-    assert report["verdict"] == "disallowed"
-    assert report["outcome"] == "rules"
-    assert report["chain"] == [
-        {"url": site.url("extras", "/robots.txt"), "status": 200, "location": None}
-    ]
-    assert report["rule"] == {"allow": False, "pattern": "/private/", "line": 3}
-    assert report["group"] == ["*"]
+    robots_txt = site.url("extras", "/robots.txt")
+    # The fetch it made: its URL and status, as check --json says them.
+    assert report["robots"] == {
+        "url": robots_txt,
+        "source": robots_txt,
+        "status": 200,
+        "state": "rules",
+        "outcome": "200",
+    }
+    assert (report["fetches"], report["redirects"], report["from_store"]) == (1, 0, False)
+    assert report["chain"] == [{"url": robots_txt, "status": 200, "location": None}]
+    assert report["user_agent"] == {
+        "names": ["DemoBot"],
+        "given": "DemoBot",
+        "from": "ROBOTSTXT_USER_AGENT",
+    }
+    assert report["verdict"] == {
+        "allowed": False,
+        "rule": {"allow": False, "pattern": "/private/", "line": 3},
+        "group": ["*"],
+        "match_string": "/private/a",
+        "reason": "disallowed by \"disallow: /private/ (line 3)\" in the group for '*'",
+        "why": "disallow rule '/private/' on line 3 is the longest match for '/private/a' in "
+        "the group for '*'",
+    }
+    assert report["error"] is None
     assert report["sitemaps"] == [
         "http://127.0.0.1/sitemap.xml",
         "http://127.0.0.1/news-sitemap.xml",
     ]
-    assert report["crawl_delay"] == 2.5
+    assert (report["crawl_delay"], report["crawl_delay_applied"]) == (2.5, None)
     assert report["exit_status"] == 1
+    applied = json.loads(
+        robots(site.url("extras", "/a"), "--json", "-s", "ROBOTSTXT_RFC_CRAWL_DELAY=True").stdout
+    )
+    assert (applied["crawl_delay"], applied["crawl_delay_applied"]) == (2.5, 2.5)
+    assert applied["crawl_delay_note"] == "applied to the download slot"
+
+
+def _fetch(url: str, source: str | None, status: int | None, state: str, outcome: str) -> Any:
+    return {"url": url, "source": source, "status": status, "state": state, "outcome": outcome}
+
+
+def test_json_reports_the_fetch_of_every_outcome(site: DemoSite):
+    """The ``robots`` object, as check --json and the crawl report have it:
+    404, 503, a redirect, a refused connection, a request refused locally."""
+    robots_txt = {name: site.url(name, "/robots.txt") for name in site.ports}
+    cases = {
+        "no-robots": _fetch(
+            robots_txt["no-robots"],
+            robots_txt["no-robots"],
+            404,
+            "allow_all",
+            "404: no robots.txt: allow all",
+        ),
+        "unreachable": _fetch(
+            robots_txt["unreachable"], robots_txt["unreachable"], 503, "unreachable", "HTTP 503"
+        ),
+        # The rules came from the end of the redirect, and so did the 200.
+        "moved": _fetch(robots_txt["moved"], robots_txt["moved-target"], 200, "rules", "200"),
+    }
+    for name, expected in cases.items():
+        report = json.loads(robots(site.url(name, "/x"), "--json").stdout)
+        assert report["robots"] == expected, name
+    moved = json.loads(robots(site.url("moved", "/x"), "--json").stdout)
+    assert (moved["fetches"], moved["redirects"], len(moved["chain"])) == (1, 1, 2)
+
+    closed = f"http://127.0.0.1:{_closed_port()}"
+    report = json.loads(robots(f"{closed}/x", "--json").stdout)
+    fetch = report["robots"]
+    assert (fetch["status"], fetch["state"], report["chain"]) == (
+        None,
+        "unreachable",
+        [{"url": f"{closed}/robots.txt", "status": None, "location": None}],
+    )
+    assert "Connection refused" in fetch["outcome"]
+    assert (report["verdict"]["allowed"], report["exit_status"]) == (False, 1)
+
+    refused = robots(
+        site.url("normal", "/x"),
+        "--json",
+        "-s",
+        'DOWNLOADER_MIDDLEWARES={"tests.refuser.RefuseRobotsTxt": 50}',
+        pythonpath=str(PROJECT.parent),
+    )
+    assert json.loads(refused.stdout)["robots"] == _fetch(
+        robots_txt["normal"],
+        robots_txt["normal"],
+        None,
+        "refused",
+        "robots.txt not fetched (refused by tests.refuser.RefuseRobotsTxt)",
+    )
+
+
+def test_json_without_a_verdict_says_why(site: DemoSite):
+    done = robots(
+        site.url("unreachable", "/news"),
+        "--json",
+        "--wait",
+        "-s",
+        "CLOSESPIDER_TIMEOUT=1",
+        "-s",
+        "ROBOTSTXT_RFC_UNREACHABLE_WAIT=60",
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert (report["verdict"], report["error"]) == (None, "the request got no verdict")
+    assert (report["usage"], report["usage_text"], report["exit_status"]) == (None, None, 2)
 
 
 def test_a_project_without_the_package_gets_the_addon_for_the_run(site: DemoSite):
@@ -503,7 +623,7 @@ def test_a_url_the_usage_setting_drops_exits_1(site: DemoSite):
     as_json = robots(url, "--json", "-s", "ROBOTSTXT_RFC_USAGE=train-ai")
     assert as_json.returncode == 1, as_json.stdout + as_json.stderr
     report = json.loads(as_json.stdout)
-    assert (report["verdict"], report["exit_status"]) == ("allowed", 1)
+    assert (report["verdict"]["allowed"], report["exit_status"]) == (True, 1)
     assert report["usage"] == {
         "train-ai": {
             "value": "disallow",
@@ -512,10 +632,10 @@ def test_a_url_the_usage_setting_drops_exits_1(site: DemoSite):
         "search": {"value": "unknown", "sources": []},
         "ai-input": {"value": "unknown", "sources": []},
     }
-    assert report["usage_dropped"] == (
+    assert report["usage_drop"] == (
         "Forbidden by usage preference: train-ai=n (content-usage line 4) in robots.txt"
     )
-    assert report["usage_categories"] == ["train-ai"]
+    assert report["usage_enforced"] == ["train-ai"]
     assert report["usage_text"] == field(done.stdout, "usage")
 
 
@@ -533,3 +653,122 @@ def test_an_unknown_category_drops_unless_the_page_states_it(site: DemoSite):
         "states search: Forbidden by usage preference: search unknown, "
         'ROBOTSTXT_RFC_USAGE_UNKNOWN = "disallow"'
     )
+
+
+# -- scrapy robots -h, the log level, outside a project ---------------------------------
+
+
+def test_help_states_one_log_level_default():
+    """-L's own help and the description agree: WARNING, whatever the
+    project's LOG_LEVEL (INFO in the example project)."""
+    done = robots("-h")
+    assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.split())
+    assert "-L LEVEL, --loglevel LEVEL log level (default: WARNING)" in text
+    assert "Logs go to stderr at WARNING, the default of -L for this command." in text
+
+
+@pytest.mark.parametrize(
+    ("options", "infos"),
+    [([], False), (["-L", "INFO"], True), (["-s", "LOG_LEVEL=INFO"], True)],
+    ids=["default", "-L", "-s"],
+)
+def test_the_log_level_is_warning_unless_asked(site: DemoSite, options: list[str], infos: bool):
+    done = robots(site.url("normal", "/x"), *options)
+    assert done.returncode == 0, done.stdout + done.stderr
+    summary = "[scrapy_robots_rfc.middleware] INFO: robots.txt: 1 origin checked"
+    assert (summary in done.stderr) is infos, done.stderr
+
+
+def test_outside_a_project_the_note_says_so(site: DemoSite, tmp_path: Path):
+    done = robots(site.url("normal", "/private/x"), cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    notes = [line for line in done.stdout.splitlines() if line.startswith("note ")]
+    assert [note.split(None, 1)[1] for note in notes] == [
+        "not in a Scrapy project: this run uses Scrapy's default settings and the -s options, "
+        "with ROBOTSTXT_OBEY on and scrapy_robots_rfc.Addon added to ADDONS"
+    ]
+    # Scrapy's default User-Agent names the crawler Scrapy: the '*' group.
+    assert field(done.stdout, "user agent").startswith("Scrapy (from USER_AGENT 'Scrapy/")
+    obeying = robots(site.url("normal", "/x"), "-s", "ROBOTSTXT_OBEY=True", cwd=tmp_path)
+    assert field(obeying.stdout, "note") == (
+        "not in a Scrapy project: this run uses Scrapy's default settings and the -s options, "
+        "with scrapy_robots_rfc.Addon added to ADDONS"
+    )
+
+
+def test_a_refused_connection_is_said_without_doubled_punctuation():
+    closed = f"http://127.0.0.1:{_closed_port()}"
+    done = robots(f"{closed}/x")
+    assert done.returncode == 1, done.stdout + done.stderr
+    line = field(done.stdout, "robots.txt")
+    assert line.startswith(f"{closed}/robots.txt → no response: disallow all (unreachable: ")
+    assert line.endswith("Connection refused; redirects followed: 0)"), line
+
+
+def _download_errors() -> list[BaseException]:
+    """An instance of each network error a robots.txt fetch can end with, as
+    Scrapy and Twisted word them; most end with a full stop."""
+    import scrapy.exceptions
+    from twisted.internet import error
+    from twisted.web.client import ResponseNeverReceived
+
+    classes = [
+        error.ConnectionRefusedError,
+        error.DNSLookupError,
+        error.TimeoutError,
+        error.TCPTimedOutError,
+        error.ConnectionLost,
+        error.ConnectionDone,
+        error.ConnectError,
+    ]
+    errors: list[BaseException] = [cls() for cls in classes]
+    errors.append(error.DNSLookupError("example.invalid"))
+    errors.append(ResponseNeverReceived([]))
+    # Scrapy 2.19's own download errors (absent from older versions).
+    for name in (
+        "DownloadConnectionRefusedError",
+        "DownloadTimeoutError",
+        "CannotResolveHostError",
+    ):
+        cls = getattr(scrapy.exceptions, name, None)
+        if cls is not None:
+            errors.append(cls("Connection was refused by other side: 111: Connection refused."))
+    return errors
+
+
+@pytest.mark.parametrize("exc", _download_errors(), ids=lambda exc: type(exc).__name__)
+def test_no_reason_doubles_its_punctuation(exc: BaseException):
+    """Each outcome, as the fetcher words it ("Name: message"), on the
+    robots.txt line and the verdict line of the text report."""
+    outcome = f"{type(exc).__name__}: {exc}"
+    verdict = Verdict.of_state("http://h/x", "Bot", State.UNREACHABLE, outcome, note="a note")
+    report = {
+        "robots": _fetch("http://h/robots.txt", None, None, "unreachable", outcome),
+        "chain": [{"url": "http://h/robots.txt", "status": None, "location": None}],
+        "from_store": False,
+        "fetches": 1,
+        "url": "http://h/x",
+        "verdict": verdict.as_dict(),
+    }
+    text = report_text(report, f"unreachable: {outcome}")
+    assert re.search(r"[.;:,]\s*[.;,]", text.replace("...", "")) is None, text
+
+
+@pytest.mark.parametrize(
+    ("parts", "joined"),
+    [
+        (
+            ("unreachable: Connection refused.", "redirects followed: 0"),
+            "unreachable: Connection refused; redirects followed: 0",
+        ),
+        (("", "redirects followed: 1", ""), "redirects followed: 1"),
+        (
+            ("no robots.txt", "redirects followed: 0", "fetched 3 times"),
+            "no robots.txt; redirects followed: 0; fetched 3 times",
+        ),
+        (("it stopped...", "b."), "it stopped...; b"),
+    ],
+)
+def test_clauses_are_joined_without_their_full_stops(parts: tuple[str, ...], joined: str):
+    assert clauses(*parts) == joined

@@ -10,7 +10,6 @@ log records and the stats.
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
@@ -20,6 +19,7 @@ from scrapy import signals
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as BuiltinMiddleware
 
 from .crawling import BUILTIN, FakeClock, Recorder, Stage, make_crawler, use_clock
+from .jsonschemas import valid_lines
 from .mockserver import MockServer, Origin, Reply
 from .refuser import CountRequests, SwitchableRefuser
 from .test_middleware import ROBOTS, crawl, pages, robots_origin, stat, switchable_origin
@@ -367,10 +367,11 @@ def test_a_refused_robots_request_allows_all_at_once(server, activation, caplog,
     assert messages(caplog, logging.ERROR) == []
     [summary] = [m for m in messages(caplog, logging.INFO) if m.startswith("robots.txt:")]
     assert summary.startswith("robots.txt: 2 origins checked (2 refused locally);")
-    rows = [json.loads(line) for line in report.read_text().splitlines()]
-    assert [(r["kind"], r["outcome"]) for r in rows] == [
-        ("refused", f"robots.txt not fetched (refused by {REFUSER})")
-    ] * 2
+    rows = valid_lines("report", report.read_text().splitlines())
+    # Nothing was asked of the server: no status.
+    assert [
+        (r["robots"]["state"], r["robots"]["outcome"], r["robots"]["status"]) for r in rows
+    ] == [("refused", f"robots.txt not fetched (refused by {REFUSER})", None)] * 2
 
 
 @pytest_twisted.inlineCallbacks

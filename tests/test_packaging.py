@@ -1,6 +1,8 @@
 """The sdist carries the whole project (MANIFEST.in), so that its tests run
 from an unpacked sdist: the helper modules and data the tests read, the demo
 project, the docs, and every other file of the checkout but ``.gitignore``.
+The wheel carries the package with its data files: ``py.typed`` and the
+JSON Schemas of the outputs.
 
 The file list is setuptools' own reading of MANIFEST.in: ``egg_info`` writes
 the list the sdist is made of (``SOURCES.txt``). ``.ci/package`` builds the
@@ -83,3 +85,27 @@ def test_the_oldest_scrapy_required_is_the_one_tested() -> None:
     assert re.findall(r"\[testenv:oldest\]\ndeps =\n\s+scrapy==([\d.]+)", tox) == [minimum]
     readme = (ROOT / "README.rst").read_text(encoding="utf-8")
     assert f"* Scrapy {minimum} or later (tested with {minimum} and " in readme
+
+
+def test_the_wheel_carries_the_package_data(tmp_path: Path) -> None:
+    """``build_py``, which the wheel is built from, copies every data file
+    (setup.cfg's package_data): nothing an installed package reads is missing."""
+    setup = "from setuptools import setup; setup()"
+    subprocess.run(
+        [sys.executable, "-c", setup, "build_py", "--build-lib", str(tmp_path / "lib")],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
+    built = {
+        path.relative_to(tmp_path / "lib").as_posix()
+        for path in (tmp_path / "lib").rglob("*")
+        if path.is_file()
+    }
+    data = {
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / "scrapy_robots_rfc").rglob("*")
+        if path.is_file() and path.suffix in (".json", ".typed")
+    }
+    assert "scrapy_robots_rfc/schemas/check.json" in data
+    assert sorted(data - built) == []

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ import pytest
 import pytest_twisted
 
 from .crawling import FakeClock, Stage, make_crawler, use_clock
+from .jsonschemas import valid_lines
 from .mockserver import Reply
 from .test_middleware import ROBOTS, crawl, pages, robots_origin, stat
 
@@ -23,6 +23,13 @@ UNREACHABLE = {"ROBOTSTXT_RFC_UNREACHABLE_RETRY": 0.3, "ROBOTSTXT_RFC_UNREACHABL
 SLOW = 0.3
 #: A row's usage fields when nothing was dropped for usage preferences.
 NO_USAGE = {"usage_forbidden": 0, "usage_dropped": 0, "usage_categories": None}
+#: The ``schema`` member of every line.
+SCHEMA = {"schema": "scrapy_robots_rfc/report/1"}
+
+
+def fetch(url: str, source: str, status: int | None, state: str, outcome: str) -> dict[str, Any]:
+    """A row's ``robots`` object, as check and scrapy robots have it."""
+    return {"url": url, "source": source, "status": status, "state": state, "outcome": outcome}
 
 
 def summaries(caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -34,8 +41,9 @@ def summaries(caplog: pytest.LogCaptureFixture) -> list[str]:
 
 
 def rows(path: Path) -> dict[str | None, dict[str, Any]]:
+    """The report's lines by origin, each valid for the shipped schema."""
     lines = path.read_text(encoding="utf-8").splitlines()
-    found = {row["origin"]: row for row in map(json.loads, lines)}
+    found = {row["origin"]: row for row in valid_lines("report", lines)}
     assert len(found) == len(lines), "one line per origin"
     return found
 
@@ -80,51 +88,53 @@ def test_summary_and_report_of_four_kinds_of_origin(server, activation, caplog, 
     assert list(report.parent.iterdir()) == [report], "no temporary file left"
     down_row = found.pop(down.base)
     assert down_row.pop("fetches") >= 2, "retried while its requests waited"
+    down_robots = down.url("/robots.txt")
     assert down_row == {
+        **SCHEMA,
         "origin": down.base,
-        "kind": "unreachable",
-        "outcome": "HTTP 503",
-        "robots_url": down.url("/robots.txt"),
+        "robots": fetch(down_robots, down_robots, 503, "unreachable", "HTTP 503"),
         "redirects": 0,
         "forbidden": 0,
         "waited": 2,
         "dropped": 2,
-        "crawl_delay": None,
+        "crawl_delay_applied": None,
         **NO_USAGE,
     }
     common = {
+        **SCHEMA,
         "fetches": 1,
         "redirects": 0,
         "forbidden": 0,
         "dropped": 0,
-        "crawl_delay": None,
+        "crawl_delay_applied": None,
         **NO_USAGE,
     }
+    ruled_robots = with_rules.url("/robots.txt", host="localhost")
+    missing_robots = missing.url("/robots.txt")
     assert found == {
         with_rules.base.replace("127.0.0.1", "localhost"): {
             **common,
             "origin": with_rules.base.replace("127.0.0.1", "localhost"),
-            "kind": "rules",
-            "outcome": "200",
-            "robots_url": with_rules.url("/robots.txt", host="localhost"),
+            "robots": fetch(ruled_robots, ruled_robots, 200, "rules", "200"),
             "forbidden": 2,
             "waited": 3,
-            "crawl_delay": 0.1,
+            "crawl_delay_applied": 0.1,
         },
         missing.base: {
             **common,
             "origin": missing.base,
-            "kind": "allow_all",
-            "outcome": "404: no robots.txt: allow all",
-            "robots_url": missing.url("/robots.txt"),
+            "robots": fetch(
+                missing_robots, missing_robots, 404, "allow_all", "404: no robots.txt: allow all"
+            ),
             "waited": 2,
         },
         moved.base: {
             **common,
             "origin": moved.base,
-            "kind": "rules",
-            "outcome": "200",
-            "robots_url": target.url("/robots.txt"),  # the rules came from there
+            # The rules came from the end of the redirect, its status too.
+            "robots": fetch(
+                moved.url("/robots.txt"), target.url("/robots.txt"), 200, "rules", "200"
+            ),
             "redirects": 1,
             "forbidden": 1,
             "waited": 2,
@@ -153,18 +163,20 @@ def test_a_good_copy_kept_in_force_is_its_own_kind(server, activation, caplog, t
         "robots.txt: 1 origin checked (1 unreachable with a good copy); "
         "2 requests forbidden, 3 waited, 0 dropped"
     ]
+    robots_url = origin.url("/robots.txt")
     assert rows(report) == {
         origin.base: {
+            **SCHEMA,
             "origin": origin.base,
-            "kind": "unreachable_last_good",
-            "outcome": "HTTP 503",
-            "robots_url": origin.url("/robots.txt"),
+            # The last fetch's outcome and status; the rules in force are
+            # the good copy's.
+            "robots": fetch(robots_url, robots_url, 503, "unreachable_last_good", "HTTP 503"),
             "fetches": 3,
             "redirects": 0,
             "forbidden": 2,
             "waited": 3,
             "dropped": 0,
-            "crawl_delay": None,
+            "crawl_delay_applied": None,
             **NO_USAGE,
         }
     }
@@ -192,11 +204,12 @@ def test_origins_past_max_origins_are_added_up_in_one_row(server, activation, ca
     found = rows(report)
     assert set(found) == {first.base, second.base, None}
     assert found[first.base]["forbidden"] == 1
-    assert found[second.base]["kind"] == "allow_all"
+    assert found[second.base]["robots"]["state"] == "allow_all"
     assert found[None] == {
+        **SCHEMA,
         "origin": None,
         "origins": 1,
-        "kinds": {"rules": 1},
+        "states": {"rules": 1},
         "fetches": 1,
         "redirects": 0,
         "forbidden": 2,

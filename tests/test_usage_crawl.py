@@ -13,7 +13,6 @@ must not keep A's preferences.
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
@@ -30,6 +29,7 @@ from scrapy_robots_rfc.usage import (
 )
 
 from .crawling import Stage
+from .jsonschemas import valid_lines
 from .mockserver import MockServer, Origin, Reply
 from .test_middleware import crawl, stat
 
@@ -239,7 +239,8 @@ def test_train_ai_drops_before_download_and_before_the_spider(server, activation
         ]
     )
     # The crawl report: per origin, and the summary's suffix.
-    rows = {row["origin"]: row for row in map(json.loads, report.read_text().splitlines())}
+    lines = report.read_text().splitlines()
+    rows = {row["origin"]: row for row in valid_lines("report", lines)}
     usage_fields = ("forbidden", "usage_forbidden", "usage_dropped", "usage_categories")
     assert {origin: [row[f] for f in usage_fields] for origin, row in rows.items()} == {
         a.base: [1, 2, 1, {"train-ai": 3}],

@@ -231,6 +231,19 @@ def test_a_decided_origin_answers_requests_waiting_in_place():
             "before the next try in 412 s",
             id="nobody-waits-yet-dropped-before-the-next-try",
         ),
+        # NO_WAIT_KEY (scrapy robots without --wait): those are dropped now,
+        # and no wait is announced for them.
+        pytest.param(
+            Outlook(retry_in=30, drop_in=None, wait=600, dropped=1),
+            "1 request that may not wait for a retry is dropped now; the next try is due in 30 s",
+            id="one-may-not-wait",
+        ),
+        pytest.param(
+            Outlook(retry_in=30, drop_in=600, wait=600, dropped=2),
+            "2 requests that may not wait for a retry are dropped now; the others wait until it "
+            "answers, at most 600 s more (ROBOTSTXT_RFC_UNREACHABLE_WAIT); next try in 30 s",
+            id="two-may-not-wait-others-do",
+        ),
     ],
 )
 def test_the_outlook_in_words(outlook: Outlook, words: str):

@@ -21,6 +21,10 @@ Exit status: 0 allowed, 1 disallowed (by a rule, or while robots.txt is
 unreachable) or dropped for a usage preference, 2 error (bad arguments, a
 crawl that could not start, a request that failed for another reason).
 
+``--json`` prints the report as one object, the ``robots`` schema of
+:mod:`..schemas`; without it, :func:`.text.report_text` prints the same as
+aligned lines.
+
 Scrapy imports this module for every ``scrapy`` command (entry points are
 loaded to list the commands), so its top level imports little.
 """
@@ -37,6 +41,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 from scrapy.http import Request, Response
 
+from .. import schemas
 from ..addon import component
 from ..exceptions import ForbiddenByRobotsTxt, ForbiddenByUsagePreference, RobotsTxtUnreachable
 from ..kept import SERVED_FLAG
@@ -77,7 +82,6 @@ NOT_DOWNLOADED = "not downloaded (scrapy robots)"
 EXIT_ALLOWED = 0
 EXIT_DISALLOWED = 1
 EXIT_ERROR = 2
-_EXITS = {"allowed": EXIT_ALLOWED, "disallowed": EXIT_DISALLOWED}
 
 _ADDON = "scrapy_robots_rfc.Addon"
 _PROBE_MIDDLEWARE = "scrapy_robots_rfc.commands.robots.ProbeMiddleware"
@@ -266,6 +270,10 @@ class _Run:
     def fetches(self) -> int:
         return sum(hop.url == self.key.robots_url for hop in self.hops.values())
 
+    def redirects(self) -> int:
+        """Redirects followed in the run: every hop that starts no fetch."""
+        return len(self.hops) - self.fetches()
+
 
 class Command(ScrapyCommand):
     requires_project = False
@@ -286,13 +294,19 @@ class Command(ScrapyCommand):
             "project does not enable the package; JOBDIR is not used. An unreachable "
             "robots.txt gives the verdict at once (disallowed while unreachable, with when "
             "a crawl would fetch it again); --wait waits for it as a crawl's requests would, "
-            "up to ROBOTSTXT_RFC_UNREACHABLE_WAIT. Logs go to stderr at WARNING unless -L "
-            "is given. Exit status: 0 allowed, 1 disallowed (by a rule, or while robots.txt "
-            "is unreachable, or dropped for a usage preference of ROBOTSTXT_RFC_USAGE), "
-            "2 error."
+            "up to ROBOTSTXT_RFC_UNREACHABLE_WAIT. --json prints the report as one JSON "
+            f"object ({schemas.ROBOTS}). Logs go to stderr at WARNING, the default of -L "
+            "for this command. Exit status: 0 allowed, 1 disallowed (by a rule, or while "
+            "robots.txt is unreachable, or dropped for a usage preference of "
+            "ROBOTSTXT_RFC_USAGE), 2 error."
         )
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
+        assert self.settings is not None
+        # Logs at WARNING whatever the project's LOG_LEVEL, set before
+        # Scrapy's -L option reads it for its "(default: ...)"; -L and
+        # -s LOG_LEVEL=... come later at the same priority, so they win.
+        self.settings.set("LOG_LEVEL", "WARNING", priority="cmdline")
         super().add_options(parser)
         parser.add_argument(
             "--user-agent",
@@ -313,17 +327,24 @@ class Command(ScrapyCommand):
             "ROBOTSTXT_RFC_UNREACHABLE_WAIT (default: the verdict after the first fetch)",
         )
         parser.add_argument(
-            "--json", dest="json", action="store_true", help="print the report as JSON"
+            "--json",
+            dest="json",
+            action="store_true",
+            help="print the report as JSON (its schema: scrapy_robots_rfc/schemas/robots.json)",
         )
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
+        from scrapy.utils.project import inside_project
+
         super().process_options(args, opts)
         settings = self.settings
         assert settings is not None
-        if not opts.loglevel and not opts.logfile and not opts.nolog:
-            settings.set("LOG_LEVEL", "WARNING", priority="cmdline")
         self.notes: list[str] = []
-        if not settings.getbool("ROBOTSTXT_OBEY"):
+        in_project = inside_project()
+        # Outside a project, Scrapy's defaults: their ROBOTSTXT_OBEY is off,
+        # and nothing enables the package; one note says so (below).
+        obey_off = not settings.getbool("ROBOTSTXT_OBEY")
+        if obey_off and in_project:
             self.notes.append(
                 "ROBOTSTXT_OBEY is off in these settings: their crawls do not obey robots.txt "
                 "(it is on for this run)"
@@ -336,15 +357,24 @@ class Command(ScrapyCommand):
         from ..addon import PRIORITY
 
         priority = _our_priority(settings)
+        added = priority is None and not _has_addon(settings)
+        if added:
+            settings["ADDONS"].set(_ADDON, PRIORITY, priority="cmdline")
         if priority is None:
-            if not _has_addon(settings):
-                self.notes.append(
-                    "the project does not enable scrapy_robots_rfc: this run adds "
-                    f"{_ADDON} to ADDONS"
-                )
-                settings["ADDONS"].set(_ADDON, PRIORITY, priority="cmdline")
             priority = PRIORITY
         settings["DOWNLOADER_MIDDLEWARES"].set(_PROBE_MIDDLEWARE, priority + 1, priority="cmdline")
+        if in_project and added:
+            self.notes.append(
+                f"the project does not enable scrapy_robots_rfc: this run adds {_ADDON} to ADDONS"
+            )
+        elif not in_project:
+            changes = ["ROBOTSTXT_OBEY on"] if obey_off else []
+            if added:
+                changes.append(f"{_ADDON} added to ADDONS")
+            self.notes.append(
+                "not in a Scrapy project: this run uses Scrapy's default settings and the -s "
+                f"options{', with ' + ' and '.join(changes) if changes else ''}"
+            )
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         from ..origin import origin
@@ -390,11 +420,11 @@ class Command(ScrapyCommand):
             print("error: the crawl could not start; see the log above", flush=True)
             self.exitcode = EXIT_ERROR
             return
-        report = self._report(probe, crawler, url, opts)
+        report, detail = self._report(probe, crawler, url, opts)
         if opts.json:
             print(json.dumps(report, indent=2, ensure_ascii=False))
         else:
-            print(report_text(report))
+            print(report_text(report, detail))
         self.exitcode = report["exit_status"]
 
     def _spider_class(self, request: Request, opts: argparse.Namespace) -> type[Spider]:
@@ -414,7 +444,10 @@ class Command(ScrapyCommand):
 
     def _report(
         self, probe: _Run, crawler: Crawler, url: str, opts: argparse.Namespace
-    ) -> dict[str, Any]:
+    ) -> tuple[dict[str, Any], str]:
+        """The report, as ``--json`` prints it (the ``robots`` schema of
+        :mod:`..schemas`), and the middleware's words for the outcome, which
+        the text adds."""
         from ..parser import RobotsTxt, cut_at_limit
 
         stats = crawler.stats
@@ -422,61 +455,56 @@ class Command(ScrapyCommand):
         notes = list(self.notes)
         middleware = probe.middleware
         if middleware is None:
-            return {
-                "url": url,
-                "verdict": "error",
-                "reason": "scrapy_robots_rfc's middleware is not enabled in this crawl",
-                "notes": notes,
-                "exit_status": EXIT_ERROR,
-            }
+            error = "scrapy_robots_rfc's middleware is not enabled in this crawl"
+            alone = {"schema": schemas.ROBOTS, "url": url, "verdict": None, "error": error}
+            return {**alone, "notes": notes, "exit_status": EXIT_ERROR}, ""
         config = middleware.config
+        given_by: schemas.NameOrigin
         if config.robots_user_agent is not None:
-            source = "--user-agent" if opts.user_agent is not None else "ROBOTSTXT_USER_AGENT"
-            user_agent = config.robots_user_agent
+            given_by = "--user-agent" if opts.user_agent is not None else "ROBOTSTXT_USER_AGENT"
+            given = config.robots_user_agent
         else:
-            source, user_agent = "USER_AGENT", config.user_agent
-        token = middleware.product_token
+            given_by, given = "USER_AGENT", config.user_agent
         notes.extend(middleware.name_notes)  # D-21: what was taken, and why
         entry = middleware.entry(url)
         robots = probe.robots
         if robots is None and probe.body is not None:
             robots = RobotsTxt.parse(cut_at_limit(probe.body, config.max_bytes)[0], config.mode)
-        hops = probe.last_fetch()
         from_store = bool(stats.get_value("robotstxt/store/hit"))
         if from_store:
             notes.append("robots.txt came from ROBOTSTXT_RFC_STORE, not from a fetch")
 
         state = middleware.state(url)
-        detail = self._outcome(entry, state, config)
-        rules_url = entry.url if entry is not None and entry.url else probe.key.robots_url
+        robots_url = probe.key.robots_url
         report: dict[str, Any] = {
+            "schema": schemas.ROBOTS,
             "url": url,
-            "robots_txt": probe.key.robots_url,
-            "fetches": probe.fetches(),
-            "chain": [
-                {"url": hop.url, "status": hop.status, "location": hop.location} for hop in hops
-            ],
-            # Each hop after the first is a redirect the middleware followed
-            # (a request that got no response is a hop too).
-            "redirects_followed": max(0, len(hops) - 1),
-            # The State's value, as the crawl report's "kind" says it.
-            "outcome": "unknown" if state is None else state.value,
-            "effect": "unknown" if state is None else state.effect,
-            "outcome_detail": detail,
-            "rules_url": rules_url,
-            "from_store": from_store,
-            "user_agent": token,
-            "user_agent_source": source,
-            "user_agent_value": user_agent,
             "mode": config.mode,
+            "user_agent": schemas.user_agent_object(middleware.crawler_names, given, given_by),
+            "robots": schemas.robots_object(
+                url=robots_url,
+                source=None if entry is None else entry.url or robots_url,
+                status=None if entry is None else entry.status,
+                state=state,
+                outcome=None if entry is None else entry.outcome,
+            ),
+            "fetches": probe.fetches(),
+            "redirects": probe.redirects(),
+            "chain": [
+                {"url": hop.url, "status": hop.status, "location": hop.location}
+                for hop in probe.last_fetch()
+            ],
+            "from_store": from_store,
         }
 
         names = middleware.crawler_names  # D-22: a family's, most specific first
+        token = middleware.product_token
         verdict = self._verdict(probe, state, robots, middleware, url, token, opts.wait)
         if isinstance(verdict, str):
-            report.update(verdict="error", reason=verdict, rule=None, group=[])
+            report.update(verdict=None, error=verdict)
         else:
-            report.update(verdict.as_dict())
+            report.update(verdict=verdict.as_dict(), error=None)
+        allowed = None if isinstance(verdict, str) else verdict.allowed
         agent = middleware.agent_rules(url)
         sitemaps: list[str] | None = []
         delay = None
@@ -488,15 +516,23 @@ class Command(ScrapyCommand):
                 # groups it uses, not the sitemaps.
                 sitemaps = None
                 delay = agent.crawl_delay if agent is not None else None
-        report["sitemaps"] = sitemaps
-        report["crawl_delay"] = delay
-        report["crawl_delay_note"] = self._delay_note(delay, config, crawler)
-        report.update(_usage(probe, report["verdict"], config))
-        report.update(page_downloaded=False, notes=notes)
-        report["exit_status"] = _EXITS.get(report["verdict"], EXIT_ERROR)
-        if probe.usage_drop is not None:
+        applied, note = self._delay(delay, config, crawler)
+        report.update(_usage(probe, allowed, config))
+        report.update(
+            sitemaps=sitemaps,
+            crawl_delay=delay,
+            crawl_delay_applied=applied,
+            crawl_delay_note=note,
+            page_downloaded=False,
+            notes=notes,
+        )
+        if allowed is None:
+            report["exit_status"] = EXIT_ERROR
+        elif allowed and probe.usage_drop is None:
+            report["exit_status"] = EXIT_ALLOWED
+        else:
             report["exit_status"] = EXIT_DISALLOWED
-        return report
+        return report, self._outcome(entry, state, config)
 
     @staticmethod
     def _outcome(entry: Entry | None, state: State | None, config: Config) -> str:
@@ -557,30 +593,33 @@ class Command(ScrapyCommand):
         return Verdict.explained(why)
 
     @staticmethod
-    def _delay_note(delay: float | None, config: Config, crawler: Crawler) -> str:
+    def _delay(delay: float | None, config: Config, crawler: Crawler) -> tuple[float | None, str]:
+        """The download slot's delay set from robots.txt's ``delay``
+        (OTHER-2; ``None`` when none is), and in words why or how."""
         if delay is None:
-            return ""
+            return None, ""
         if not config.crawl_delay:
-            return "not applied: ROBOTSTXT_RFC_CRAWL_DELAY is off"
+            return None, "not applied: ROBOTSTXT_RFC_CRAWL_DELAY is off"
         assert crawler.stats is not None
         if not crawler.stats.get_value("robotstxt/crawl_delay/applied"):
-            return "not applied: the download slot's delay is already as long"
+            return None, "not applied: the download slot's delay is already as long"
         if delay > config.crawl_delay_max:
-            return (
+            return config.crawl_delay_max, (
                 f"applied to the download slot as {config.crawl_delay_max:g} s "
                 "(ROBOTSTXT_RFC_CRAWL_DELAY_MAX)"
             )
-        return "applied to the download slot"
+        return delay, "applied to the download slot"
 
 
-def _usage(probe: _Run, verdict: str, config: Config) -> dict[str, Any]:
+def _usage(probe: _Run, allowed: bool | None, config: Config) -> dict[str, Any]:
     """The report's usage keys: robots.txt's preferences for the URL (none
-    for a disallowed one, U-5), as JSON and as the text line, and the
-    message of a crawl's drop (``ROBOTSTXT_RFC_USAGE``)."""
+    for a disallowed one, U-5; ``None`` without a verdict), as JSON and as
+    the text line, the message of a crawl's drop, and the categories a crawl
+    drops for (``ROBOTSTXT_RFC_USAGE``)."""
     usage, text, drop = probe.usage, None, probe.usage_drop
-    if verdict == "disallowed":
+    if allowed is False:
         usage, text = NO_PREFERENCES, "none: robots.txt disallows the URL"
-    elif verdict != "allowed":
+    elif allowed is None:
         usage = None
     elif usage is not None:
         text = str(usage)
@@ -592,6 +631,6 @@ def _usage(probe: _Run, verdict: str, config: Config) -> dict[str, Any]:
     return {
         "usage": None if usage is None else usage.as_dict(),
         "usage_text": text,
-        "usage_dropped": None if drop is None else str(drop),
-        "usage_categories": list(config.usage),
+        "usage_drop": None if drop is None else str(drop),
+        "usage_enforced": list(config.usage),
     }

@@ -5,38 +5,50 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["report_text"]
+from ..policy import State
+
+__all__ = ["clauses", "report_text"]
 
 
-def report_text(report: dict[str, Any]) -> str:
-    """The report as aligned lines."""
+def clauses(*parts: str) -> str:
+    """The non-empty ``parts`` joined with ``"; "``, each without the full
+    stop that ends it: an outcome quoted from an exception often ends with
+    one ("... Connection refused."), which before ``;`` would be doubled
+    punctuation. An ellipsis stays."""
+    return "; ".join(
+        part[:-1] if part.endswith(".") and not part.endswith("..") else part
+        for part in parts
+        if part
+    )
+
+
+def report_text(report: dict[str, Any], detail: str = "") -> str:
+    """The report (the ``robots`` schema's object) as aligned lines;
+    ``detail`` is the middleware's words for the outcome, shown beside it."""
     lines: list[tuple[str, str]] = []
-    if "robots_txt" in report:
-        chain = report["robots_txt"]
+    robots = report.get("robots")
+    if robots is not None:
+        chain = robots["url"]
         for i, hop in enumerate(report["chain"]):
             if i:
                 chain += f" → {hop['url']}"
             chain += f" → {hop['status'] if hop['status'] is not None else 'no response'}"
         if report["from_store"] and not report["chain"]:
             chain += " → from ROBOTSTXT_RFC_STORE"
-        outcome = report["effect"]
-        if report["rules_url"] != report["robots_txt"] and report["outcome"] == "rules":
-            outcome += f" of {report['rules_url']}"
-        extra = [report["outcome_detail"], f"redirects followed: {report['redirects_followed']}"]
-        if report["fetches"] > 1:
-            extra.append(f"fetched {report['fetches']} times")
-        lines.append(("robots.txt", f"{chain}: {outcome} ({'; '.join(filter(None, extra))})"))
+        state = robots["state"]
+        outcome = "unknown" if state is None else State(state).effect
+        if robots["source"] != robots["url"] and state == State.RULES.value:
+            outcome += f" of {robots['source']}"
+        followed = f"redirects followed: {max(0, len(report['chain']) - 1)}"
+        fetched = f"fetched {report['fetches']} times" if report["fetches"] > 1 else ""
+        lines.append(("robots.txt", f"{chain}: {outcome} ({clauses(detail, followed, fetched)})"))
     lines.append(("URL", report["url"]))
-    if "user_agent" in report:
-        lines.append(
-            (
-                "user agent",
-                f"{report['user_agent']} (from {report['user_agent_source']} "
-                f"{report['user_agent_value']!r})",
-            )
-        )
-    reason = report["reason"]
-    lines.append(("verdict", f"error: {reason}" if report["verdict"] == "error" else reason))
+    agent = report.get("user_agent")
+    if agent is not None:
+        names = ", ".join(agent["names"])
+        lines.append(("user agent", f"{names} (from {agent['from']} {agent['given']!r})"))
+    verdict = report["verdict"]
+    lines.append(("verdict", f"error: {report['error']}" if verdict is None else verdict["reason"]))
     if report.get("usage_text") is not None:
         lines.append(("usage", report["usage_text"]))
     if "sitemaps" in report:
