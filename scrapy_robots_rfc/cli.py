@@ -352,7 +352,7 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 "verdict": verdict.as_dict(),
                 "usage": prefs.as_dict(),
             }
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            out.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
         elif unreachable is None:
             extra = _usage(prefs, verdict.allowed) if shown else ""
             out.write(f"{verdict.url}: {verdict}{extra}\n")
@@ -392,7 +392,7 @@ def run_lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 "note": finding.is_note,
                 "mode": mode,
             }
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            out.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
         else:
             out.write(f"{source.name}:{finding.line}: {finding.code}: {finding.message}\n")
     if len(shown) < len(found):

@@ -26,6 +26,7 @@ A line that is skipped, cut or read other than it is written gets a
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -590,7 +591,9 @@ def _parse(data: bytes, mode: Mode, truncated: bool) -> RobotsTxt:
             if group is None:
                 text = "crawl-delay before any user-agent line: the line is ignored"
                 notes.append((number, "before-user-agent", text))
-            elif delay is None:
+            elif delay is None or not math.isfinite(float(delay.group())):
+                # A run of digits past float's range is inf, which no JSON
+                # output can carry: not a number of seconds either.
                 text = "crawl-delay is not a number of seconds: the line is ignored"
                 notes.append((number, "bad-crawl-delay", text))
             elif group.crawl_delay is None:

@@ -176,7 +176,7 @@ class Report:
         """The JSON lines (the ``report`` schema): one per origin, then the
         totals of the others."""
         lines = [
-            json.dumps(self._origin_line(key, row), ensure_ascii=False)
+            json.dumps(self._origin_line(key, row), ensure_ascii=False, allow_nan=False)
             for key, row in sorted(self._rows.items(), key=lambda item: str(item[0]))
         ]
         other = self._other
@@ -193,7 +193,7 @@ class Report:
                 **other.counts(),
             }
             del totals["crawl_delay_applied"]
-            lines.append(json.dumps(totals, ensure_ascii=False))
+            lines.append(json.dumps(totals, ensure_ascii=False, allow_nan=False))
         return lines
 
     @staticmethod

@@ -411,6 +411,13 @@ NOTES = [
     ("before-user-agent", b"crawl-delay: 1\nuser-agent: a\n", 1, "crawl-delay before any"),
     ("bad-sitemap", b"sitemap: sitemap.xml\n", 1, "sitemap URL is not absolute"),
     ("bad-crawl-delay", b"user-agent: a\ncrawl-delay: -1\n", 2, "crawl-delay is not a number"),
+    # 400 digits are inf as a float: no JSON output could carry it.
+    (
+        "bad-crawl-delay",
+        b"user-agent: a\ncrawl-delay: " + b"9" * 400 + b"\n",
+        2,
+        "crawl-delay is not",
+    ),
     ("no-token", b"user-agent: 42bot\n", 1, "user-agent '42bot' has no product token"),
     ("no-token", b"user-agent:\n", 1, "user-agent has no value: its group applies to no crawler"),
     ("partial-token", b"user-agent: my.crawler\n", 1, "user-agent 'my.crawler' is not a product"),

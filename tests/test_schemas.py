@@ -158,6 +158,13 @@ def test_the_check_schema_refuses_what_check_never_prints(
         validator("check").validate(_changed(path, value))
 
 
+@pytest.mark.parametrize("status", [42, 1000, 200])
+def test_a_status_is_any_integer_a_status_line_carries(status: int) -> None:
+    """Twisted takes ``HTTP/1.1 1000 X`` and ``HTTP/1.1 42 X``: the status
+    is what the server sent, and the line stays valid."""
+    assert valid("check", _changed(("robots", "status"), status))
+
+
 def test_the_robots_schema_wants_a_verdict_or_an_error() -> None:
     alone = {
         "schema": schemas.ROBOTS,

@@ -422,7 +422,7 @@ class Command(ScrapyCommand):
             return
         report, detail = self._report(probe, crawler, url, opts)
         if opts.json:
-            print(json.dumps(report, indent=2, ensure_ascii=False))
+            print(json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False))
         else:
             print(report_text(report, detail))
         self.exitcode = report["exit_status"]
