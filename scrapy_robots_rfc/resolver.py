@@ -309,8 +309,8 @@ class Resolver:
         """What follows parsing, fetched or from the store: the crawl-delay
         (OTHER-2) and the ``robots_parsed`` signal (Scrapy 2.18+)."""
         agent = rules[self.token]
-        self._say_crawl_delay(key, agent)
-        self._apply_crawl_delay(waiting.trigger, agent)
+        raised = self._apply_crawl_delay(waiting.trigger, agent)
+        self._say_crawl_delay(key, agent, raised)
         await self._send_robots_parsed(waiting, robots)
 
     async def _send_robots_parsed(self, waiting: Waiting, robots: RobotsTxt) -> None:
@@ -340,19 +340,20 @@ class Resolver:
         if evicted:
             self.stats.inc_value("robotstxt/cache/evicted", evicted)
 
-    def _apply_crawl_delay(self, trigger: Request, agent: AgentRules) -> None:
+    def _apply_crawl_delay(self, trigger: Request, agent: AgentRules) -> bool:
         """OTHER-2: with ``ROBOTSTXT_RFC_CRAWL_DELAY``, the group's
         crawl-delay becomes the download slot's delay, capped by
         ``ROBOTSTXT_RFC_CRAWL_DELAY_MAX``; it never shortens a longer one.
         The slot's jitter is turned off, so that it never starts a request
-        sooner than the delay (:func:`.pacing.floor_slot`)."""
+        sooner than the delay (:func:`.pacing.floor_slot`). ``True`` if
+        the delay raised the slot's."""
         delay = self.pacer.delay(agent.crawl_delay)
         if not delay:
-            return
+            return False
         downloader = self.crawler.engine.downloader
         slot_key = downloader.get_slot_key(trigger)
         if not floor_slot(downloader, slot_key, delay):
-            return
+            return False
         self.stats.inc_value("robotstxt/crawl_delay/applied")
         site = self.origins(trigger.url)
         if site is not None:
@@ -362,12 +363,15 @@ class Resolver:
             {"slot": slot_key, "delay": delay},
             extra={"spider": self.spider()},
         )
+        return True
 
-    def _say_crawl_delay(self, key: Origin, agent: AgentRules) -> None:
+    def _say_crawl_delay(self, key: Origin, agent: AgentRules, raised: bool) -> None:
         """One INFO line for an origin whose robots.txt asks the crawler's
-        group for a crawl-delay (OTHER-2): the delay in force, or the
-        setting that keeps the crawl from applying it. Said again only if
-        robots.txt, fetched again, asks for another delay."""
+        group for a crawl-delay (OTHER-2): the delay in force (``raised``:
+        it raised the download slot's delay; else the slot's own delay is
+        already as long), or the setting that keeps the crawl from applying
+        it. Said again only if robots.txt, fetched again, asks for another
+        delay."""
         asked = agent.crawl_delay
         if not asked:
             return
@@ -386,6 +390,8 @@ class Resolver:
             effect = f"{delay:g} s in force (ROBOTSTXT_RFC_CRAWL_DELAY_MAX)"
         else:
             effect = f"{delay:g} s in force"
+        if delay and not raised:
+            effect += "; the download slot's own delay is already as long"
         logger.info(
             "%(url)s: the group for %(group)s asks for a Crawl-delay of %(asked)g s; %(effect)s",
             {

@@ -436,6 +436,23 @@ def test_sitemaps_and_crawl_delay_are_shown(site: DemoSite):
     )
     applied = robots(site.url("extras", "/page"), "-s", "ROBOTSTXT_RFC_CRAWL_DELAY=True")
     assert field(applied.stdout, "crawl-delay") == "2.5 s (applied to the download slot)"
+    capped = robots(
+        site.url("extras", "/page"),
+        *("-s", "ROBOTSTXT_RFC_CRAWL_DELAY=True", "-s", "ROBOTSTXT_RFC_CRAWL_DELAY_MAX=0"),
+    )
+    assert field(capped.stdout, "crawl-delay") == (
+        "2.5 s (not applied: ROBOTSTXT_RFC_CRAWL_DELAY_MAX is 0)"
+    )
+    slower = robots(
+        site.url("extras", "/page"),
+        "-s",
+        "ROBOTSTXT_RFC_CRAWL_DELAY=True",
+        "-s",
+        "DOWNLOAD_DELAY=3",
+    )
+    assert field(slower.stdout, "crawl-delay") == (
+        "2.5 s (not applied: the download slot's delay is already as long)"
+    )
 
 
 def test_json_report(site: DemoSite):

@@ -953,21 +953,30 @@ def test_a_crawl_delay_not_applied_is_said_once_per_origin(
 
 
 @pytest.mark.parametrize(
-    ("asked", "settings", "in_force"),
+    ("asked", "settings", "in_force", "applied"),
     [
-        pytest.param(0.3, {}, "0.3 s in force", id="as-asked"),
+        pytest.param(0.3, {}, "0.3 s in force", 1, id="as-asked"),
         # 2 s asked, cut to 0.3 s: the line says what the crawl keeps to.
         pytest.param(
             2,
             {"ROBOTSTXT_RFC_CRAWL_DELAY_MAX": 0.3},
             "0.3 s in force (ROBOTSTXT_RFC_CRAWL_DELAY_MAX)",
+            1,
             id="cut-to-max",
+        ),
+        # DOWNLOAD_DELAY is longer: the floor holds, the slot keeps its own.
+        pytest.param(
+            0.3,
+            {"DOWNLOAD_DELAY": 0.4},
+            "0.3 s in force; the download slot's own delay is already as long",
+            None,
+            id="slot-longer",
         ),
     ],
 )
 @pytest_twisted.inlineCallbacks
 def test_the_crawl_delay_in_force_is_said_once_per_origin(
-    server, activation, asked, settings, in_force, caplog
+    server, activation, asked, settings, in_force, applied, caplog
 ):
     body = f"User-agent: *\nDisallow: /x\n\nUser-agent: TestBot\nCrawl-delay: {asked}\n"
     origin = robots_origin(server, Reply(body=body.encode()))
@@ -987,7 +996,7 @@ def test_the_crawl_delay_in_force_is_said_once_per_origin(
     gaps = [b - a for a, b in itertools.pairwise(times)]
     assert len(gaps) == 3
     assert all(0.29 <= gap < 1.5 for gap in gaps), gaps
-    assert stat(crawler, "robotstxt/crawl_delay/applied") == 1
+    assert stat(crawler, "robotstxt/crawl_delay/applied") == applied
 
 
 @pytest_twisted.inlineCallbacks

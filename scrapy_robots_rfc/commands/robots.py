@@ -600,6 +600,8 @@ class Command(ScrapyCommand):
             return None, ""
         if not config.crawl_delay:
             return None, "not applied: ROBOTSTXT_RFC_CRAWL_DELAY is off"
+        if not config.crawl_delay_max:
+            return None, "not applied: ROBOTSTXT_RFC_CRAWL_DELAY_MAX is 0"
         assert crawler.stats is not None
         if not crawler.stats.get_value("robotstxt/crawl_delay/applied"):
             return None, "not applied: the download slot's delay is already as long"
