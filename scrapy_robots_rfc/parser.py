@@ -95,6 +95,9 @@ MAX_LINE_BYTES = 2083 * 8 - 1
 MAX_BYTES = 500 * 1024
 
 _BOM = b"\xef\xbb\xbf"  # FMT-3, D-10
+#: The names whose rules a parsed file remembers: a crawler uses few, and
+#: a caller that rotates User-Agent strings must not grow the object.
+_MAX_NAMES_KEPT = 64
 _CRAWL_DELAY_VALUE = re.compile(rb"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
 _ABSOLUTE_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 
@@ -314,8 +317,10 @@ class RobotsTxt:
             found = self._by_token.get(lowered)
             if found is None:
                 found = self._build(name, lowered)
+                if len(self._by_token) >= _MAX_NAMES_KEPT:
+                    self._by_token.clear()
                 self._by_token[lowered] = found
-        if len(self._by_agent) >= 64:  # a crawler uses few user agents
+        if len(self._by_agent) >= _MAX_NAMES_KEPT:
             self._by_agent.clear()
         self._by_agent[key] = found
         return found

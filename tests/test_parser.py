@@ -8,6 +8,7 @@ against this package in both modes, unless the row says the modes differ.
 from __future__ import annotations
 
 import re
+import tracemalloc
 
 import pytest
 from hypothesis import given, settings
@@ -625,3 +626,26 @@ def test_structured_noise_matches_google(body: bytes, path: str) -> None:
     url = "http://example.com" + path
     google = bool(RobotsMatcher().OneAgentAllowedByRobots(body, "FooBot", url))
     assert RobotsTxt.parse(body, "google").allowed(url, "FooBot") is google
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_rotating_user_agents_do_not_grow_a_parsed_file(mode: str) -> None:
+    """A caller that sends a new User-Agent string each time (a library
+    user, google mode keeps names verbatim) gets the same verdicts and the
+    object keeps a bounded number of names: 20,000 names cost 6 MB before."""
+    robots = RobotsTxt.parse(
+        b"User-agent: *\nDisallow: /private\nUser-agent: a\nDisallow: /\n", mode
+    )
+    robots.allowed("https://a.com/x", "warm")
+    tracemalloc.start()
+    try:
+        verdicts = {
+            robots.allowed("https://a.com/private", f"Mozilla/5.0 (compatible; bot{i})")
+            for i in range(20_000)
+        }
+        grown = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert verdicts == {False}
+    assert grown < 1_000_000, grown
+    assert robots.allowed("https://a.com/x", "a") is False
