@@ -42,7 +42,7 @@ from .config import LOGGER_NAME, Config, reaches_a_handler
 from .exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable
 from .fetcher import DOWNLOAD_PRIORITY, Fetcher
 from .fleet import JOBDIR_FILE, FleetRoom, let_go, load_waiting, save_waiting
-from .kept import KeptResponses, asks_for_robots_txt
+from .kept import TAKER_KEY, KeptResponses, asks_for_robots_txt, unlike_the_fetch
 from .matcher import canonical_match_string
 from .migration import warn_about_builtin, warn_about_robotstxt_parser
 from .origin import Origin, Origins, origin
@@ -150,7 +150,7 @@ class RobotsTxtMiddleware:
         )
         self._kept = KeptResponses(
             stats=stats,
-            monotonic=time.monotonic,
+            call_later=call_later,
             follows_redirects=crawler.settings.getbool("REDIRECT_ENABLED"),
             spider=self._current_spider,
         )
@@ -276,66 +276,81 @@ class RobotsTxtMiddleware:
         if key is None:
             meta[USAGE_META_KEY] = NO_PREFERENCES  # the header's part only (U-6)
             return None
-        reason = meta.pop(DROP_KEY, None)
-        if reason is not None:
-            self._drop(key, reason, request)
         token = self._token(request)
         allow_after = self.config.allow_after
         # The spider's own request for this robots.txt (a SitemapSpider's):
-        # answered with the fetch's response (:mod:`.kept`).
+        # answered with the fetch's response (:mod:`.kept`) if it waited for
+        # the fetch as ``taker``; dropped instead, it gives up its share.
         asks = asks_for_robots_txt(request.url)
-        while True:
-            entry = self._cache.get(key)
-            now = self.clock()
-            if entry is None and key not in self._room and self._fleet.holding:
-                # Another worker may have decided it: one store read.
-                entry = await self._resolver.peek(key, request, token)
-                now = self.clock()
-            if entry is not None and entry.usable(now, allow_after):
-                rules = entry.rules
-                agent = None if rules is None else rules.get(token)
-                if rules is None or agent is not None:
-                    self._cache.touch(key)
-                    if entry.due(now):  # a good copy in force while unreachable
-                        self._fetch(key, request, token)
-                    let_go(request)
-                    self._decide(request, key, entry, agent)
-                    self._usage.on_request(request, key, agent, entry.url or key.robots_url)
-                    if asks:
-                        return self._kept.serve(key, request)
-                    if agent is not None and agent.crawl_delay and self.config.crawl_delay:
-                        # Crawl-delay, across the fleet (OTHER-2)
-                        await self._resolver.pacer.turn(key, request, agent.crawl_delay)
-                    return None
-            # Unreachable and in its backoff (RFC 9309 §2.3.1.4): a request
-            # that may not wait for the retry, or that was held in Redis
-            # long enough, is dropped now.
-            if entry is not None and (
-                await self._fleet.expired(key, request, entry)
-                or (
-                    entry.unreachable_since is not None
-                    and not entry.due(now)
-                    and self._room.no_time_to_wait(key, request)
-                )
-            ):
-                self._drop(key, entry.outcome, request)
-            # Not decided yet: fetch if nobody is, and wait.
-            waiting = self._fetch(key, request, token)
-            if asks:
-                waiting.asked += 1
-            if scheduled:
-                # dont_filter lets the copy past the dupefilter, which has
-                # seen the request once; it is set back on the verdict.
-                copy = request
-                if not request.dont_filter:
-                    copy = request.replace(dont_filter=True)
-                    copy.meta[FILTER_KEY] = True
-                if not await self._hold(key, copy):
-                    self._room.park_when_scheduled(copy, key)
-                return copy
-            reason = await maybe_deferred_to_future(self._room.wait_in_place(key, waiting))
+        taker: str | None = meta.pop(TAKER_KEY, None) if asks else None
+        try:
+            reason = meta.pop(DROP_KEY, None)
             if reason is not None:
                 self._drop(key, reason, request)
+            while True:
+                entry = self._cache.get(key)
+                now = self.clock()
+                if entry is None and key not in self._room and self._fleet.holding:
+                    # Another worker may have decided it: one store read.
+                    entry = await self._resolver.peek(key, request, token)
+                    now = self.clock()
+                if entry is not None and entry.usable(now, allow_after):
+                    rules = entry.rules
+                    agent = None if rules is None else rules.get(token)
+                    if rules is None or agent is not None:
+                        self._cache.touch(key)
+                        if entry.due(now):  # a good copy in force while unreachable
+                            self._fetch(key, request, token)
+                        let_go(request)
+                        self._decide(request, key, entry, agent)
+                        self._usage.on_request(request, key, agent, entry.url or key.robots_url)
+                        if asks:
+                            served = self._kept.serve(key, request, taker)
+                            taker = None  # served or not, its share is taken
+                            if served is not None:
+                                return served
+                        if agent is not None and agent.crawl_delay and self.config.crawl_delay:
+                            # Crawl-delay, across the fleet (OTHER-2)
+                            await self._resolver.pacer.turn(key, request, agent.crawl_delay)
+                        return None
+                # Unreachable and in its backoff (RFC 9309 §2.3.1.4): a request
+                # that may not wait for the retry, or that was held in Redis
+                # long enough, is dropped now.
+                if entry is not None and (
+                    await self._fleet.expired(key, request, entry)
+                    or (
+                        entry.unreachable_since is not None
+                        and not entry.due(now)
+                        and self._room.no_time_to_wait(key, request)
+                    )
+                ):
+                    self._drop(key, entry.outcome, request)
+                # Not decided yet: fetch if nobody is, and wait.
+                waiting = self._fetch(key, request, token)
+                if asks and unlike_the_fetch(request) is None:
+                    if taker is not None:  # its share of an earlier fetch
+                        self._let_taker_go(key, taker)
+                    taker = self._kept.taker()
+                    waiting.asked.add(taker)
+                if scheduled:
+                    # dont_filter lets the copy past the dupefilter, which has
+                    # seen the request once; it is set back on the verdict.
+                    copy = request
+                    if not request.dont_filter:
+                        copy = request.replace(dont_filter=True)
+                        copy.meta[FILTER_KEY] = True
+                    if taker is not None:
+                        copy.meta[TAKER_KEY] = taker
+                    if not await self._hold(key, copy):
+                        self._room.park_when_scheduled(copy, key)
+                    taker = None  # the copy carries it
+                    return copy
+                reason = await maybe_deferred_to_future(self._room.wait_in_place(key, waiting))
+                if reason is not None:
+                    self._drop(key, reason, request)
+        finally:
+            if taker is not None:
+                self._let_taker_go(key, taker)
 
     def process_response(
         self, request: Request, response: Response, spider: Spider | None = None
@@ -392,6 +407,14 @@ class RobotsTxtMiddleware:
         waiting = self._room.join(key, trigger, token)
         self._room.adopted(key, waiting, self._fleet.to_monotonic(since))
         self._fetch(key, trigger, token)
+
+    def _let_taker_go(self, key: Origin, taker: str) -> None:
+        """A spider request for ``key``'s robots.txt that waited for a fetch
+        as ``taker`` will not take its share: it was dropped."""
+        waiting = self._room.get(key)
+        if waiting is not None:
+            waiting.asked.discard(taker)
+        self._kept.release(key, taker)
 
     def _drop(self, key: Origin, reason: str, request: Request) -> NoReturn:
         let_go(request)
@@ -467,7 +490,7 @@ class RobotsTxtMiddleware:
             usable = entry.usable(now, self.config.allow_after)
             if usable and waiting.asked:
                 self._kept.keep(key, fetched, waiting.asked)
-                waiting.asked = 0
+                waiting.asked = set()
             since = entry.unreachable_since
             if waiting.held and waiting.unreachable_at is None and since is not None:
                 # Held requests are dropped by the fleet's clock: the record's.

@@ -41,9 +41,13 @@ if TYPE_CHECKING:
     from .stores.base import Record
     from .waiting import WaitingRoom
 
-__all__ = ["Resolver"]
+__all__ = ["FROM_THE_STORE", "Resolver"]
 
 logger = logging.getLogger(LOGGER_NAME)
+
+#: Why :meth:`Resolver.decide` has no fetch of this crawler's to show: the
+#: entry came from ``ROBOTSTXT_RFC_STORE`` (the DEBUG line of :mod:`.kept`).
+FROM_THE_STORE = "the copy in use came from ROBOTSTXT_RFC_STORE, not from a fetch"
 
 
 @dataclass(eq=False)
@@ -88,17 +92,19 @@ class Resolver:
     def _downloader(self) -> Downloader:
         return self.crawler.engine.downloader
 
-    async def decide(self, key: Origin, waiting: Waiting) -> tuple[policy.Entry, Fetched | None]:
+    async def decide(self, key: Origin, waiting: Waiting) -> tuple[policy.Entry, Fetched | str]:
         """Fetch (or read from the store) ``key``'s robots.txt and cache the
-        entry it gives; also what this crawler's fetch found, ``None`` when
-        the entry came from the store. Never raises."""
+        entry it gives; also what this crawler's fetch found, or why there
+        is none (the entry came from the store, or an error of ours ended
+        the fetch), for :mod:`.kept`. Never raises."""
         previous = self.cache.get(key)
-        fetched: Fetched | None = None
+        fetched: Fetched | str
         try:
             if not self.shared.available:
                 entry, fetched = await self._fetch_entry(key, waiting, previous)
             else:
-                entry, fetched = await self._through_store(key, waiting, previous)
+                entry, ours = await self._through_store(key, waiting, previous)
+                fetched = ours if ours is not None else FROM_THE_STORE
         except Exception as exc:  # a bug of ours must not lose requests
             logger.error(
                 "Error fetching %(url)s",
@@ -108,7 +114,7 @@ class Resolver:
             )
             answer = Answer(State.UNREACHABLE, f"{type(exc).__name__}: {exc}")
             entry = self._entry(key, Fetched(answer), previous, None)
-            fetched = None
+            fetched = f"an error ended the fetch ({answer.outcome})"
         self._remember(key, entry)
         return entry, fetched
 

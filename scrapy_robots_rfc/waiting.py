@@ -181,10 +181,10 @@ class Waiting:
     no_wait: list[Request] = field(default_factory=list)
     #: Product tokens the next parse must keep rules for.
     tokens: set[Token] = field(default_factory=set)
-    #: Spider requests for this robots.txt itself that joined the wait:
-    #: the fetch that decides the origin keeps its response for them
-    #: (:mod:`.kept`).
-    asked: int = 0
+    #: The taker ids of the spider requests for this robots.txt itself
+    #: that wait: the fetch that decides the origin keeps its response for
+    #: them (:mod:`.kept`); one that is dropped meanwhile leaves the set.
+    asked: set[str] = field(default_factory=set)
     #: When a fetch first found the origin unreachable:
     #: ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` counts from here or from when the
     #: request began to wait, whichever is later; a first fetch that is only

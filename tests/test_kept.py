@@ -4,31 +4,25 @@ many may take one, and how long it is kept, with a fake clock."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import logging
 from typing import Any
 
 import pytest
 from scrapy import Request
 from scrapy.http import TextResponse
 from scrapy.utils.test import get_crawler
+from twisted.internet.task import Clock
 
 from scrapy_robots_rfc.fetcher import Fetched
 from scrapy_robots_rfc.kept import KEEP_FOR, SERVED_FLAG, KeptResponses
 from scrapy_robots_rfc.origin import origin
 from scrapy_robots_rfc.policy import Answer, State
+from scrapy_robots_rfc.resolver import FROM_THE_STORE
 
 KEY = origin("http://a.test/")
 assert KEY is not None
 ROBOTS = "http://a.test/robots.txt"
 MOVED = "https://www.a.test/robots.txt"
-
-
-@dataclass
-class Clock:
-    now: float = 100.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def fetched(
@@ -49,7 +43,10 @@ def kept(clock: Clock, *, follows_redirects: bool = True) -> tuple[KeptResponses
     stats = get_crawler().stats
     assert stats is not None
     responses = KeptResponses(
-        stats=stats, monotonic=clock, follows_redirects=follows_redirects, spider=lambda: None
+        stats=stats,
+        call_later=clock.callLater,
+        follows_redirects=follows_redirects,
+        spider=lambda: None,
     )
     return responses, stats
 
@@ -57,9 +54,9 @@ def kept(clock: Clock, *, follows_redirects: bool = True) -> tuple[KeptResponses
 def test_a_request_that_waited_gets_a_copy_for_itself():
     responses, stats = kept(Clock())
     source = fetched()
-    responses.keep(KEY, source, 1)
+    responses.keep(KEY, source, {"t1"})
     request = Request("http://A.test:80/robots.txt", meta={"mine": 1})
-    got = responses.serve(KEY, request)
+    got = responses.serve(KEY, request, "t1")
     assert got is not None
     assert source.response is not None
     assert type(got) is TextResponse
@@ -74,8 +71,8 @@ def test_a_request_that_waited_gets_a_copy_for_itself():
 
 def test_after_redirects_the_url_is_the_final_one():
     responses, _ = kept(Clock())
-    responses.keep(KEY, fetched(url=MOVED, redirects=1), 1)
-    got = responses.serve(KEY, Request(ROBOTS))
+    responses.keep(KEY, fetched(url=MOVED, redirects=1), {"t1"})
+    got = responses.serve(KEY, Request(ROBOTS), "t1")
     assert got is not None
     assert got.url == MOVED
 
@@ -90,41 +87,43 @@ def test_after_redirects_the_url_is_the_final_one():
 )
 def test_a_request_that_would_not_follow_the_redirects_downloads(meta, follows):
     responses, stats = kept(Clock(), follows_redirects=follows)
-    responses.keep(KEY, fetched(url=MOVED, redirects=1), 1)
-    assert responses.serve(KEY, Request(ROBOTS, meta=meta)) is None
+    responses.keep(KEY, fetched(url=MOVED, redirects=1), {"t1"})
+    assert responses.serve(KEY, Request(ROBOTS, meta=meta), "t1") is None
     assert stats.get_value("robotstxt/spider_request/downloaded") == 1
 
 
 def test_the_response_goes_once_every_request_that_waited_took_it():
     responses, stats = kept(Clock())
-    responses.keep(KEY, fetched(), 2)
-    assert responses.serve(KEY, Request(ROBOTS)) is not None
+    responses.keep(KEY, fetched(), {"t1", "t2"})
+    assert responses.serve(KEY, Request(ROBOTS), "t1") is not None
     assert len(responses) == 1
-    assert responses.serve(KEY, Request(ROBOTS)) is not None
+    assert responses.serve(KEY, Request(ROBOTS), "t1") is None  # its share is taken
+    assert responses.serve(KEY, Request(ROBOTS), "t2") is not None
     assert len(responses) == 0
-    assert responses.serve(KEY, Request(ROBOTS)) is None
+    assert responses.serve(KEY, Request(ROBOTS), "t2") is None
     assert stats.get_value("robotstxt/spider_request/served") == 2
-    assert stats.get_value("robotstxt/spider_request/downloaded") == 1
+    assert stats.get_value("robotstxt/spider_request/downloaded") == 2
 
 
 def test_the_response_is_let_go_after_keep_for_seconds():
     clock = Clock()
     responses, _ = kept(clock)
-    responses.keep(KEY, fetched(), 3)
+    responses.keep(KEY, fetched(), {"t1", "t2", "t3"})
     other = origin("http://b.test/")
     assert other is not None
-    clock.now += KEEP_FOR / 2
-    responses.keep(other, fetched(url="http://b.test/robots.txt"), 1)
-    clock.now += KEEP_FOR / 2  # the first is due, the second is not
-    assert responses.serve(KEY, Request(ROBOTS)) is None
+    clock.advance(KEEP_FOR / 2)
+    responses.keep(other, fetched(url="http://b.test/robots.txt"), {"t4"})
+    clock.advance(KEEP_FOR / 2)  # the first is due, the second is not
     assert len(responses) == 1
-    assert responses.serve(other, Request("http://b.test/robots.txt")) is not None
+    assert responses.serve(KEY, Request(ROBOTS), "t1") is None
+    assert responses.serve(other, Request("http://b.test/robots.txt"), "t4") is not None
+    assert clock.getDelayedCalls() == []  # the second's timer went with it
 
 
 @pytest.mark.parametrize(
     "found",
     [
-        pytest.param(None, id="read-from-the-store"),
+        pytest.param(FROM_THE_STORE, id="read-from-the-store"),
         pytest.param(Fetched(Answer(State.REFUSED, "refused by X")), id="no-response"),
         pytest.param(fetched(cut=True), id="cut-at-the-limit"),
         pytest.param(fetched(301), id="redirect-given-up-on"),
@@ -132,14 +131,109 @@ def test_the_response_is_let_go_after_keep_for_seconds():
 )
 def test_a_fetch_that_has_not_the_whole_answer_leaves_nothing_to_take(found):
     responses, stats = kept(Clock())
-    responses.keep(KEY, found, 1)
-    assert responses.serve(KEY, Request(ROBOTS)) is None
+    responses.keep(KEY, found, {"t1"})
+    assert responses.serve(KEY, Request(ROBOTS), "t1") is None
     assert stats.get_value("robotstxt/spider_request/downloaded") == 1
     assert len(responses) == 0
 
 
 def test_the_spider_closing_lets_every_response_go():
-    responses, _ = kept(Clock())
-    responses.keep(KEY, fetched(), 5)
+    clock = Clock()
+    responses, _ = kept(clock)
+    responses.keep(KEY, fetched(), {"t1", "t2"})
     responses.clear()
     assert len(responses) == 0
+    assert clock.getDelayedCalls() == []
+
+
+def test_a_kept_response_is_let_go_on_time_without_another_request():
+    """Its timer lets it go KEEP_FOR seconds after the fetch, even if no
+    robots.txt request comes again (a taker that never came back)."""
+    clock = Clock()
+    responses, _ = kept(clock)
+    responses.keep(KEY, fetched(), {"t1"})
+    clock.advance(KEEP_FOR - 1)
+    assert len(responses) == 1
+    clock.advance(10_000)
+    assert len(responses) == 0
+
+
+def test_a_taker_that_is_dropped_lets_its_share_go():
+    """A request that waited but was dropped (ForbiddenByRobotsTxt, a
+    usage preference, unreachable) releases its share: once every taker has
+    had or released its share, the body is let go at once."""
+    clock = Clock()
+    responses, stats = kept(clock)
+    responses.keep(KEY, fetched(), {"t1", "t2"})
+    responses.release(KEY, "t1")
+    responses.release(KEY, "t1")  # twice changes nothing
+    assert len(responses) == 1
+    assert responses.serve(KEY, Request(ROBOTS), "t2") is not None
+    assert len(responses) == 0
+    responses.keep(KEY, fetched(), {"t3"})
+    responses.release(KEY, "t3")
+    assert len(responses) == 0
+    assert clock.getDelayedCalls() == []
+    assert stats.get_value("robotstxt/spider_request/served") == 1
+
+
+def test_a_request_that_did_not_wait_for_the_fetch_downloads():
+    responses, stats = kept(Clock())
+    responses.keep(KEY, fetched(), {"t1"})
+    assert responses.serve(KEY, Request(ROBOTS), None) is None
+    assert responses.serve(KEY, Request(ROBOTS), "elsewhere") is None
+    assert len(responses) == 1  # still t1's
+    assert stats.get_value("robotstxt/spider_request/downloaded") == 2
+
+
+def test_no_takers_keep_nothing():
+    clock = Clock()
+    responses, _ = kept(clock)
+    responses.keep(KEY, fetched(), set())
+    assert len(responses) == 0
+    assert clock.getDelayedCalls() == []
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "why"),
+    [
+        ({"method": "HEAD"}, "it is a HEAD request"),
+        ({"method": "POST", "body": b"x=1"}, "it is a POST request"),
+        ({"body": b"x=1"}, "it has a body"),
+        ({"headers": {"Range": "bytes=0-99"}}, "it has a Range header"),
+        ({"headers": {"If-None-Match": '"abc"'}}, "it has an If-None-Match header"),
+        (
+            {"headers": {"If-Modified-Since": "Sat, 1 Jan 2000 00:00:00 GMT"}},
+            "it has an If-Modified-Since header",
+        ),
+    ],
+)
+def test_only_a_plain_get_gets_the_fetchs_response(kwargs, why, caplog):
+    """The fetch is a plain GET: a request that asks the server for
+    something else is downloaded, and the DEBUG line says why."""
+    responses, stats = kept(Clock())
+    responses.keep(KEY, fetched(), {"t1"})
+    with caplog.at_level(logging.DEBUG, logger="scrapy_robots_rfc"):
+        assert responses.serve(KEY, Request(ROBOTS, **kwargs), "t1") is None
+    assert stats.get_value("robotstxt/spider_request/downloaded") == 1
+    assert stats.get_value("robotstxt/spider_request/served") is None
+    [line] = [r.getMessage() for r in caplog.records]
+    assert line.endswith(f"robots.txt>: {why}")
+    assert len(responses) == 0  # its share is taken all the same
+
+
+def test_a_plain_get_with_other_headers_is_served():
+    responses, _ = kept(Clock())
+    responses.keep(KEY, fetched(), {"t1"})
+    request = Request(ROBOTS, headers={"Accept": "text/plain", "X-Ifs": "1"})
+    assert responses.serve(KEY, request, "t1") is not None
+
+
+def test_the_reason_of_an_internal_error_is_the_errors(caplog):
+    responses, _ = kept(Clock())
+    responses.keep(KEY, "an error ended the fetch (RuntimeError: boom)", {"t1"})
+    with caplog.at_level(logging.DEBUG, logger="scrapy_robots_rfc"):
+        assert responses.serve(KEY, Request(ROBOTS), "t1") is None
+    [line] = [r.getMessage() for r in caplog.records]
+    assert line.endswith("an error ended the fetch (RuntimeError: boom)")
+    assert "ROBOTSTXT_RFC_STORE" not in line

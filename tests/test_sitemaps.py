@@ -430,3 +430,155 @@ def test_a_request_waiting_in_place_gets_the_response(server, activation):
     assert crawler.spider.got == [(url, 200, [SERVED_FLAG])]
     assert server.paths(origin) == ["/robots.txt"]
     assert stat(crawler, "robotstxt/spider_request/served") == 1
+
+
+# -- the kept response is let go, and taken only by what the fetch answers --------------
+
+
+def kept_now(spider: Any) -> int:
+    """How many origins have a response kept for their robots.txt requests."""
+    return len(middleware_of(spider.crawler)._kept)
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_request_dropped_after_its_wait_lets_the_response_go(server, activation):
+    """google mode, ``Disallow: /``: the spider's request waited for the
+    fetch and is then forbidden; it gives up its share, so nothing is kept
+    for it until the spider closes."""
+    origin = server.add_origin(
+        {"/robots.txt": Reply(body=b"User-agent: *\nDisallow: /\n", delay=0.2)}
+    )
+    url = origin.url("/robots.txt")
+    left: list[int] = []
+    stages = [
+        Stage([url, origin.url("/page")]),
+        Stage([], hook=lambda spider: left.append(kept_now(spider))),
+    ]
+    crawler = yield crawl(activation, stages, ROBOTSTXT_RFC_MODE="google")
+    assert server.paths(origin) == ["/robots.txt"]
+    assert sorted(crawler.spider.failed_with("Forbidden by robots.txt")) == sorted(
+        [url, origin.url("/page")]
+    )
+    assert left == [0]
+    assert stat(crawler, "robotstxt/spider_request/served") is None
+
+
+@pytest_twisted.inlineCallbacks
+def test_only_a_plain_get_of_robots_txt_is_answered_from_the_fetch(server, activation, caplog):
+    """A HEAD, a POST, a Range or a conditional request for the file asks
+    the server for something else than the fetch's GET: each is downloaded
+    with the reason at DEBUG; the plain GET waiting with them is served."""
+    origin = server.add_origin({"/robots.txt": Reply(body=robots_txt(), delay=0.2)})
+    url = origin.url("/robots.txt")
+    requests: list[Any] = [
+        {"url": url, "method": "HEAD"},
+        {"url": url, "method": "POST", "body": b"x=1"},
+        {"url": url, "headers": {"Range": "bytes=0-9"}},
+        {"url": url, "headers": {"If-None-Match": '"v1"'}},
+        url,
+    ]
+    with caplog.at_level(logging.DEBUG, logger="scrapy_robots_rfc"):
+        crawler = yield crawl(activation, [Stage(requests)])
+    hits = [(hit.method, hit.path) for hit in server.hits_for(origin)]
+    assert hits[0] == ("GET", "/robots.txt")  # the middleware's fetch
+    # HEAD, POST, then the Range and the If-None-Match GETs.
+    assert sorted(hits[1:]) == sorted(
+        [
+            ("HEAD", "/robots.txt"),
+            ("POST", "/robots.txt"),
+            ("GET", "/robots.txt"),
+            ("GET", "/robots.txt"),
+        ]
+    )
+    assert stat(crawler, "robotstxt/spider_request/served") == 1
+    assert stat(crawler, "robotstxt/spider_request/downloaded") == 4
+    reasons = sorted(
+        r.getMessage().split(">: ", 1)[1]
+        for r in caplog.records
+        if r.getMessage().startswith("Downloading <")
+    )
+    assert reasons == [
+        "it has a Range header",
+        "it has an If-None-Match header",
+        "it is a HEAD request",
+        "it is a POST request",
+    ]
+    assert len(crawler.spider.seen) == 5
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_downloaded_robots_txt_request_takes_its_crawl_delay_turn(server, activation):
+    """``Crawl-delay`` applies to the spider's robots.txt request that is
+    downloaded, as to any request the crawl sends to the origin."""
+    origin = server.add_origin({"/robots.txt": Reply(body=b"User-agent: *\nCrawl-delay: 0.4\n")})
+    url = origin.url("/robots.txt")
+    stages = [Stage([origin.url("/page")]), Stage([url])]
+    crawler = yield crawl(activation, stages, ROBOTSTXT_RFC_CRAWL_DELAY=True)
+    hits = server.hits_for(origin)
+    assert [hit.path for hit in hits] == ["/robots.txt", "/page", "/robots.txt"]
+    assert hits[2].time - hits[1].time >= 0.39
+    assert stat(crawler, "robotstxt/spider_request/downloaded") == 1
+    assert stat(crawler, "robotstxt/crawl_delay/waited") == 2  # /page, then robots.txt
+
+
+class LateComer(Spider):
+    """Asks for an origin's robots.txt, and for a page of it only once a
+    slow page elsewhere answers: the page waits for the same unreachable
+    robots.txt, longer than the robots.txt request, which is dropped first."""
+
+    name = "late_comer"
+
+    def __init__(self, *args: Any, robots: str, slow: str, page: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.robots, self.slow, self.page = robots, slow, page
+        self.failed: list[str] = []
+        self.kept_at_page: list[int] = []
+
+    async def start(self) -> Any:
+        for request in self.start_requests():
+            yield request
+
+    def start_requests(self) -> Any:  # Scrapy before 2.13
+        yield Request(self.robots, errback=self.errback, dont_filter=True)
+        yield Request(self.slow, callback=self.after_slow)
+
+    def after_slow(self, response: Any) -> Any:
+        yield Request(self.page, callback=self.parse_page, errback=self.errback)
+
+    def parse_page(self, response: Any) -> None:
+        self.kept_at_page.append(kept_now(self))
+
+    def errback(self, failure: Any) -> None:
+        self.failed.append(failure.request.url)
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_request_dropped_while_others_wait_is_no_longer_counted(server, activation):
+    """robots.txt answers 503, then 200 on the retry (1 s). The spider's
+    robots.txt request is dropped at ROBOTSTXT_RFC_UNREACHABLE_WAIT (0.8 s);
+    a page that began to wait later keeps the origin's wait open and gets
+    the 200. Nothing is kept then for the dropped request."""
+    origin: Origin
+
+    def robots(hit: Any, n: int) -> Reply:
+        return Reply(status=503) if n == 1 else Reply(body=robots_txt())
+
+    origin = server.add_origin({"/robots.txt": robots})
+    other = server.add_origin({"/slow": Reply(body=b"ok", delay=0.4)})
+    crawler = get_crawler(
+        LateComer,
+        {
+            **BASE_SETTINGS,
+            **activation,
+            "ROBOTSTXT_RFC_UNREACHABLE_WAIT": 0.8,
+            "ROBOTSTXT_RFC_UNREACHABLE_RETRY": 1.0,
+        },
+    )
+    url = origin.url("/robots.txt")
+    yield crawler.crawl(robots=url, slow=other.url("/slow"), page=origin.url("/page"))
+    spider = crawler.spider
+    assert spider.failed == [url]
+    assert server.paths(origin) == ["/robots.txt", "/robots.txt", "/page"]
+    assert spider.kept_at_page == [0]
+    assert stat(crawler, "robotstxt/unreachable/dropped") == 1
+    assert stat(crawler, "robotstxt/spider_request/served") is None
