@@ -236,9 +236,9 @@ def _store_class(value: str | type[Any]) -> str | type[Any]:
     except Exception as exc:
         raise ConfigError(SETTING, value, _STORES, f"it cannot be imported: {exc}") from None
     if not isinstance(cls, type):
-        raise ConfigError(
-            SETTING, value, _STORE_CLASS, f"it is a {type(cls).__name__}, not a class"
-        )
+        kind = type(cls).__name__
+        article = "an" if kind[:1].lower() in "aeiou" else "a"
+        raise ConfigError(SETTING, value, _STORE_CLASS, f"it is {article} {kind}, not a class")
     missing = missing_methods(cls)
     if missing:
         reason = f"{cls.__qualname__} has no {_and(missing, 'or')} method"
