@@ -77,14 +77,6 @@ _STORES = (
     '"redis://host:port/db" (also rediss:// and unix://) or the import path of a store '
     'class ("myproject.stores.MyStore")'
 )
-
-
-def _and(names: list[str] | tuple[str, ...], word: str = "and") -> str:
-    """``"a"``, ``"a and b"``, ``"a, b and c"``."""
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {word} {names[-1]}"
-
-
-_STORE_CLASS = f"a class with the methods of scrapy_robots_rfc.stores.Store: {_and(METHODS)}"
 _SQLITE_URLS = (
     '"sqlite:///relative/path.db" (three slashes: relative to the working directory) or '
     '"sqlite:////absolute/path.db" (four slashes: an absolute path)'
@@ -223,6 +215,14 @@ def _store(settings: BaseSettings) -> str | type[Any] | None:
     if problem is not None:
         raise ConfigError(SETTING, shown, _REDIS_URLS, problem)
     return value
+
+
+def _and(names: list[str] | tuple[str, ...], word: str = "and") -> str:
+    """``"a"``, ``"a and b"``, ``"a, b and c"``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {word} {names[-1]}"
+
+
+_STORE_CLASS = f"a class with the methods of scrapy_robots_rfc.stores.Store: {_and(METHODS)}"
 
 
 def _store_class(value: str | type[Any]) -> str | type[Any]:
