@@ -21,7 +21,15 @@ from .matcher import MODES
 from .parser import MAX_BYTES
 from .policy import DEFAULT_TTL
 from .robotparser import MODE_SETTING, mode_from_settings
-from .stores import MEMORY, REDIS_SCHEMES, SETTING, SQLITE
+from .stores import (
+    MEMORY,
+    METHODS,
+    REDIS_SCHEMES,
+    SETTING,
+    SQLITE,
+    is_import_path,
+    missing_methods,
+)
 from .stores.redis import INSTALL, redact, url_problem
 from .stores.sqlite import sqlite_path
 from .usage import CATEGORIES, LABELS
@@ -65,8 +73,9 @@ _TRUE = frozenset(("1", "true", "yes", "on"))
 _FALSE = frozenset(("0", "false", "no", "off", "none", ""))
 
 _STORES = (
-    '"memory", "sqlite:///relative/path.db", "sqlite:////absolute/path.db" or '
-    '"redis://host:port/db" (also rediss:// and unix://)'
+    '"memory", "sqlite:///relative/path.db", "sqlite:////absolute/path.db", '
+    '"redis://host:port/db" (also rediss:// and unix://) or the import path of a store '
+    'class ("myproject.stores.MyStore")'
 )
 _SQLITE_URLS = (
     '"sqlite:///relative/path.db" (three slashes: relative to the working directory) or '
@@ -175,10 +184,12 @@ def _file_problem(path: str) -> str | None:
     return None
 
 
-def _store(settings: BaseSettings) -> str | None:
+def _store(settings: BaseSettings) -> str | type[Any] | None:
     value = settings.get(SETTING)
     if value is None:
         return None
+    if isinstance(value, type) or (isinstance(value, str) and is_import_path(value)):
+        return _store_class(value)
     if not isinstance(value, str):
         raise ConfigError(SETTING, value, _STORES)
     if value == MEMORY:
@@ -206,7 +217,38 @@ def _store(settings: BaseSettings) -> str | None:
     return value
 
 
-def _store_ttl(settings: BaseSettings, numbers: dict[str, Any], store: str | None) -> float:
+def _and(names: list[str] | tuple[str, ...], word: str = "and") -> str:
+    """``"a"``, ``"a and b"``, ``"a, b and c"``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {word} {names[-1]}"
+
+
+_STORE_CLASS = f"a class with the methods of scrapy_robots_rfc.stores.Store: {_and(METHODS)}"
+
+
+def _store_class(value: str | type[Any]) -> str | type[Any]:
+    """A store class, or its import path, that Scrapy's ``load_object``
+    imports and that has every method of :class:`.stores.Store`; it is
+    built when the middleware starts (:func:`.stores.build_store`)."""
+    from scrapy.utils.misc import load_object
+
+    try:
+        cls = load_object(value)
+    except Exception as exc:
+        raise ConfigError(SETTING, value, _STORES, f"it cannot be imported: {exc}") from None
+    if not isinstance(cls, type):
+        kind = type(cls).__name__
+        article = "an" if kind[:1].lower() in "aeiou" else "a"
+        raise ConfigError(SETTING, value, _STORE_CLASS, f"it is {article} {kind}, not a class")
+    missing = missing_methods(cls)
+    if missing:
+        reason = f"{cls.__qualname__} has no {_and(missing, 'or')} method"
+        raise ConfigError(SETTING, value, _STORE_CLASS, reason)
+    return value
+
+
+def _store_ttl(
+    settings: BaseSettings, numbers: dict[str, Any], store: str | type[Any] | None
+) -> float:
     """``ROBOTSTXT_RFC_STORE_TTL``: by default long enough to remember an
     unreachable origin for ``ROBOTSTXT_RFC_UNREACHABLE_DAYS`` (RFC 9309
     §2.3.1.4) and then its good copy for ``ROBOTSTXT_RFC_CACHE_TTL`` (§2.4);
@@ -215,7 +257,7 @@ def _store_ttl(settings: BaseSettings, numbers: dict[str, Any], store: str | Non
     cache_ttl, days = numbers["cache_ttl"], numbers["unreachable_days"]
     unit = "seconds; at least ROBOTSTXT_RFC_CACHE_TTL"
     ttl = _number(settings, name, days * 86400 + cache_ttl, float, cache_ttl, unit)
-    if store is not None and store.startswith(REDIS_SCHEMES) and ttl < days * 86400:
+    if isinstance(store, str) and store.startswith(REDIS_SCHEMES) and ttl < days * 86400:
         logger.warning(
             "%(name)s (%(ttl)g seconds) is shorter than ROBOTSTXT_RFC_UNREACHABLE_DAYS "
             "(%(days)g days): Redis forgets an origin that stays unreachable before then, "
@@ -325,9 +367,9 @@ class Config:
     )
     #: ``USER_AGENT``.
     user_agent: str = field(default="", metadata={_FROM: "USER_AGENT"})
-    #: ``ROBOTSTXT_RFC_STORE``; ``None`` when unset (memory, or a SQLite
-    #: file in ``JOBDIR``).
-    store: str | None = None
+    #: ``ROBOTSTXT_RFC_STORE``: "memory", a URL, a store class or its import
+    #: path; ``None`` when unset (memory, or a SQLite file in ``JOBDIR``).
+    store: str | type[Any] | None = None
     #: HTTP-7: days unreachable with no good copy before allowing all.
     unreachable_days: float = 30.0
     #: ``ROBOTSTXT_RFC_REPORT``: where the per-origin table is written as
@@ -371,8 +413,10 @@ class Config:
             if setting.startswith(PREFIX):
                 values[setting] = getattr(self, name)
         store = self.store
-        if store is not None and store.startswith(REDIS_SCHEMES):
+        if isinstance(store, str) and store.startswith(REDIS_SCHEMES):
             values[SETTING] = redact(store)
+        elif isinstance(store, type):
+            values[SETTING] = f"{store.__module__}.{store.__qualname__}"
         return values
 
     @classmethod

@@ -140,6 +140,7 @@ class RobotsTxtMiddleware:
         store = open_store(
             config.store,
             crawler.settings.get("JOBDIR"),
+            crawler=crawler,
             lease=config.lease,
             ttl=config.store_ttl,
             fetch_bound=config.fetch_bound,

@@ -21,8 +21,13 @@ from scrapy_robots_rfc.config import LOGGER_NAME, Config
 from scrapy_robots_rfc.exceptions import ConfigError
 
 STORES = (
-    'It must be "memory", "sqlite:///relative/path.db", "sqlite:////absolute/path.db" or '
-    '"redis://host:port/db" (also rediss:// and unix://).'
+    'It must be "memory", "sqlite:///relative/path.db", "sqlite:////absolute/path.db", '
+    '"redis://host:port/db" (also rediss:// and unix://) or the import path of a store '
+    'class ("myproject.stores.MyStore").'
+)
+STORE_CLASS = (
+    "It must be a class with the methods of scrapy_robots_rfc.stores.Store: get, put, "
+    "acquire, renew, release, ping and close."
 )
 SQLITE_URLS = (
     'It must be "sqlite:///relative/path.db" (three slashes: relative to the working '
@@ -419,6 +424,78 @@ def test_a_malformed_redis_url_is_an_error_without_its_password(value, shown, re
 def test_an_unknown_store_lists_what_is_allowed(value, shown):
     assert error_of({"ROBOTSTXT_RFC_STORE": value}) == (
         f"{invalid('ROBOTSTXT_RFC_STORE', shown)} {STORES}"
+    )
+
+
+# -- ROBOTSTXT_RFC_STORE: a class of one's own, as HTTPCACHE_STORAGE -------------
+
+
+class NoLeases:
+    """A store without the lease methods."""
+
+    def get(self, origin: str) -> None: ...
+    def put(self, origin: str, record: object) -> bool: ...
+    def ping(self) -> None: ...
+    def close(self) -> None: ...
+
+
+NOT_A_CLASS = object()
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["tests.test_store_class.DictStore", "tests.test_store_class.CrawlerDictStore"],
+)
+def test_a_store_class_by_import_path_is_kept_as_given(value):
+    config = Config.from_settings(Settings({"ROBOTSTXT_RFC_STORE": value}))
+    assert config.store == value
+    assert config.in_effect()["ROBOTSTXT_RFC_STORE"] == value
+
+
+def test_a_store_class_itself_is_kept_and_shown_by_its_path():
+    from .test_store_class import DictStore
+
+    config = Config.from_settings(Settings({"ROBOTSTXT_RFC_STORE": DictStore}))
+    assert config.store is DictStore
+    assert config.in_effect()["ROBOTSTXT_RFC_STORE"] == "tests.test_store_class.DictStore"
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ("myproject.nowhere.Store", "No module named 'myproject'"),
+        ("tests.nowhere.Store", "No module named 'tests.nowhere'"),
+        (
+            "tests.test_store_class.Nothing",
+            "Module 'tests.test_store_class' doesn't define any object named 'Nothing'",
+        ),
+    ],
+)
+def test_a_store_path_that_cannot_be_imported_is_an_error(value, reason, caplog):
+    with caplog.at_level(logging.CRITICAL, logger=LOGGER_NAME):
+        message = error_of({"ROBOTSTXT_RFC_STORE": value})
+    assert message == (
+        f"{invalid('ROBOTSTXT_RFC_STORE', value, f'it cannot be imported: {reason}')} {STORES}"
+    )
+    assert [r.getMessage() for r in caplog.records] == [message]
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        (f"{__name__}.NoLeases", "NoLeases has no acquire, renew or release method"),
+        (
+            "scrapy_robots_rfc.stores.Record",
+            "Record has no get, put, acquire, renew, release, ping or close method",
+        ),
+        (NoLeases, "NoLeases has no acquire, renew or release method"),
+        ("os.path.join", "it is a function, not a class"),
+        (f"{__name__}.NOT_A_CLASS", "it is an object, not a class"),
+    ],
+)
+def test_a_store_class_without_the_store_methods_is_an_error(value, reason):
+    assert error_of({"ROBOTSTXT_RFC_STORE": value}) == (
+        f"{invalid('ROBOTSTXT_RFC_STORE', value, reason)} {STORE_CLASS}"
     )
 
 

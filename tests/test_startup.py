@@ -118,6 +118,43 @@ def test_a_bad_setting_is_the_first_thing_the_user_sees(tmp_path, activation, se
     assert_stopped_with(done, message)
 
 
+HALF_A_STORE = """
+class Half:
+    def __init__(self, settings):
+        pass
+
+    def get(self, origin):
+        return None
+
+    def put(self, origin, record):
+        return True
+"""
+
+
+@pytest.mark.parametrize("activation", [ADDON, MANUAL], ids=["addon", "manual"])
+def test_a_store_class_is_checked_before_the_crawl_starts(tmp_path, activation):
+    root = project(tmp_path, activation)
+    (root / "startup" / "stores.py").write_text(HALF_A_STORE)
+    ours = os.environ.get("PYTHONPATH")
+    done = crawl(root, "ROBOTSTXT_RFC_STORE=startup.stores.Half", pythonpath=ours)
+    assert_stopped_with(
+        done,
+        "The value of the ROBOTSTXT_RFC_STORE setting ('startup.stores.Half') is invalid: "
+        "Half has no acquire, renew, release, ping or close method. It must be a class with "
+        "the methods of scrapy_robots_rfc.stores.Store: get, put, acquire, renew, release, "
+        "ping and close.",
+    )
+    done = crawl(root, "ROBOTSTXT_RFC_STORE=startup.storez.Half", pythonpath=ours)
+    assert_stopped_with(
+        done,
+        "The value of the ROBOTSTXT_RFC_STORE setting ('startup.storez.Half') is invalid: "
+        "it cannot be imported: No module named 'startup.storez'. It must be \"memory\", "
+        '"sqlite:///relative/path.db", "sqlite:////absolute/path.db", "redis://host:port/db" '
+        "(also rediss:// and unix://) or the import path of a store class "
+        '("myproject.stores.MyStore").',
+    )
+
+
 def test_paths_are_checked_and_no_folder_is_created(tmp_path):
     root = project(tmp_path, ADDON)
     before = sorted(root.iterdir())

@@ -7,23 +7,33 @@
   With ``JOBDIR`` set and no store named, ``JOBDIR/robotstxt_rfc.db``.
 - ``"redis://host:port/db"`` (also ``rediss://``, ``unix://``): shared by every
   crawler that points at it.
+- The import path of a class of your own that implements
+  :class:`.base.Store` (``"myproject.stores.MyStore"``), or the class itself,
+  as Scrapy's ``HTTPCACHE_STORAGE`` is: built with ``from_crawler(crawler)``
+  if it has one, else with ``cls(settings)`` (:func:`build_store`).
 
 :mod:`..config` checks the value at start-up (:func:`.sqlite.sqlite_path`,
-:func:`.redis.url_problem`); :func:`open_store` then opens it.
+:func:`.redis.url_problem`, :func:`missing_methods`); :func:`open_store` then
+opens it.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from .base import FORMAT_VERSION, Record, Store, StoreError
+from .base import FORMAT_VERSION, METHODS, Record, Store, StoreError
 from .redis import DEFAULT_FETCH_BOUND, RedisStore
 from .redis import SCHEMES as REDIS_SCHEMES
 from .redis_fleet import DEFAULT_LEASE, RECORD_TTL
 from .sqlite import SCHEME as SQLITE
 from .sqlite import SqliteStore, sqlite_path, sqlite_url
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
 
 logger = logging.getLogger(__name__)
 
@@ -32,10 +42,13 @@ SCHEMES = (MEMORY, SQLITE, *REDIS_SCHEMES)
 #: The setting every store error names.
 SETTING = "ROBOTSTXT_RFC_STORE"
 _JOBDIR_DB = "robotstxt_rfc.db"
+#: Dotted Python names, at least two: what ``load_object`` can import.
+_IMPORT_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\Z")
 
 __all__ = [
     "FORMAT_VERSION",
     "MEMORY",
+    "METHODS",
     "REDIS_SCHEMES",
     "SCHEMES",
     "SETTING",
@@ -43,15 +56,48 @@ __all__ = [
     "Record",
     "Store",
     "StoreError",
+    "build_store",
+    "is_import_path",
+    "missing_methods",
     "open_store",
     "store_close",
 ]
 
 
+def is_import_path(value: str) -> bool:
+    """Whether ``value`` names a class by its import path
+    (``"myproject.stores.MyStore"``) rather than a store URL."""
+    return _IMPORT_PATH.match(value) is not None
+
+
+def missing_methods(cls: type[Any]) -> list[str]:
+    """The methods of :class:`.base.Store` that ``cls`` lacks, in the
+    protocol's order."""
+    return [name for name in METHODS if not callable(getattr(cls, name, None))]
+
+
+def build_store(value: str | type[Any], crawler: Crawler) -> Store:
+    """The store of the class ``value`` (its import path or itself),
+    loaded with Scrapy's ``load_object`` and built as Scrapy builds a
+    component: ``from_crawler(crawler)`` if the class has it
+    (``build_from_crawler``), else ``cls(settings)``, as
+    ``HTTPCACHE_STORAGE`` is."""
+    from scrapy.utils.misc import build_from_crawler, load_object
+
+    cls = load_object(value)
+    store: Store
+    if hasattr(cls, "from_crawler"):
+        store = build_from_crawler(cls, crawler)
+    else:
+        store = cls(crawler.settings)
+    return store
+
+
 def open_store(
-    value: str | None,
+    value: str | type[Any] | None,
     jobdir: str | None,
     *,
+    crawler: Crawler | None = None,
     lease: float = DEFAULT_LEASE,
     ttl: float = RECORD_TTL,
     fetch_bound: float = DEFAULT_FETCH_BOUND,
@@ -62,6 +108,7 @@ def open_store(
     creates ``JOBDIR``). A Redis store gets the crawl's ``lease``, the
     ``ttl`` of its records and the ``fetch_bound`` of a robots.txt fetch
     (``ROBOTSTXT_RFC_LEASE``, ``ROBOTSTXT_RFC_STORE_TTL``, :attr:`.Config.fetch_bound`).
+    A store class (:func:`build_store`) is built for ``crawler``.
 
     A store that cannot be opened is logged at ERROR, naming the setting,
     and memory is used instead: a crawl never fails for its cache."""
@@ -78,6 +125,10 @@ def open_store(
         return _open(lambda: SqliteStore(path, source=source))
     if value == MEMORY:
         return None
+    if isinstance(value, type) or is_import_path(value):
+        if crawler is None:
+            raise TypeError(f"{SETTING} names a store class: open_store needs the crawler")
+        return _open(lambda: build_store(value, crawler))
     if value.startswith(SQLITE):
         return _open(lambda: SqliteStore(sqlite_path(value)))
     return _open(lambda: RedisStore(value, ttl=ttl, lease=lease, fetch_bound=fetch_bound))

@@ -16,7 +16,7 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Protocol
 
-__all__ = ["FORMAT_VERSION", "Record", "Store", "StoreError"]
+__all__ = ["FORMAT_VERSION", "METHODS", "Record", "Store", "StoreError"]
 
 #: Bumped whenever the encoding changes; a record of another version is
 #: treated as absent, never misread: crawlers of two versions can share a
@@ -81,11 +81,45 @@ class Record:
 
 
 class Store(Protocol):
-    """Where records live. Every method may raise :class:`StoreError`; the
-    middleware then falls back to memory."""
+    """Where records live: what ``ROBOTSTXT_RFC_STORE`` names, a built-in
+    store or a class of your own given by its import path (as Scrapy's
+    ``HTTPCACHE_STORAGE`` is).
+
+    **Building.** A class with a ``from_crawler(crawler)`` class method is
+    built with it (:func:`scrapy.utils.misc.build_from_crawler`); any other
+    class with ``cls(settings)``, the crawl's settings, as
+    ``HTTPCACHE_STORAGE`` is. The store is built once per crawl, when the
+    middleware starts, and :meth:`close` is called once when the spider
+    closes. A constructor that raises :class:`StoreError` makes the crawl
+    run with memory only, logged at ERROR; any other exception stops the
+    crawl.
+
+    **Threads.** The middleware calls every method but :meth:`close` from
+    a thread pool of its own (up to four threads, never the reactor's
+    thread), several at a time: a store must be thread-safe. Methods
+    may block (I/O); that only delays the requests of the origin concerned.
+
+    **Errors.** Every method but :meth:`close` may raise
+    :class:`StoreError`: the middleware then sets the store aside, crawls
+    on with memory only, and calls :meth:`ping` now and then until it
+    answers (``robotstxt/store/*`` stats). Any other exception is taken for
+    a bug, not an outage: wrap the errors of your I/O in ``StoreError``.
+
+    **Leases** (:meth:`acquire`, :meth:`renew`, :meth:`release`) make one
+    crawler of many fetch an origin's robots.txt (RFC 9309 §2.4, CACHE-2).
+    A store that only one crawler at a time uses may grant every lease:
+    ``acquire`` and ``renew`` return ``True``, ``release`` does nothing, and
+    ``put`` always writes and returns ``True``.
+
+    An optional ``source`` attribute (text) is how log lines name the store;
+    by default ``ROBOTSTXT_RFC_STORE``.
+    """
 
     def get(self, origin: str) -> Record | None:
-        """The record of ``origin`` (``scheme://host:port``), if any."""
+        """The record of ``origin`` (``scheme://host:port``), if any: the
+        last one :meth:`put` there, equal to it (:meth:`Record.encode` and
+        :meth:`Record.decode` turn it into bytes and back, for a store that
+        keeps bytes)."""
 
     def put(self, origin: str, record: Record) -> bool:
         """Store ``record`` for ``origin``, replacing what was there.
@@ -112,4 +146,10 @@ class Store(Protocol):
         failed is probed with it until it is back)."""
 
     def close(self) -> None:
-        """Release resources."""
+        """Release resources; called once, from the reactor's thread, when
+        the spider closes. An exception is logged at DEBUG and ignored."""
+
+
+#: The methods a store class must have (:class:`Store`'s); ``ROBOTSTXT_RFC_STORE``
+#: naming a class without one of them is refused at start-up.
+METHODS = ("get", "put", "acquire", "renew", "release", "ping", "close")
