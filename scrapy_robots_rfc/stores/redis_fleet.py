@@ -52,7 +52,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_LEASE",
+    "QUEUE_LAYOUTS",
     "RECORD_TTL",
+    "Layout",
     "QueueTarget",
     "RedisFleet",
     "milliseconds",
@@ -85,18 +87,37 @@ def milliseconds(seconds: float) -> int:
     return max(1, math.ceil(seconds * 1000))
 
 
+#: How a scrapy-redis queue lays a request out in its key (the RELEASE
+#: script's ``kind``): ``"priority"``, a sorted set scored by minus the
+#: request's priority (``ZADD key -priority request``); ``"list"``, a list
+#: pushed on the left (``LPUSH key request``), which FifoQueue pops on the
+#: right and LifoQueue on the left.
+Layout = Literal["priority", "list"]
+
+#: Each scrapy-redis queue class whose layout RELEASE writes, by import path
+#: (scrapy-redis is imported only by a crawl that uses it). The only place
+#: this package knows how scrapy-redis stores its queue: RELEASE needs it to
+#: queue a request in the same atomic step that takes it out of its held set
+#: (exactly once). ``tests/test_redis_fleet.py`` releases into each class
+#: and pops with the class's own ``pop``, against what its own ``push``
+#: writes, so that a change of layout in scrapy-redis fails there.
+QUEUE_LAYOUTS: dict[str, Layout] = {
+    "scrapy_redis.queue.PriorityQueue": "priority",
+    "scrapy_redis.queue.FifoQueue": "list",
+    "scrapy_redis.queue.LifoQueue": "list",
+}
+
+
 @dataclass(frozen=True, slots=True)
 class QueueTarget:
     """The scrapy-redis queue that released requests go to.
 
-    ``key`` is the queue's key (``SCHEDULER_QUEUE_KEY`` with the spider's
-    name: ``"<spider>:requests"``); ``kind`` is how its ``push`` writes:
-    ``"priority"`` for ``scrapy_redis.queue.PriorityQueue`` (a sorted set
-    scored by minus the priority), ``"list"`` for ``FifoQueue`` and
-    ``LifoQueue`` (``LPUSH``)."""
+    ``key`` is the queue object's own ``key`` (``SCHEDULER_QUEUE_KEY`` with
+    the spider's name: ``"<spider>:requests"`` by default); ``kind`` is how
+    its class lays requests out (:data:`QUEUE_LAYOUTS`)."""
 
     key: str
-    kind: Literal["priority", "list"]
+    kind: Layout
 
 
 class RedisFleet:

@@ -129,9 +129,9 @@ return redis.call('ZCARD', KEYS[1])
 
 #: KEYS: held, index, queue. ARGV: origin, max_score ('+inf' = all), batch,
 #: kind. Moves up to batch held requests, oldest first, into the
-#: scrapy-redis queue, as its ``push`` would have written them:
-#: 'priority' is ``PriorityQueue`` (ZADD queue -priority request), 'list'
-#: is ``FifoQueue`` and ``LifoQueue`` (LPUSH queue request). Each member
+#: scrapy-redis queue, as its ``push`` would have written them; kind is the
+#: queue class's layout (``redis_fleet.QUEUE_LAYOUTS``): 'priority' (ZADD
+#: queue -priority request) or 'list' (LPUSH queue request). Each member
 #: leaves the held set in the same atomic step that queues it: it is queued
 #: exactly once. Returns {moved, left}; an origin with nothing left is no
 #: longer watched.
