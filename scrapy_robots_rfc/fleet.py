@@ -39,12 +39,13 @@ from typing import TYPE_CHECKING, Any
 from scrapy import Request
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.misc import load_object
+from scrapy.utils.python import global_object_name
 from scrapy.utils.request import request_from_dict
 
 from .config import LOGGER_NAME
 from .origin import origin
 from .stores.redis import RedisStore
-from .stores.redis_fleet import QueueTarget
+from .stores.redis_fleet import QUEUE_LAYOUTS, Layout, QueueTarget
 from .waiting import NO_WAIT_KEY, SCHEDULED_KEY
 
 if TYPE_CHECKING:
@@ -52,7 +53,6 @@ if TYPE_CHECKING:
 
     from scrapy import Spider
     from scrapy.crawler import Crawler
-    from scrapy.settings import BaseSettings
     from scrapy.statscollectors import StatsCollector
 
     from .config import Config
@@ -72,8 +72,9 @@ __all__ = [
     "FleetRoom",
     "let_go",
     "load_waiting",
-    "queue_target",
+    "queue_layout",
     "save_waiting",
+    "scheduler_queue",
 ]
 
 logger = logging.getLogger(LOGGER_NAME)
@@ -93,10 +94,6 @@ JOBDIR_FILE = "robotstxt_rfc.waiting"
 MAX_ADOPT = 16
 #: The shortest time between two sweeps, in seconds.
 _MIN_SWEEP = 0.5
-#: The default of scrapy-redis's ``SCHEDULER_QUEUE_KEY`` and
-#: ``SCHEDULER_QUEUE_CLASS``.
-_QUEUE_KEY = "%(spider)s:requests"
-_QUEUE_CLASS = "scrapy_redis.queue.PriorityQueue"
 
 
 def let_go(request: Request) -> None:
@@ -107,71 +104,87 @@ def let_go(request: Request) -> None:
     meta.pop(SINCE_KEY, None)
 
 
-def queue_target(settings: BaseSettings, spider: Spider) -> tuple[QueueTarget, Any] | None:
-    """The scrapy-redis queue of the crawl and its serializer (an object with
-    ``dumps`` and ``loads``), read from the settings the way scrapy-redis's
-    ``Scheduler`` reads them; ``None`` when the scheduler is not
-    scrapy-redis's (or a subclass), or its queue class is one whose ``push``
-    this package does not know (logged)."""
-    scheduler = settings.get("SCHEDULER")
+def _scrapy_redis(module: str) -> Any:
+    """scrapy-redis's ``module`` (an optional dependency, without type
+    hints), imported only by a crawl whose scheduler is scrapy-redis's: 80
+    ms a crawl otherwise."""
+    return importlib.import_module(f"scrapy_redis.{module}")
+
+
+def scheduler_queue(crawler: Crawler, spider: Spider) -> tuple[Any, bool] | None:
+    """The queue object of the crawl's scrapy-redis scheduler (a
+    ``scrapy_redis.scheduler.Scheduler`` or a subclass), and whether its
+    Redis client is ours to close; ``None`` when the scheduler is another.
+
+    It is the scheduler's own ``queue``, opened before ``spider_opened``
+    (the engine's ``scheduler``, Scrapy 2.19; ``slot.scheduler`` before).
+    An engine that shows no scheduler gets one built as scrapy-redis's
+    ``Scheduler.open`` builds it: its queue class, key and serializer
+    settings, with its own defaults, and a client from its ``REDIS_URL``
+    settings (``scrapy_redis.connection``), which the caller closes."""
+    settings = crawler.settings
+    scheduler_class = settings.get("SCHEDULER")
     try:
-        scheduler = load_object(scheduler) if isinstance(scheduler, str) else scheduler
+        if isinstance(scheduler_class, str):
+            scheduler_class = load_object(scheduler_class)
     except (ImportError, AttributeError, ValueError, NameError):
         return None
-    # Scrapy has imported the scheduler already; scrapy-redis is imported
-    # only for a crawl that uses it (80 ms a crawl otherwise).
-    if not isinstance(scheduler, type) or not any(
-        cls.__module__.partition(".")[0] == "scrapy_redis" for cls in scheduler.__mro__
+    # Scrapy has imported the scheduler already: scrapy-redis is imported
+    # only when it is scrapy-redis's.
+    if not isinstance(scheduler_class, type) or not any(
+        cls.__module__.partition(".")[0] == "scrapy_redis" for cls in scheduler_class.__mro__
     ):
         return None
-    try:  # an optional dependency, without type hints
-        queue: Any = importlib.import_module("scrapy_redis.queue")
-        scheduler_module: Any = importlib.import_module("scrapy_redis.scheduler")
+    try:
+        scheduler_module = _scrapy_redis("scheduler")
     except ImportError:
         return None
-    if not issubclass(scheduler, scheduler_module.Scheduler):
+    if not issubclass(scheduler_class, scheduler_module.Scheduler):
         return None
-    name = settings.get("SCHEDULER_QUEUE_CLASS") or _QUEUE_CLASS
-    queue_class = load_object(name) if isinstance(name, str) else name
-    push = getattr(queue_class, "push", None)
-    if push is queue.PriorityQueue.push:
-        target_kind = "priority"
-    elif push in (queue.FifoQueue.push, queue.LifoQueue.push):
-        target_kind = "list"
-    else:
-        logger.warning(
-            "Requests that wait for robots.txt stay in this worker's memory: "
-            "SCHEDULER_QUEUE_CLASS %(queue)r writes requests its own way, and only "
-            "scrapy-redis's PriorityQueue, FifoQueue and LifoQueue are known",
-            {"queue": name},
-            extra={"spider": spider},
-        )
-        return None
-    key = str(settings.get("SCHEDULER_QUEUE_KEY") or _QUEUE_KEY)
-    # The scheduler formats the key, and its queue formats the result again.
-    key = key % {"spider": spider.name} % {"spider": spider.name}
-    serializer: Any = settings.get("SCHEDULER_SERIALIZER") or "scrapy_redis.picklecompat"
+    engine = crawler.engine
+    scheduler = getattr(engine, "scheduler", None)
+    if scheduler is None:  # not ``or``: a scheduler's truth is its queue's length
+        scheduler = getattr(getattr(engine, "slot", None), "scheduler", None)
+    queue = getattr(scheduler, "queue", None)
+    if queue is not None:
+        return queue, False
+    defaults = _scrapy_redis("defaults")
+    queue_class = load_object(
+        settings.get("SCHEDULER_QUEUE_CLASS") or defaults.SCHEDULER_QUEUE_CLASS
+    )
+    key = settings.get("SCHEDULER_QUEUE_KEY") or defaults.SCHEDULER_QUEUE_KEY
+    serializer = settings.get("SCHEDULER_SERIALIZER") or None
     if isinstance(serializer, str):
         serializer = importlib.import_module(serializer)
-    return QueueTarget(key, "priority" if target_kind == "priority" else "list"), serializer
+    server = _scrapy_redis("connection").get_redis_from_settings(settings)
+    try:
+        queue = queue_class(
+            server=server, spider=spider, key=key % {"spider": spider.name}, serializer=serializer
+        )
+    except Exception:
+        _close(server)
+        raise
+    return queue, True
 
 
-def _same_server(fleet: RedisFleet, settings: BaseSettings) -> bool:
-    """Whether scrapy-redis's client (built from the settings as its
-    scheduler builds it) talks to the store's server and database. Runs in
-    the store's threads."""
-    connection: Any = importlib.import_module("scrapy_redis.connection")
+def queue_layout(queue_class: type) -> Layout | None:
+    """How ``queue_class`` lays requests out in Redis
+    (:data:`.stores.redis_fleet.QUEUE_LAYOUTS`): that of the scrapy-redis
+    queue class it is, or derives from and keeps the ``push`` of; ``None``
+    for a class that writes requests its own way."""
+    push = getattr(queue_class, "push", None)
+    for cls in queue_class.__mro__:
+        layout = QUEUE_LAYOUTS.get(f"{cls.__module__}.{cls.__qualname__}")
+        if layout is not None:
+            return layout if push is getattr(cls, "push", None) else None
+    return None
+
+
+def _close(client: Any) -> None:
     try:
-        client = connection.get_redis_from_settings(settings)
-    except Exception:  # scrapy-redis's own settings are its to check
-        return False
-    try:
-        return fleet.probe(client)
-    finally:
-        try:
-            client.close()
-        except Exception:
-            logger.debug("Error closing the probe's Redis client", exc_info=True)
+        client.close()
+    except Exception:
+        logger.debug("Error closing a Redis client of scrapy-redis", exc_info=True)
 
 
 class FleetRoom:
@@ -248,9 +261,39 @@ class FleetRoom:
         if so, sweep at once: a worker that stopped, or died, may have left
         requests for this one."""
         self._spider = spider
-        settings = self._crawler.settings
-        found = None if self._config.hold == "memory" else queue_target(settings, spider)
+        if self._config.hold == "memory":
+            return
+        try:
+            found = scheduler_queue(self._crawler, spider)
+        except Exception as exc:  # scrapy-redis's settings are its own to check
+            logger.warning(
+                "Requests that wait for robots.txt stay in this worker's memory: cannot "
+                "build the scrapy-redis queue from the settings (%(error)s)",
+                {"error": exc},
+                extra={"spider": spider},
+            )
+            return
         if found is None:
+            return
+        queue, own_client = found
+        try:
+            await self._open(spider, queue)
+        finally:
+            if own_client:
+                _close(queue.server)
+
+    async def _open(self, spider: Spider, queue: Any) -> None:
+        settings = self._crawler.settings
+        layout = queue_layout(type(queue))
+        if layout is None:
+            name = settings.get("SCHEDULER_QUEUE_CLASS") or global_object_name(type(queue))
+            logger.warning(
+                "Requests that wait for robots.txt stay in this worker's memory: "
+                "SCHEDULER_QUEUE_CLASS %(queue)r writes requests its own way, and only "
+                "scrapy-redis's PriorityQueue, FifoQueue and LifoQueue are known",
+                {"queue": name},
+                extra={"spider": spider},
+            )
             return
         store = self._shared.store
         if not isinstance(store, RedisStore):
@@ -261,9 +304,10 @@ class FleetRoom:
                 extra={"spider": spider},
             )
             return
-        target, serializer = found
+        target = QueueTarget(str(queue.key), layout)
         fleet = store.fleet(target.key)
-        same = await self._shared.fleet_call(_same_server, fleet, settings, default=None)
+        # The queue's own client: a key the store writes must read the same.
+        same = await self._shared.fleet_call(fleet.probe, queue.server, default=None)
         if same is None:
             return  # the store failed, and said so
         if not same:
@@ -274,7 +318,8 @@ class FleetRoom:
                 extra={"spider": spider},
             )
             return
-        self._fleet, self._target, self._serializer = fleet, target, serializer
+        # Held requests are serialised as the queue serialises what it pushes.
+        self._fleet, self._target, self._serializer = fleet, target, queue.serializer
         if settings.getbool("SCHEDULER_FLUSH_ON_START"):
             # As scrapy-redis flushes its queue: the held requests go too.
             await self._shared.fleet_call(fleet.clear, default=0)
