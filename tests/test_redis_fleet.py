@@ -13,17 +13,21 @@ from collections.abc import Callable, Iterator
 
 import pytest
 import scrapy
+from scrapy.core.engine import ExecutionEngine
 from scrapy.utils.request import request_from_dict
+from scrapy.utils.test import get_crawler
 
+from scrapy_robots_rfc.fleet import queue_layout, scheduler_queue
 from scrapy_robots_rfc.stores import redis_lua
 from scrapy_robots_rfc.stores.base import Record, StoreError
 from scrapy_robots_rfc.stores.redis import KEY_PREFIX, RedisStore
-from scrapy_robots_rfc.stores.redis_fleet import QueueTarget, RedisFleet
+from scrapy_robots_rfc.stores.redis_fleet import QUEUE_LAYOUTS, QueueTarget, RedisFleet
 from tests.redis_server import RedisServer, free_port, redis_server_fixture
 
 redis = pytest.importorskip("redis")
 scrapy_redis_queue = pytest.importorskip("scrapy_redis.queue")
 picklecompat = pytest.importorskip("scrapy_redis.picklecompat")
+scrapy_redis_scheduler = pytest.importorskip("scrapy_redis.scheduler")
 
 ORIGIN = "https://example.com:443"
 OTHER = "http://other.example:80"
@@ -255,6 +259,141 @@ def test_release_before_moves_only_requests_that_waited_long_enough(
     assert fleet.release(ORIGIN, LIST, before=5000.0) == (0, 1)
     assert fleet.release(ORIGIN, LIST) == (1, 0)
     assert fleet.held_origins() == 0
+
+
+# The contract with scrapy-redis's queue classes
+
+
+def queue_contents(raw: redis.Redis, key: str) -> tuple[str, object]:
+    """What the queue's key holds, in order, whatever its Redis type."""
+    kind = raw.type(key).decode()
+    if kind == "zset":
+        return kind, raw.zrange(key, 0, -1, withscores=True)
+    if kind == "list":
+        return kind, raw.lrange(key, 0, -1)
+    return kind, raw.dump(key)
+
+
+@pytest.mark.parametrize("queue_class", ["PriorityQueue", "FifoQueue", "LifoQueue"])
+def test_release_writes_what_scrapy_redis_push_writes(
+    fleets: Callable[..., RedisFleet], raw: redis.Redis, queue_class: str
+) -> None:
+    """RELEASE writes the queue's layout itself, in the step that takes each
+    request out of its held set (exactly once), from QUEUE_LAYOUTS. For each
+    of scrapy-redis's queue classes, the requests it releases oldest first
+    are what the class's own ``push`` writes when it pushes them in that
+    order, and its own ``pop`` gives them back in the same order: the day
+    scrapy-redis lays a queue out another way, this fails."""
+    layout = QUEUE_LAYOUTS[f"scrapy_redis.queue.{queue_class}"]
+    queue = getattr(scrapy_redis_queue, queue_class)(raw, SPIDER, "%(spider)s:requests")
+    priorities = [0, 3, -2, 3, 0, 250, -7, 1, 0, -2]
+    requests = [
+        scrapy.Request(
+            f"{ORIGIN}/{i}",
+            callback=SPIDER.parse,
+            errback=SPIDER.failed,
+            priority=priority,
+            meta={"_robotstxt_rfc_hold": secrets.token_hex(8)},
+        )
+        for i, priority in enumerate(priorities)
+    ]
+    fleet = fleets()
+    for since, request in reversed(list(enumerate(requests, start=1))):
+        blob = queue.serializer.dumps(request.to_dict(spider=SPIDER))
+        fleet.hold(ORIGIN, blob, priority=request.priority, since=float(since))
+    assert fleet.release(ORIGIN, QueueTarget(queue.key, layout)) == (len(requests), 0)
+    released = queue_contents(raw, queue.key)
+    ours = [request.to_dict(spider=SPIDER) for request in pop_all(queue)]
+    assert raw.exists(queue.key) == 0
+    for request in requests:
+        queue.push(request)
+    assert queue_contents(raw, queue.key) == released
+    theirs = [request.to_dict(spider=SPIDER) for request in pop_all(queue)]
+    assert len(ours) == len(requests)
+    assert ours == theirs
+
+
+class PopsItsOwnWay(scrapy_redis_queue.FifoQueue):  # type: ignore[misc]
+    """Keeps FifoQueue's push: its layout is FifoQueue's."""
+
+    def pop(self, timeout: int = 0) -> object:
+        return super().pop(timeout)
+
+
+class PushesItsOwnWay(scrapy_redis_queue.PriorityQueue):  # type: ignore[misc]
+    def push(self, request: scrapy.Request) -> None:
+        super().push(request)
+
+
+class NotScrapyRedis:
+    def push(self, request: scrapy.Request) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    ("queue_class", "layout"),
+    [
+        (scrapy_redis_queue.PriorityQueue, "priority"),
+        (scrapy_redis_queue.FifoQueue, "list"),
+        (scrapy_redis_queue.LifoQueue, "list"),
+        (scrapy_redis_queue.SpiderStack, "list"),
+        (PopsItsOwnWay, "list"),
+        (PushesItsOwnWay, None),
+        (scrapy_redis_queue.Base, None),
+        (NotScrapyRedis, None),
+    ],
+)
+def test_the_layout_of_a_queue_class(queue_class: type, layout: str | None) -> None:
+    """A class that writes requests its own way has none: its requests wait
+    in memory (tests/test_fleet_e2e.py has the WARNING)."""
+    assert queue_layout(queue_class) == layout
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {},
+        {
+            "SCHEDULER_QUEUE_CLASS": "scrapy_redis.queue.LifoQueue",
+            "SCHEDULER_QUEUE_KEY": "%(spider)s:own",
+            "SCHEDULER_SERIALIZER": "json",
+        },
+    ],
+)
+def test_without_the_engines_scheduler_the_queue_is_built_as_scrapy_redis_builds_it(
+    redis_server: RedisServer, fleets: Callable[..., RedisFleet], settings: dict[str, str]
+) -> None:
+    """A crawl finds the queue object of its scrapy-redis scheduler through
+    the engine (tests/test_fleet_e2e.py); an engine that shows no scheduler
+    gets the queue scrapy-redis's own Scheduler would open, from the same
+    settings and scrapy-redis's defaults, with a client of its own."""
+    crawler = get_crawler(
+        FleetSpider,
+        {
+            "SCHEDULER": "scrapy_redis.scheduler.Scheduler",
+            "DUPEFILTER_CLASS": "scrapy_redis.dupefilter.RFPDupeFilter",
+            "REDIS_URL": redis_server.url,
+            **settings,
+        },
+    )
+    spider = FleetSpider.from_crawler(crawler)
+    crawler.engine = ExecutionEngine(crawler, lambda _: None)  # not open: no scheduler
+    scheduler = scrapy_redis_scheduler.Scheduler.from_settings(crawler.settings)
+    scheduler.open(spider)
+    found = scheduler_queue(crawler, spider)
+    assert found is not None
+    queue, own_client = found
+    try:
+        assert own_client
+        assert type(queue) is type(scheduler.queue)
+        assert queue.key == scheduler.queue.key
+        assert queue.serializer is scheduler.queue.serializer
+        assert queue.server is not scheduler.server
+        assert fleets().probe(queue.server)
+    finally:
+        queue.server.close()
+        scheduler.server.close()
+    assert scheduler_queue(get_crawler(FleetSpider), spider) is None  # Scrapy's scheduler
 
 
 def test_release_refuses_an_unknown_queue_kind(raw: redis.Redis) -> None:
