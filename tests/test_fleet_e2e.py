@@ -18,6 +18,7 @@ import itertools
 import json
 import logging
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -54,7 +55,7 @@ _need("scrapy_redis")
 
 from scrapy import Request  # noqa: E402
 from scrapy_redis.dupefilter import RFPDupeFilter  # noqa: E402
-from scrapy_redis.queue import PriorityQueue  # noqa: E402
+from scrapy_redis.queue import Base, LifoQueue, PriorityQueue  # noqa: E402
 
 from .fleet_worker import FleetSpider  # noqa: E402
 
@@ -428,6 +429,67 @@ def test_requests_wait_in_redis_and_come_back_through_the_queue(
     assert keys(client, "held") == []
 
 
+class PopCountingQueue(LifoQueue):  # type: ignore[misc]
+    """LifoQueue's push, so its layout; counts what it pops."""
+
+    popped = 0
+
+    def pop(self, timeout: int = 0) -> Request | None:
+        request: Request | None = super().pop(timeout)
+        if request is not None:
+            PopCountingQueue.popped += 1
+        return request
+
+
+class TaggedSerializer:
+    """A ``SCHEDULER_SERIALIZER`` whose data no other serializer reads."""
+
+    TAG = b"tagged:"
+
+    @staticmethod
+    def dumps(obj: Any) -> bytes:
+        return TaggedSerializer.TAG + pickle.dumps(obj)
+
+    @staticmethod
+    def loads(data: bytes) -> Any:
+        assert data.startswith(TaggedSerializer.TAG), data[:20]
+        return pickle.loads(data[len(TaggedSerializer.TAG) :])
+
+
+@scrapy_redis_warnings
+@pytest_twisted.inlineCallbacks
+def test_held_requests_go_to_the_queue_the_scheduler_loaded(
+    server: MockServer, redis_server: RedisServer, client: Any, activation: dict[str, Any], caplog
+):
+    """The fleet takes the queue of scrapy-redis's scheduler as it loaded
+    it: its class (one that keeps LifoQueue's push), its key
+    (SCHEDULER_QUEUE_KEY) and its serializer; held requests come back
+    through that queue's own pop and serializer."""
+    PopCountingQueue.popped = 0
+    slow = server.add_origin({"/robots.txt": Reply(body=ROBOTS, delay=0.5)})
+    urls = [slow.url("/a"), slow.url("/b"), slow.url("/private/x")]
+    settings = scrapy_redis(
+        redis_server.url,
+        SCHEDULER_QUEUE_CLASS="tests.test_fleet_e2e.PopCountingQueue",
+        SCHEDULER_QUEUE_KEY="%(spider)s:own-key",
+        SCHEDULER_SERIALIZER=TaggedSerializer,
+    )
+    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc.middleware"):
+        crawler = yield in_process_crawl(activation, urls, **settings)
+    spider, stats = crawler.spider, crawler.stats
+    assert sorted(spider.seen) == [slow.url("/a"), slow.url("/b")]
+    assert spider.failed_with("Forbidden by robots.txt") == [slow.url("/private/x")]
+    assert stats.get_value("robotstxt/waiting/held") == 3
+    assert stats.get_value("robotstxt/waiting/released") == 3
+    assert PopCountingQueue.popped == 6  # each request twice: before and after its hold
+    assert (
+        "Requests that wait for robots.txt are held in Redis for the scrapy-redis queue "
+        "recorder:own-key" in caplog.messages
+    )
+    assert stats.get_value("log_count/ERROR") is None
+    assert keys(client, "held") == []
+
+
 @scrapy_redis_warnings
 @pytest.mark.parametrize(
     ("settings", "warning"),
@@ -453,6 +515,13 @@ def test_requests_wait_in_redis_and_come_back_through_the_queue(
             "SCHEDULER_QUEUE_CLASS 'tests.test_fleet_e2e.OwnQueue' writes requests its own "
             "way, and only scrapy-redis's PriorityQueue, FifoQueue and LifoQueue are known",
             id="own-queue",
+        ),
+        pytest.param(
+            lambda url: {"SCHEDULER_QUEUE_CLASS": "tests.test_fleet_e2e.OwnListQueue"},
+            "Requests that wait for robots.txt stay in this worker's memory: "
+            "SCHEDULER_QUEUE_CLASS 'tests.test_fleet_e2e.OwnListQueue' writes requests its "
+            "own way, and only scrapy-redis's PriorityQueue, FifoQueue and LifoQueue are known",
+            id="own-queue-class",
         ),
     ],
 )
@@ -482,6 +551,21 @@ class OwnQueue(PriorityQueue):  # type: ignore[misc]
 
     def push(self, request: Request) -> None:
         super().push(request)
+
+
+class OwnListQueue(Base):  # type: ignore[misc]
+    """A queue class of one's own, on scrapy-redis's base class: a list
+    pushed on the right."""
+
+    def __len__(self) -> int:
+        return int(self.server.llen(self.key))
+
+    def push(self, request: Request) -> None:
+        self.server.rpush(self.key, self._encode_request(request))
+
+    def pop(self, timeout: int = 0) -> Request | None:
+        data = self.server.lpop(self.key)
+        return None if data is None else self._decode_request(data)
 
 
 @scrapy_redis_warnings
