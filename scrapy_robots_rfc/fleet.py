@@ -24,6 +24,15 @@ same server and database, and ``ROBOTSTXT_RFC_HOLD`` is ``"auto"``;
 otherwise requests wait in memory (:mod:`.waiting`) as they always did, and
 those still waiting when a single crawl pauses are kept in ``JOBDIR``
 (:func:`save_waiting`, :func:`load_waiting`) for the next run.
+
+scrapy-redis is used through what it offers: the queue object its scheduler
+loaded (:func:`scheduler_queue`) gives the key, the serializer and the
+client; its settings and defaults build one the same way when the engine
+shows no scheduler. Only the release into the queue writes the queue's keys
+itself, because it must be atomic with the held set (exactly once); what it
+writes comes from one table, :data:`.stores.redis_fleet.QUEUE_LAYOUTS`
+(:func:`queue_layout`), which ``tests/test_redis_fleet.py`` checks against
+scrapy-redis's own ``push`` and ``pop``.
 """
 
 from __future__ import annotations
