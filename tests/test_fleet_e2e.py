@@ -587,6 +587,57 @@ def test_flush_on_start_drops_what_an_earlier_run_held(
     assert keys(client, "held") == []
 
 
+#: A crawl in a process of its own, with the settings of its first
+#: argument; it prints the scrapy-redis modules it imported.
+_CRAWL_AND_LIST_MODULES = """
+import json, sys
+from scrapy import Spider
+from scrapy.crawler import CrawlerProcess
+
+class Empty(Spider):
+    name = "empty"
+    start_urls = []
+
+process = CrawlerProcess(json.loads(sys.argv[1]))
+process.crawl(Empty)
+process.start()
+print(sorted(m for m in sys.modules if m.partition(".")[0] == "scrapy_redis"))
+"""
+
+
+@pytest.mark.parametrize("scrapy_redis_scheduler", [False, True])
+def test_scrapy_redis_is_imported_only_by_a_crawl_on_its_scheduler(
+    redis_server: RedisServer, activation: dict[str, Any], scrapy_redis_scheduler: bool
+) -> None:
+    """scrapy-redis stays optional: a crawl with a Redis store and Scrapy's
+    scheduler never imports it."""
+    settings = {
+        **activation,
+        "ROBOTSTXT_OBEY": True,
+        "ROBOTSTXT_RFC_STORE": redis_server.url,
+        "TELNETCONSOLE_ENABLED": False,
+        "LOG_LEVEL": "ERROR",
+    }
+    if scrapy_redis_scheduler:
+        settings.update(scrapy_redis(redis_server.url))
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    done = subprocess.run(
+        [sys.executable, "-c", _CRAWL_AND_LIST_MODULES, json.dumps(settings)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    imported = done.stdout.strip().splitlines()[-1]
+    if scrapy_redis_scheduler:
+        assert "'scrapy_redis.scheduler'" in imported, done.stdout
+    else:
+        assert imported == "[]", done.stderr
+
+
 def _reactor() -> Any:
     from twisted.internet import reactor
 
