@@ -15,10 +15,10 @@ import pytest
 import scrapy
 from scrapy.utils.request import request_from_dict
 
-from scrapy_robots_rfc.stores import redis_lua
-from scrapy_robots_rfc.stores.base import Record, StoreError
-from scrapy_robots_rfc.stores.redis import KEY_PREFIX, RedisStore
-from scrapy_robots_rfc.stores.redis_fleet import QueueTarget, RedisFleet
+from scrapy_robots_rfc.stores import _redis_lua as redis_lua
+from scrapy_robots_rfc.stores._base import Record, StoreError
+from scrapy_robots_rfc.stores._redis import KEY_PREFIX, RedisStore
+from scrapy_robots_rfc.stores._redis_fleet import QueueTarget, RedisFleet
 from tests.redis_server import RedisServer, free_port, redis_server_fixture
 
 redis = pytest.importorskip("redis")

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from scrapy.settings import Settings, default_settings
 
-from scrapy_robots_rfc.config import PREFIX, Config, setting_names
+from scrapy_robots_rfc.crawl._config import PREFIX, Config, setting_names
+from scrapy_robots_rfc.crawl._misspelt_settings import KNOWN, misspelt, suggestion
 from scrapy_robots_rfc.exceptions import ConfigError
-from scrapy_robots_rfc.spelling import KNOWN, misspelt, suggestion
 
 PACKAGE = Path(__file__).resolve().parents[1] / "scrapy_robots_rfc"
 OURS = sorted(name for name in setting_names().values() if name.startswith(PREFIX))

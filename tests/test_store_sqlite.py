@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from scrapy_robots_rfc.stores import open_store
-from scrapy_robots_rfc.stores.base import FORMAT_VERSION, Record, StoreError
-from scrapy_robots_rfc.stores.sqlite import SqliteStore, sqlite_path, sqlite_url
+from scrapy_robots_rfc.stores._base import FORMAT_VERSION, Record, StoreError
+from scrapy_robots_rfc.stores._sqlite import SqliteStore, sqlite_path, sqlite_url
 
 ROOT = Path(__file__).resolve().parents[1]
 
