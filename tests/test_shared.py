@@ -5,7 +5,7 @@ taken over, and the store set aside while it fails.
 
 Each crawler is a :class:`SharedStore` over its own view of one in-memory
 lease store (:class:`LeaseStore`: the token stays inside the view, as in
-:class:`~scrapy_robots_rfc.stores.redis.RedisStore`); the store methods run
+:class:`~scrapy_robots_rfc.stores.RedisStore`); the store methods run
 at once instead of in threads, and the reactor only carries the awaits."""
 
 from __future__ import annotations

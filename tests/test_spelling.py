@@ -46,11 +46,11 @@ def test_every_name_of_ours_is_read_by_config(name):
 
 def test_every_name_of_ours_the_package_mentions_is_known():
     """A setting read outside Config would be missing from the list
-    (spelling.py's docstring shows a misspelt one)."""
+    (_misspelt_settings.py's docstring shows a misspelt one)."""
     mentioned = {
         name
         for path in PACKAGE.rglob("*.py")
-        if path.name != "spelling.py"
+        if path.name != "_misspelt_settings.py"
         for name in re.findall(r"\bROBOTSTXT_RFC_[A-Z_]*[A-Z]\b", path.read_text("utf-8"))
     }
     assert sorted(mentioned - KNOWN) == []

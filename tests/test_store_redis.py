@@ -304,7 +304,7 @@ RACER = textwrap.dedent(
     """
     import sys
     sys.path.insert(0, sys.argv[1])
-    from scrapy_robots_rfc.stores.redis import RedisStore
+    from scrapy_robots_rfc.stores import RedisStore
     store = RedisStore(sys.argv[2])
     print("ready", flush=True)
     for line in sys.stdin:

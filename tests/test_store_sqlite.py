@@ -216,7 +216,7 @@ def test_a_jobdir_that_cannot_be_created_falls_back_to_memory(tmp_path, caplog):
 RACER = """
 import sys
 sys.path.insert(0, {root!r})
-from scrapy_robots_rfc.stores.sqlite import SqliteStore
+from scrapy_robots_rfc.stores._sqlite import SqliteStore
 store = SqliteStore({path!r})
 won = [i for i in range(50) if store.acquire(f"http://o{{i}}", 600)]
 print(" ".join(map(str, won)))
