@@ -29,6 +29,7 @@ lint: $(TEST_STAMP)
 	$(BIN)/ruff check scrapy_robots_rfc tests benchmarks example_project
 	$(BIN)/ruff format --check scrapy_robots_rfc tests benchmarks example_project
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 test: lint
 	$(BIN)/python -m pytest

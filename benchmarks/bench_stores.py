@@ -85,10 +85,11 @@ from typing import Any, TypeVar
 import harness
 
 from scrapy_robots_rfc import policy
-from scrapy_robots_rfc.origin import Origin, origin
-from scrapy_robots_rfc.parser import MAX_BYTES, cut_at_limit
-from scrapy_robots_rfc.stores.base import Record, Store, StoreError
-from scrapy_robots_rfc.stores.sqlite import SqliteStore
+from scrapy_robots_rfc.policy._origin import Origin, origin
+from scrapy_robots_rfc.robotstxt._parser import MAX_BYTES, cut_at_limit
+from scrapy_robots_rfc.stores import entry_from_record
+from scrapy_robots_rfc.stores._base import Record, Store, StoreError
+from scrapy_robots_rfc.stores._sqlite import SqliteStore
 
 ORIGINS = 100_000
 QUICK_ORIGINS = 2_000
@@ -264,7 +265,7 @@ def entry_from(record: Record) -> policy.Entry:
     rules, sitemaps = None, ()
     if record.body is not None:
         rules, sitemaps = harness.middleware_kept(record.body)
-    return policy.entry_from_record(
+    return entry_from_record(
         record, rules, now=time.time(), ttl=policy.DEFAULT_TTL, sitemaps=sitemaps
     )
 
@@ -363,7 +364,7 @@ def bench_redis(data: Data, workdir: Path) -> dict[str, Any] | str:
         import redis as redis_py
     except ImportError:
         return "the redis package is not installed (pip install 'scrapy-robots-rfc[redis]')"
-    from scrapy_robots_rfc.stores.redis import RedisStore
+    from scrapy_robots_rfc.stores._redis import RedisStore
 
     with harness.redis_server(executable, workdir) as url:
         admin = redis_py.Redis.from_url(url)

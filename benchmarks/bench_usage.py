@@ -52,7 +52,7 @@ from typing import Any
 import harness
 
 from scrapy_robots_rfc import RobotsTxt
-from scrapy_robots_rfc.usage import NO_PREFERENCES, header_preferences
+from scrapy_robots_rfc.robotstxt._usage import NO_PREFERENCES, header_preferences
 
 TOKEN = harness.TOKEN
 QUICK_FILES = 60

@@ -36,7 +36,7 @@ from typing import Any, Literal, TypeVar
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scrapy_robots_rfc import AgentRules, RobotsTxt, __version__, product_token
-from scrapy_robots_rfc.agents import ascii_lower
+from scrapy_robots_rfc.robotstxt._names import ascii_lower
 
 #: The repository root, whose package is measured.
 ROOT = Path(sys.path[0])

@@ -10,21 +10,26 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .agents import product_token
-from .matcher import AgentRules, Rule
-from .parser import Explanation, RobotsTxt
-from .usage import USAGE_META_KEY, Preferences
+from .robotstxt import (
+    USAGE_META_KEY,
+    AgentRules,
+    Explanation,
+    Preferences,
+    RobotsTxt,
+    Rule,
+    product_token,
+)
 
 if TYPE_CHECKING:
-    from .addon import Addon
+    from .crawl.addon import Addon
+    from .crawl.middleware import RobotsTxtMiddleware
+    from .crawl.robotparser import RobotParser
     from .exceptions import (
         ConfigError,
         ForbiddenByRobotsTxt,
         ForbiddenByUsagePreference,
         RobotsTxtUnreachable,
     )
-    from .middleware import RobotsTxtMiddleware
-    from .robotparser import RobotParser
 
 __version__ = "0.1.0"
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal
 from scrapy.exceptions import IgnoreRequest
 
 if TYPE_CHECKING:
-    from .usage import Preferences
+    from .robotstxt import Preferences
 
 __all__ = [
     "FORBIDDEN",

@@ -15,8 +15,8 @@ from scrapy import Request, Spider, signals
 from scrapy.exceptions import DontCloseSpider
 from scrapy.utils.test import get_crawler
 
-from scrapy_robots_rfc.middleware import RobotsTxtMiddleware
-from scrapy_robots_rfc.waiting import call_later
+from scrapy_robots_rfc._timers import call_later
+from scrapy_robots_rfc.crawl.middleware import RobotsTxtMiddleware
 
 BUILTIN = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
 

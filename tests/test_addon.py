@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from scrapy.settings import Settings
 
-from scrapy_robots_rfc.addon import BUILTIN, OURS, Addon
+from scrapy_robots_rfc.crawl.addon import BUILTIN, OURS, Addon
 
 
 @pytest.mark.parametrize(

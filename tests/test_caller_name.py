@@ -15,7 +15,12 @@ import pytest
 from jwm.robotstxt.googlebot import RobotsMatcher
 
 from scrapy_robots_rfc import RobotsTxt, product_token
-from scrapy_robots_rfc.agents import agent_product, ascii_lower, crawler_names, name_problem
+from scrapy_robots_rfc.robotstxt._names import (
+    agent_product,
+    ascii_lower,
+    crawler_names,
+    name_problem,
+)
 
 #: A named group that disallows /named, and the global one that disallows
 #: /global: which of the two paths is blocked tells which group applied.

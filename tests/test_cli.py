@@ -20,8 +20,8 @@ from urllib.parse import quote, unquote
 import pytest
 
 from scrapy_robots_rfc import schemas
-from scrapy_robots_rfc.lint import CODES
-from scrapy_robots_rfc.parser import MAX_BYTES, MAX_LINE_BYTES
+from scrapy_robots_rfc.robotstxt._lint import CODES
+from scrapy_robots_rfc.robotstxt._parser import MAX_BYTES, MAX_LINE_BYTES
 
 from .jsonschemas import valid_lines
 

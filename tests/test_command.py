@@ -24,8 +24,8 @@ from urllib.request import urlopen
 import pytest
 
 from scrapy_robots_rfc.commands.text import clauses, report_text
-from scrapy_robots_rfc.policy import State
-from scrapy_robots_rfc.verdict import Verdict
+from scrapy_robots_rfc.policy._policy import State
+from scrapy_robots_rfc.policy._verdict import Verdict
 
 from .jsonschemas import valid
 

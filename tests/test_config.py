@@ -17,7 +17,8 @@ import pytest
 from scrapy.settings import Settings
 
 import scrapy_robots_rfc
-from scrapy_robots_rfc.config import LOGGER_NAME, Config
+from scrapy_robots_rfc._logging import LOGGER_NAME
+from scrapy_robots_rfc.crawl._config import Config
 from scrapy_robots_rfc.exceptions import ConfigError
 
 STORES = (

@@ -32,8 +32,8 @@ import pytest
 import pytest_twisted
 from twisted.internet import defer, task
 
-from scrapy_robots_rfc.stores.redis_lua import KEY_PREFIX
-from scrapy_robots_rfc.waiting import SCHEDULED_KEY
+from scrapy_robots_rfc.crawl._waiting_room import SCHEDULED_KEY
+from scrapy_robots_rfc.stores._redis_lua import KEY_PREFIX
 
 from .crawling import Stage, make_crawler
 from .mockserver import Hit, MockServer, Origin, Reply

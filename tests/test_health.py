@@ -12,9 +12,9 @@ import pytest
 from twisted.internet import defer
 from twisted.internet.task import Clock
 
-from scrapy_robots_rfc.config import LOGGER_NAME
-from scrapy_robots_rfc.health import StoreHealth
-from scrapy_robots_rfc.stores.base import StoreError
+from scrapy_robots_rfc._logging import LOGGER_NAME
+from scrapy_robots_rfc.stores._base import StoreError
+from scrapy_robots_rfc.stores._circuit_breaker import StoreHealth
 
 SOURCE = "ROBOTSTXT_RFC_STORE ('redis://127.0.0.1:6379/0')"
 ERROR = StoreError(f"{SOURCE}: GET k failed: ConnectionError: refused")

@@ -19,8 +19,10 @@ def test_parser_does_not_import_scrapy() -> None:
     code = (
         "import sys\n"
         "from scrapy_robots_rfc import RobotsTxt\n"
-        "import scrapy_robots_rfc.parser, scrapy_robots_rfc.matcher, scrapy_robots_rfc.agents\n"
-        "import scrapy_robots_rfc.keys, scrapy_robots_rfc.canonical\n"
+        "import scrapy_robots_rfc.robotstxt._parser, scrapy_robots_rfc.robotstxt._matcher\n"
+        "import scrapy_robots_rfc.robotstxt._names, scrapy_robots_rfc.robotstxt._directives\n"
+        "import scrapy_robots_rfc.robotstxt._canonical, scrapy_robots_rfc.robotstxt._lint\n"
+        "import scrapy_robots_rfc.policy, scrapy_robots_rfc.usage\n"
         "assert not RobotsTxt.parse(b'user-agent: *\\ndisallow: /').allowed('http://e/', 'a')\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('scrapy', 'twisted')))\n"
     )
@@ -34,7 +36,7 @@ def test_scrapy_names_are_imported_lazily() -> None:
         "parser = scrapy_robots_rfc.RobotParser\n"
         "print('scrapy' in sys.modules, parser.__module__)\n"
     )
-    assert _run(code) == "True scrapy_robots_rfc.robotparser"
+    assert _run(code) == "True scrapy_robots_rfc.crawl.robotparser"
 
 
 def test_unknown_attribute() -> None:

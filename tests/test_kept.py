@@ -13,11 +13,11 @@ from scrapy.http import TextResponse
 from scrapy.utils.test import get_crawler
 from twisted.internet.task import Clock
 
-from scrapy_robots_rfc.fetcher import Fetched
-from scrapy_robots_rfc.kept import KEEP_FOR, SERVED_FLAG, KeptResponses
-from scrapy_robots_rfc.origin import origin
-from scrapy_robots_rfc.policy import Answer, State
-from scrapy_robots_rfc.resolver import FROM_THE_STORE
+from scrapy_robots_rfc.crawl._fetcher import Fetched
+from scrapy_robots_rfc.crawl._kept_responses import KEEP_FOR, SERVED_FLAG, KeptResponses
+from scrapy_robots_rfc.crawl._robots_loader import FROM_THE_STORE
+from scrapy_robots_rfc.policy._origin import origin
+from scrapy_robots_rfc.policy._policy import Answer, State
 
 KEY = origin("http://a.test/")
 assert KEY is not None

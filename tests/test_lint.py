@@ -12,9 +12,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scrapy_robots_rfc import RobotsTxt
-from scrapy_robots_rfc.lint import CODES, MAX_COMPARISONS, NOTE_ONLY, Finding, html_page, lint
-from scrapy_robots_rfc.matcher import MODES, Mode, literal_prefix, pattern_matches
-from scrapy_robots_rfc.parser import MAX_BYTES, MAX_LINE_BYTES, NOTE_CODES, cut_at_limit
+from scrapy_robots_rfc.robotstxt._lint import (
+    CODES,
+    MAX_COMPARISONS,
+    NOTE_ONLY,
+    Finding,
+    html_page,
+    lint,
+)
+from scrapy_robots_rfc.robotstxt._matcher import MODES, Mode, literal_prefix
+from scrapy_robots_rfc.robotstxt._parser import MAX_BYTES, MAX_LINE_BYTES, NOTE_CODES, cut_at_limit
+from scrapy_robots_rfc.robotstxt._patterns import pattern_matches
 
 from .conftest import CORPUS
 
@@ -101,7 +109,7 @@ def test_shadowed_message() -> None:
 
 
 def test_comparison_budget_is_one_counter_for_the_file(monkeypatch: pytest.MonkeyPatch) -> None:
-    from scrapy_robots_rfc import lint as module
+    from scrapy_robots_rfc.robotstxt import _lint as module
 
     monkeypatch.setattr(module, "MAX_COMPARISONS", 3)
     group = b"User-agent: %s\n" + b"".join(b"Disallow: /%d\n" % i for i in range(4))

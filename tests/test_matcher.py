@@ -10,14 +10,14 @@ from jwm.robotstxt.googlebot import RobotsMatcher
 from w3lib.url import safe_url_string
 
 from scrapy_robots_rfc import RobotsTxt
-from scrapy_robots_rfc.matcher import (
+from scrapy_robots_rfc.robotstxt._matcher import (
     URI_ILLEGAL,
     AgentRules,
-    Rule,
     canonical_match_string,
     escape_pattern,
     match_string,
 )
+from scrapy_robots_rfc.robotstxt._patterns import Rule
 
 from .conftest import verdict_both_ways
 

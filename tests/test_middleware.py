@@ -20,7 +20,7 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.test import get_crawler
 
-from scrapy_robots_rfc.middleware import RobotsTxtMiddleware
+from scrapy_robots_rfc.crawl.middleware import RobotsTxtMiddleware
 
 from .crawling import (
     BASE_SETTINGS,
@@ -828,7 +828,7 @@ def test_a_forbidden_requests_debug_line_is_built_only_for_a_handler_that_takes_
     handler, so DEBUG is enabled whatever LOG_LEVEL is: the verdict of a
     forbidden request is worked out for its DEBUG line only if a handler
     takes DEBUG records."""
-    from scrapy_robots_rfc.verdict import Verdict
+    from scrapy_robots_rfc.policy._verdict import Verdict
 
     verdicts: list[str] = []
     of_rules = Verdict.of_rules

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_robots_rfc.origin import Origin, Origins, origin
+from scrapy_robots_rfc.policy._origin import Origin, Origins, origin
 
 
 @pytest.mark.parametrize(

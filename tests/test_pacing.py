@@ -27,12 +27,12 @@ from twisted.internet import defer
 from twisted.internet.defer import CancelledError, Deferred
 from twisted.internet.task import Clock
 
-from scrapy_robots_rfc.config import Config
-from scrapy_robots_rfc.origin import Origin
-from scrapy_robots_rfc.pacing import BUSY_POLL, Pacer, floor_slot, slot_clock, slot_lag
-from scrapy_robots_rfc.shared import SharedStore
-from scrapy_robots_rfc.stores import redis_lua
-from scrapy_robots_rfc.stores.redis import KEY_PREFIX, RedisStore
+from scrapy_robots_rfc.crawl._config import Config
+from scrapy_robots_rfc.crawl._crawl_delay import BUSY_POLL, Pacer, floor_slot, slot_clock, slot_lag
+from scrapy_robots_rfc.policy._origin import Origin
+from scrapy_robots_rfc.stores import _redis_lua as redis_lua
+from scrapy_robots_rfc.stores._async import SharedStore
+from scrapy_robots_rfc.stores._redis import KEY_PREFIX, RedisStore
 
 from .crawling import Stage
 from .mockserver import Hit, MockServer, Reply

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from jwm.robotstxt.googlebot import RobotsMatcher
 
 from scrapy_robots_rfc import RobotsTxt
-from scrapy_robots_rfc.matcher import MODES, Rule
-from scrapy_robots_rfc.parser import (
+from scrapy_robots_rfc.robotstxt._matcher import MODES
+from scrapy_robots_rfc.robotstxt._parser import (
     MAX_BYTES,
     MAX_LINE_BYTES,
     NOTE_CODES,
@@ -25,6 +25,7 @@ from scrapy_robots_rfc.parser import (
     Note,
     cut_at_limit,
 )
+from scrapy_robots_rfc.robotstxt._patterns import Rule
 
 
 def verdicts(body: bytes, agent: str, url: str) -> tuple[bool, bool, bool]:

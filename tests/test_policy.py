@@ -10,7 +10,9 @@ from email.utils import format_datetime
 import pytest
 from scrapy.extensions.httpcache import parse_cachecontrol
 
-from scrapy_robots_rfc import RobotsTxt, policy
+from scrapy_robots_rfc import RobotsTxt
+from scrapy_robots_rfc._logging import duration
+from scrapy_robots_rfc.policy import _policy as policy
 
 # -- RFC 9309 §2.3.1: HTTP-1 to HTTP-8 ---------------------------------------------------
 
@@ -160,4 +162,4 @@ def test_the_sitemaps_stay_with_the_good_copy():
 )
 def test_durations_in_words(seconds: float, words: str):
     """Tenths below 10 s (a 0.3 s retry is not "0 s"), whole seconds above."""
-    assert policy.duration(seconds) == words
+    assert duration(seconds) == words

@@ -18,10 +18,10 @@ from scrapy.utils.request import request_from_dict
 from scrapy.utils.test import get_crawler
 
 from scrapy_robots_rfc.fleet import queue_layout, scheduler_queue
-from scrapy_robots_rfc.stores import redis_lua
-from scrapy_robots_rfc.stores.base import Record, StoreError
-from scrapy_robots_rfc.stores.redis import KEY_PREFIX, RedisStore
-from scrapy_robots_rfc.stores.redis_fleet import QUEUE_LAYOUTS, QueueTarget, RedisFleet
+from scrapy_robots_rfc.stores import _redis_lua as redis_lua
+from scrapy_robots_rfc.stores._base import Record, StoreError
+from scrapy_robots_rfc.stores._redis import KEY_PREFIX, RedisStore
+from scrapy_robots_rfc.stores._redis_fleet import QUEUE_LAYOUTS, QueueTarget, RedisFleet
 from tests.redis_server import RedisServer, free_port, redis_server_fixture
 
 redis = pytest.importorskip("redis")

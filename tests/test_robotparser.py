@@ -9,7 +9,7 @@ from scrapy.utils.misc import load_object
 from scrapy.utils.test import get_crawler
 
 from scrapy_robots_rfc import RobotParser
-from scrapy_robots_rfc.parser import MAX_BYTES
+from scrapy_robots_rfc.robotstxt._parser import MAX_BYTES
 
 BODY = (
     b"user-agent: *\ndisallow: /private\ncrawl-delay: 2\n"

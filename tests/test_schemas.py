@@ -15,9 +15,9 @@ import jsonschema
 import pytest
 
 from scrapy_robots_rfc import schemas
-from scrapy_robots_rfc.lint import CODES
-from scrapy_robots_rfc.policy import State
-from scrapy_robots_rfc.usage import CATEGORIES
+from scrapy_robots_rfc.policy._policy import State
+from scrapy_robots_rfc.robotstxt._lint import CODES
+from scrapy_robots_rfc.robotstxt._usage import CATEGORIES
 
 from .jsonschemas import valid, validator
 

@@ -5,7 +5,7 @@ taken over, and the store set aside while it fails.
 
 Each crawler is a :class:`SharedStore` over its own view of one in-memory
 lease store (:class:`LeaseStore`: the token stays inside the view, as in
-:class:`~scrapy_robots_rfc.stores.redis.RedisStore`); the store methods run
+:class:`~scrapy_robots_rfc.stores.RedisStore`); the store methods run
 at once instead of in threads, and the reactor only carries the awaits."""
 
 from __future__ import annotations
@@ -22,10 +22,11 @@ from twisted.internet import defer, reactor
 from twisted.internet.task import Clock, deferLater
 
 from scrapy_robots_rfc import policy
-from scrapy_robots_rfc.config import LOGGER_NAME
-from scrapy_robots_rfc.origin import Origin
-from scrapy_robots_rfc.shared import POLL_INTERVAL, SharedStore
-from scrapy_robots_rfc.stores.base import Record, StoreError
+from scrapy_robots_rfc._logging import LOGGER_NAME
+from scrapy_robots_rfc.policy._origin import Origin
+from scrapy_robots_rfc.stores import entry_from_record
+from scrapy_robots_rfc.stores._async import POLL_INTERVAL, SharedStore
+from scrapy_robots_rfc.stores._base import Record, StoreError
 
 ORIGIN = "https://example.com:443"
 LEASE = 3.0
@@ -164,7 +165,7 @@ class Crawler:
 
     async def _use(self, found: Record, stat: str) -> policy.Entry | None:
         self.stats.inc_value(stat)
-        return policy.entry_from_record(found, None, now=WALL, ttl=86400)
+        return entry_from_record(found, None, now=WALL, ttl=86400)
 
     async def _fetch(self, old: Record | None) -> tuple[policy.Entry, Record | None]:
         self.fetches.append(self.clock.seconds())
@@ -172,7 +173,7 @@ class Crawler:
         self.clock.callLater(self.fetch_time, done.callback, None)
         await maybe_deferred_to_future(done)
         new = record(self.name)
-        return policy.entry_from_record(new, None, now=WALL, ttl=86400), new
+        return entry_from_record(new, None, now=WALL, ttl=86400), new
 
 
 @defer.inlineCallbacks
@@ -360,10 +361,10 @@ class Room:
 def make_resolver(backend: Backend) -> tuple[Any, Stats]:
     from scrapy.utils.test import get_crawler
 
-    from scrapy_robots_rfc.config import Config
-    from scrapy_robots_rfc.origin import Origins
-    from scrapy_robots_rfc.report import Report
-    from scrapy_robots_rfc.resolver import Resolver
+    from scrapy_robots_rfc.crawl._config import Config
+    from scrapy_robots_rfc.crawl._report import Report
+    from scrapy_robots_rfc.crawl._robots_loader import Resolver
+    from scrapy_robots_rfc.policy._origin import Origins
 
     crawler = get_crawler(settings_dict={"ROBOTSTXT_OBEY": True, "USER_AGENT": "TestBot/1.0"})
     stats = Stats()

@@ -22,7 +22,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.test import get_crawler
 
 from scrapy_robots_rfc import RobotsTxtMiddleware
-from scrapy_robots_rfc.kept import SERVED_FLAG
+from scrapy_robots_rfc.crawl._kept_responses import SERVED_FLAG
 
 from .crawling import BASE_SETTINGS, Stage, middleware_of
 from .mockserver import MockServer, Origin, Reply

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from scrapy.settings import Settings, default_settings
 
-from scrapy_robots_rfc.config import PREFIX, Config, setting_names
+from scrapy_robots_rfc.crawl._config import PREFIX, Config, setting_names
+from scrapy_robots_rfc.crawl._misspelt_settings import KNOWN, misspelt, suggestion
 from scrapy_robots_rfc.exceptions import ConfigError
-from scrapy_robots_rfc.spelling import KNOWN, misspelt, suggestion
 
 PACKAGE = Path(__file__).resolve().parents[1] / "scrapy_robots_rfc"
 OURS = sorted(name for name in setting_names().values() if name.startswith(PREFIX))
@@ -46,11 +46,11 @@ def test_every_name_of_ours_is_read_by_config(name):
 
 def test_every_name_of_ours_the_package_mentions_is_known():
     """A setting read outside Config would be missing from the list
-    (spelling.py's docstring shows a misspelt one)."""
+    (_misspelt_settings.py's docstring shows a misspelt one)."""
     mentioned = {
         name
         for path in PACKAGE.rglob("*.py")
-        if path.name != "spelling.py"
+        if path.name != "_misspelt_settings.py"
         for name in re.findall(r"\bROBOTSTXT_RFC_[A-Z_]*[A-Z]\b", path.read_text("utf-8"))
     }
     assert sorted(mentioned - KNOWN) == []

@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from scrapy_robots_rfc.stores.base import Record, Store
-from scrapy_robots_rfc.stores.sqlite import SqliteStore
+from scrapy_robots_rfc.stores._base import Record, Store
+from scrapy_robots_rfc.stores._sqlite import SqliteStore
 from tests.redis_server import RedisServer, redis_server_fixture
 
 ORIGIN = "https://example.com:443"
@@ -42,7 +42,7 @@ def stores(
 
     else:
         pytest.importorskip("redis")
-        from scrapy_robots_rfc.stores.redis import RedisStore
+        from scrapy_robots_rfc.stores._redis import RedisStore
 
         server: RedisServer = request.getfixturevalue("redis_server")
         import redis

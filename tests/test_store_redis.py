@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from scrapy_robots_rfc.stores import redis_lua
-from scrapy_robots_rfc.stores.base import Record, StoreError
-from scrapy_robots_rfc.stores.redis import KEY_PREFIX, RedisStore, redact
+from scrapy_robots_rfc.stores import _redis_lua as redis_lua
+from scrapy_robots_rfc.stores._base import Record, StoreError
+from scrapy_robots_rfc.stores._redis import KEY_PREFIX, RedisStore, redact
 from tests.redis_server import RedisServer, free_port, redis_server_fixture
 
 redis = pytest.importorskip("redis")
@@ -304,7 +304,7 @@ RACER = textwrap.dedent(
     """
     import sys
     sys.path.insert(0, sys.argv[1])
-    from scrapy_robots_rfc.stores.redis import RedisStore
+    from scrapy_robots_rfc.stores import RedisStore
     store = RedisStore(sys.argv[2])
     print("ready", flush=True)
     for line in sys.stdin:
@@ -451,7 +451,7 @@ def test_redact() -> None:
 def test_without_redis_py(monkeypatch: pytest.MonkeyPatch) -> None:
     """The module imports without redis-py; making a store says what to
     install."""
-    code = "import sys; sys.modules['redis'] = None; import scrapy_robots_rfc.stores.redis"
+    code = "import sys; sys.modules['redis'] = None; import scrapy_robots_rfc.stores._redis"
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
     monkeypatch.setitem(sys.modules, "redis", None)
     with pytest.raises(StoreError) as info:

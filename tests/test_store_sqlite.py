@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from scrapy_robots_rfc.stores import open_store
-from scrapy_robots_rfc.stores.base import FORMAT_VERSION, Record, StoreError
-from scrapy_robots_rfc.stores.sqlite import SqliteStore, sqlite_path, sqlite_url
+from scrapy_robots_rfc.stores._base import FORMAT_VERSION, Record, StoreError
+from scrapy_robots_rfc.stores._sqlite import SqliteStore, sqlite_path, sqlite_url
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -216,7 +216,7 @@ def test_a_jobdir_that_cannot_be_created_falls_back_to_memory(tmp_path, caplog):
 RACER = """
 import sys
 sys.path.insert(0, {root!r})
-from scrapy_robots_rfc.stores.sqlite import SqliteStore
+from scrapy_robots_rfc.stores._sqlite import SqliteStore
 store = SqliteStore({path!r})
 won = [i for i in range(50) if store.acquire(f"http://o{{i}}", 600)]
 print(" ".join(map(str, won)))

@@ -199,7 +199,8 @@ def test_stored_times_are_limited_to_what_this_crawler_would_set():
     """A record written by a machine whose clock runs hours ahead cannot
     hold an origin back longer than the longest backoff or the lifetime."""
     from scrapy_robots_rfc import RobotsTxt, policy
-    from scrapy_robots_rfc.stores.base import Record
+    from scrapy_robots_rfc.stores import entry_from_record
+    from scrapy_robots_rfc.stores._base import Record
 
     now = 1_000_000.0
     ahead = now + 10 * DAY
@@ -215,7 +216,7 @@ def test_stored_times_are_limited_to_what_this_crawler_would_set():
         retry_at=ahead + 30,
     )
     rules = {"testbot": RobotsTxt.parse(ROBOTS).for_agent("testbot")}
-    entry = policy.entry_from_record(record, rules, now=now, ttl=DAY)
+    entry = entry_from_record(record, rules, now=now, ttl=DAY)
     assert entry.expires == now + DAY
     assert entry.retry_at == now + policy.MAX_RETRY_DELAY
     assert entry.rules is not None

@@ -292,7 +292,7 @@ def redis_keys(url: str) -> dict[str, int]:
     """Every key of this package in the Redis at ``url``, with its PTTL."""
     import redis
 
-    from scrapy_robots_rfc.stores.redis import KEY_PREFIX
+    from scrapy_robots_rfc.stores._redis import KEY_PREFIX
 
     client = redis.Redis.from_url(url)
     try:
@@ -305,8 +305,8 @@ def redis_keys(url: str) -> dict[str, int]:
 def test_the_store_is_used_again_after_a_redis_restart(
     server, activation, redis_server: RedisServer, caplog, monkeypatch
 ):
-    from scrapy_robots_rfc.health import StoreHealth
-    from scrapy_robots_rfc.stores.redis import KEY_PREFIX
+    from scrapy_robots_rfc.stores._circuit_breaker import StoreHealth
+    from scrapy_robots_rfc.stores._redis import KEY_PREFIX
 
     # Probes every 0.1 s to 0.2 s instead of 1 s to 60 s.
     monkeypatch.setattr(StoreHealth, "FIRST_RETRY", 0.1)
@@ -450,7 +450,7 @@ def test_one_crawler_takes_over_the_lease_of_a_killed_one(
     from twisted.internet import reactor
     from twisted.internet.task import deferLater
 
-    from scrapy_robots_rfc.shared import POLL_INTERVAL
+    from scrapy_robots_rfc.stores._async import POLL_INTERVAL
 
     lease = 2.0
     origin = robots_origin(

@@ -1,6 +1,8 @@
 """The package's structure stays as README.rst "How it works" describes it:
-no module reaches into another's private names or another object's private
-attributes, and every public module says what it exports. Files are split
+no module reaches into another's private names, another package's private
+modules or another object's private attributes, and every public module says
+what it exports. Which package may import which is ``lint-imports``'s to
+check (setup.cfg, ``[importlinter]``). Files are split
 by concern, never by a line count: there is no size cap.
 
 Counted on the source with :mod:`ast`, so that it stays true as code moves.
@@ -62,13 +64,62 @@ def _imports() -> list[tuple[str, str, str, int]]:
     return found
 
 
+_MODULE_NAMES = frozenset(_name(path) for path in MODULES)
+
+
+def _package(module: str) -> str:
+    """The package ``module`` belongs to (itself for a package)."""
+    if (PACKAGE.parent / module.replace(".", "/") / "__init__.py").exists():
+        return module
+    return module.rpartition(".")[0]
+
+
+def _reaches_in(importer: str, module: str) -> bool:
+    """Whether ``module`` is private to a package ``importer`` is not in: a
+    private module (``_name``) belongs to its package and the packages
+    inside it; another package goes through the names its ``__init__``
+    exports."""
+    parts = module.split(".")
+    inside = _package(importer) + "."
+    return any(
+        _private(part) and not inside.startswith(".".join(parts[:i]) + ".")
+        for i, part in enumerate(parts)
+        if i
+    )
+
+
 def test_no_private_name_is_imported_from_another_module():
+    """Private functions, classes and constants stay in their module;
+    private modules are imported only inside their own package."""
     found = [
         f"{importer}:{line} imports {name} from {module}"
         for importer, module, name, line in _imports()
-        if _private(name)
+        if _private(name) and f"{module}.{name}" not in _MODULE_NAMES
     ]
     assert found == []
+
+
+def test_no_module_reaches_into_another_packages_private_module():
+    """``crawl`` imports ``from ..stores import RedisStore``, never
+    ``from ..stores._redis import RedisStore``."""
+    found = [
+        f"{importer}:{line} imports {name} from {module}"
+        for importer, module, name, line in _imports()
+        if _reaches_in(importer, module)
+        or (f"{module}.{name}" in _MODULE_NAMES and _reaches_in(importer, f"{module}.{name}"))
+    ]
+    assert found == []
+
+
+def test_the_reach_in_check_sees_a_reach_in():
+    """The rule above, on names: a package's own private module and the
+    root's shared ones pass; another package's private module does not."""
+    root = "scrapy_robots_rfc"
+    assert not _reaches_in(f"{root}.stores._redis", f"{root}.stores._redis_lua")
+    assert not _reaches_in(f"{root}.crawl._fetcher", f"{root}._logging")
+    assert not _reaches_in(f"{root}.crawl.middleware", f"{root}.stores")
+    assert _reaches_in(f"{root}.crawl.middleware", f"{root}.stores._redis")
+    assert _reaches_in(f"{root}.policy._policy", f"{root}.robotstxt._matcher")
 
 
 def test_no_private_attribute_of_another_object_is_read():
@@ -151,3 +202,55 @@ def test_what_modules_import_from_each_other_is_in_their_all():
         and f"{module}.{name}" not in exports  # a submodule
     )
     assert missing == []
+
+
+def _graph() -> dict[str, set[str]]:
+    """Module -> the package modules it imports (``TYPE_CHECKING`` and
+    function-level imports included, as ``lint-imports`` counts them)."""
+    graph: dict[str, set[str]] = {name: set() for name in _MODULE_NAMES}
+    for importer, module, name, _line in _imports():
+        target = f"{module}.{name}"
+        graph[importer].add(target if target in _MODULE_NAMES else module)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import each other, directly or not
+    (Tarjan's strongly connected components of more than one module, or
+    of one that imports itself)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = [stack.pop()]
+            while group[-1] != node:
+                group.append(stack.pop())
+            if len(group) > 1 or node in graph.get(node, ()):
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycle():
+    assert _cycles(_graph()) == []
+
+
+def test_the_cycle_check_sees_a_cycle():
+    graph = _graph()
+    graph["scrapy_robots_rfc.robotstxt._patterns"].add("scrapy_robots_rfc.robotstxt._matcher")
+    (group,) = _cycles(graph)
+    assert {"robotstxt._matcher", "robotstxt._patterns"} <= {m.split(".", 1)[1] for m in group}

@@ -22,8 +22,8 @@ from jwm.robotstxt.googlebot import RobotsMatcher
 
 from scrapy_robots_rfc import USAGE_META_KEY, RobotsTxt
 from scrapy_robots_rfc import Preferences as TopLevelPreferences
-from scrapy_robots_rfc.matcher import MODES
-from scrapy_robots_rfc.usage import (
+from scrapy_robots_rfc.robotstxt._matcher import MODES
+from scrapy_robots_rfc.robotstxt._usage import (
     CATEGORIES,
     NO_PREFERENCES,
     Preference,

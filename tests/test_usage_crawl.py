@@ -19,7 +19,7 @@ from typing import Any
 import pytest_twisted
 
 from scrapy_robots_rfc import ForbiddenByUsagePreference
-from scrapy_robots_rfc.usage import (
+from scrapy_robots_rfc.robotstxt._usage import (
     CATEGORIES,
     NO_PREFERENCES,
     USAGE_META_KEY,

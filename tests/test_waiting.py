@@ -13,10 +13,9 @@ from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
 from twisted.internet.task import Clock
 
-from scrapy_robots_rfc.config import LOGGER_NAME
-from scrapy_robots_rfc.origin import Origin
-from scrapy_robots_rfc.report import Report
-from scrapy_robots_rfc.waiting import (
+from scrapy_robots_rfc._logging import LOGGER_NAME
+from scrapy_robots_rfc.crawl._report import Report
+from scrapy_robots_rfc.crawl._waiting_room import (
     DROP_KEY,
     NO_WAIT_KEY,
     SCHEDULED_KEY,
@@ -24,6 +23,7 @@ from scrapy_robots_rfc.waiting import (
     Waiting,
     WaitingRoom,
 )
+from scrapy_robots_rfc.policy._origin import Origin
 
 ORIGIN = Origin("https", "example.com", 443)
 WAIT = 600.0

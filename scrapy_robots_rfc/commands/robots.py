@@ -42,12 +42,12 @@ from scrapy.exceptions import UsageError
 from scrapy.http import Request, Response
 
 from .. import schemas
-from ..addon import component
+from .._logging import duration
+from ..crawl import SERVED_FLAG
+from ..crawl.addon import component
 from ..exceptions import ForbiddenByRobotsTxt, ForbiddenByUsagePreference, RobotsTxtUnreachable
-from ..kept import SERVED_FLAG
-from ..policy import State, duration
-from ..usage import NO_PREFERENCES, USAGE_META_KEY
-from ..verdict import Verdict
+from ..policy import State, Verdict
+from ..robotstxt import NO_PREFERENCES, USAGE_META_KEY
 from .text import report_text
 
 if TYPE_CHECKING:
@@ -57,12 +57,10 @@ if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
     from twisted.python.failure import Failure
 
-    from ..config import Config
-    from ..middleware import RobotsTxtMiddleware
-    from ..origin import Origin
-    from ..parser import RobotsTxt
-    from ..policy import Entry
-    from ..usage import Preferences
+    from ..crawl import Config
+    from ..crawl.middleware import RobotsTxtMiddleware
+    from ..policy import Entry, Origin
+    from ..robotstxt import Preferences, RobotsTxt
 
 __all__ = [
     "EXIT_ALLOWED",
@@ -107,7 +105,7 @@ class RobotsSpider(Spider):
 def _our_priority(settings: BaseSettings) -> int | None:
     """The priority of this package's middleware (or a subclass of it) in
     ``DOWNLOADER_MIDDLEWARES``, ``None`` when it is not there."""
-    from ..middleware import RobotsTxtMiddleware
+    from ..crawl.middleware import RobotsTxtMiddleware
 
     middlewares = settings["DOWNLOADER_MIDDLEWARES"]
     for key in middlewares:
@@ -119,7 +117,7 @@ def _our_priority(settings: BaseSettings) -> int | None:
 
 
 def _has_addon(settings: BaseSettings) -> bool:
-    from ..addon import Addon
+    from ..crawl.addon import Addon
 
     addons = settings["ADDONS"]
     return any(
@@ -177,7 +175,7 @@ class _Run:
     # -- signal handlers ---------------------------------------------------
 
     def _opened(self, spider: Spider) -> None:
-        from ..middleware import RobotsTxtMiddleware
+        from ..crawl.middleware import RobotsTxtMiddleware
 
         engine = self._crawler.engine
         assert engine is not None
@@ -354,7 +352,7 @@ class Command(ScrapyCommand):
         settings.set("JOBDIR", None, priority="cmdline")
         if opts.user_agent is not None:
             settings.set("ROBOTSTXT_USER_AGENT", opts.user_agent, priority="cmdline")
-        from ..addon import PRIORITY
+        from ..crawl.addon import PRIORITY
 
         priority = _our_priority(settings)
         added = priority is None and not _has_addon(settings)
@@ -377,8 +375,8 @@ class Command(ScrapyCommand):
             )
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        from ..origin import origin
-        from ..waiting import NO_WAIT_KEY
+        from ..crawl import NO_WAIT_KEY
+        from ..policy import origin
 
         if len(args) != 1:
             raise UsageError()
@@ -448,7 +446,7 @@ class Command(ScrapyCommand):
         """The report, as ``--json`` prints it (the ``robots`` schema of
         :mod:`..schemas`), and the middleware's words for the outcome, which
         the text adds."""
-        from ..parser import RobotsTxt, cut_at_limit
+        from ..robotstxt import RobotsTxt, cut_at_limit
 
         stats = crawler.stats
         assert stats is not None

@@ -8,151 +8,62 @@
 - ``"redis://host:port/db"`` (also ``rediss://``, ``unix://``): shared by every
   crawler that points at it.
 - The import path of a class of your own that implements
-  :class:`.base.Store` (``"myproject.stores.MyStore"``), or the class itself,
+  :class:`Store` (``"myproject.stores.MyStore"``), or the class itself,
   as Scrapy's ``HTTPCACHE_STORAGE`` is: built with ``from_crawler(crawler)``
   if it has one, else with ``cls(settings)`` (:func:`build_store`).
 
-:mod:`..config` checks the value at start-up (:func:`.sqlite.sqlite_path`,
-:func:`.redis.url_problem`, :func:`missing_methods`); :func:`open_store` then
+The configuration (``crawl``) checks the value at start-up (:func:`sqlite_path`,
+:func:`url_problem`, :func:`missing_methods`); :func:`open_store` then
 opens it.
 """
 
 from __future__ import annotations
 
-import logging
-import os
-import re
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
-
-from .base import FORMAT_VERSION, METHODS, Record, Store, StoreError
-from .redis import DEFAULT_FETCH_BOUND, RedisStore
-from .redis import SCHEMES as REDIS_SCHEMES
-from .redis_fleet import DEFAULT_LEASE, RECORD_TTL
-from .sqlite import SCHEME as SQLITE
-from .sqlite import SqliteStore, sqlite_path, sqlite_url
-
-if TYPE_CHECKING:
-    from scrapy.crawler import Crawler
-
-logger = logging.getLogger(__name__)
-
-MEMORY = "memory"
-SCHEMES = (MEMORY, SQLITE, *REDIS_SCHEMES)
-#: The setting every store error names.
-SETTING = "ROBOTSTXT_RFC_STORE"
-_JOBDIR_DB = "robotstxt_rfc.db"
-#: Dotted Python names, at least two: what ``load_object`` can import.
-_IMPORT_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\Z")
+from ._async import SharedStore
+from ._base import FORMAT_VERSION, METHODS, Record, Store, StoreError
+from ._entries import entry_from_record, record_for
+from ._open import (
+    MEMORY,
+    SCHEMES,
+    SETTING,
+    build_store,
+    is_import_path,
+    missing_methods,
+    open_store,
+    store_close,
+)
+from ._redis import INSTALL, RedisStore, redact, url_problem
+from ._redis import SCHEMES as REDIS_SCHEMES
+from ._redis_fleet import QUEUE_LAYOUTS, Layout, QueueTarget, RedisFleet
+from ._sqlite import SCHEME as SQLITE
+from ._sqlite import sqlite_path
 
 __all__ = [
     "FORMAT_VERSION",
+    "INSTALL",
     "MEMORY",
     "METHODS",
+    "QUEUE_LAYOUTS",
     "REDIS_SCHEMES",
     "SCHEMES",
     "SETTING",
     "SQLITE",
+    "Layout",
+    "QueueTarget",
     "Record",
+    "RedisFleet",
+    "RedisStore",
+    "SharedStore",
     "Store",
     "StoreError",
     "build_store",
+    "entry_from_record",
     "is_import_path",
     "missing_methods",
     "open_store",
+    "record_for",
+    "redact",
+    "sqlite_path",
     "store_close",
+    "url_problem",
 ]
-
-
-def is_import_path(value: str) -> bool:
-    """Whether ``value`` names a class by its import path
-    (``"myproject.stores.MyStore"``) rather than a store URL."""
-    return _IMPORT_PATH.match(value) is not None
-
-
-def missing_methods(cls: type[Any]) -> list[str]:
-    """The methods of :class:`.base.Store` that ``cls`` lacks, in the
-    protocol's order."""
-    return [name for name in METHODS if not callable(getattr(cls, name, None))]
-
-
-def build_store(value: str | type[Any], crawler: Crawler) -> Store:
-    """The store of the class ``value`` (its import path or itself),
-    loaded with Scrapy's ``load_object`` and built as Scrapy builds a
-    component: ``from_crawler(crawler)`` if the class has it
-    (``build_from_crawler``), else ``cls(settings)``, as
-    ``HTTPCACHE_STORAGE`` is."""
-    from scrapy.utils.misc import build_from_crawler, load_object
-
-    cls = load_object(value)
-    store: Store
-    if hasattr(cls, "from_crawler"):
-        store = build_from_crawler(cls, crawler)
-    else:
-        store = cls(crawler.settings)
-    return store
-
-
-def open_store(
-    value: str | type[Any] | None,
-    jobdir: str | None,
-    *,
-    crawler: Crawler | None = None,
-    lease: float = DEFAULT_LEASE,
-    ttl: float = RECORD_TTL,
-    fetch_bound: float = DEFAULT_FETCH_BOUND,
-) -> Store | None:
-    """The store ``value`` names (``None`` for memory), a value that
-    :meth:`.Config.from_settings` has checked. With no value and a
-    ``jobdir``, an SQLite file in it (the folder is created, as Scrapy
-    creates ``JOBDIR``). A Redis store gets the crawl's ``lease``, the
-    ``ttl`` of its records and the ``fetch_bound`` of a robots.txt fetch
-    (``ROBOTSTXT_RFC_LEASE``, ``ROBOTSTXT_RFC_STORE_TTL``, :attr:`.Config.fetch_bound`).
-    A store class (:func:`build_store`) is built for ``crawler``.
-
-    A store that cannot be opened is logged at ERROR, naming the setting,
-    and memory is used instead: a crawl never fails for its cache."""
-    if value is None:
-        if not jobdir:
-            return None
-        path = os.path.abspath(os.path.join(jobdir, _JOBDIR_DB))
-        source = f"{SETTING} (unset: with JOBDIR, {sqlite_url(path)!r})"
-        try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-        except OSError as exc:
-            _unusable(StoreError(f"{source}: cannot create JOBDIR: {exc}"))
-            return None
-        return _open(lambda: SqliteStore(path, source=source))
-    if value == MEMORY:
-        return None
-    if isinstance(value, type) or is_import_path(value):
-        if crawler is None:
-            raise TypeError(f"{SETTING} names a store class: open_store needs the crawler")
-        return _open(lambda: build_store(value, crawler))
-    if value.startswith(SQLITE):
-        return _open(lambda: SqliteStore(sqlite_path(value)))
-    return _open(lambda: RedisStore(value, ttl=ttl, lease=lease, fetch_bound=fetch_bound))
-
-
-def _open(make: Callable[[], Store]) -> Store | None:
-    try:
-        return make()
-    except StoreError as exc:
-        _unusable(exc)
-        return None
-
-
-def _unusable(error: StoreError) -> None:
-    logger.error(
-        "The robots.txt store cannot be used (%(error)s); robots.txt is cached in memory only "
-        "for this crawl",
-        {"error": error},
-    )
-
-
-def store_close(store: Store) -> None:
-    """Close ``store``, whatever state it is in."""
-    try:
-        store.close()
-    except Exception:
-        logger.debug("Error closing the robots.txt store", exc_info=True)

@@ -1,0 +1,533 @@
+"""``python -m scrapy_robots_rfc``: check URLs against a robots.txt, and
+lint one.
+
+Pure: like :mod:`.parser` and :mod:`.matcher` it never imports Scrapy. A
+robots.txt given as an ``http``/``https`` URL is fetched by
+:mod:`.robots_file` under the status policy of docs/decisions.md (RFC 9309
+§2.3.1; HTTP-1 to HTTP-8), reading at most 500 KiB (RFC 9309 §2.5, HTTP-12).
+
+``check ROBOTS URL...`` prints one line per URL: the URL and its
+:class:`.Verdict`, as the middleware's log and ``scrapy robots`` say it
+(``--json``: JSON Lines), with the usage preferences robots.txt states for
+it (:mod:`.usage`) when it has content-usage or content-signal lines.
+``lint ROBOTS`` prints one ``SOURCE:LINE: CODE: message`` line per finding
+of :mod:`.lint`, then their count. What they print, and their exit
+statuses (:data:`EXIT_OK` to :data:`EXIT_PIPE`), are described in their
+``--help`` epilogs below and in README.rst.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import io
+import json
+import os
+import re
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
+from urllib.parse import urlsplit
+
+from .. import __version__, schemas
+from ..policy import Origin, State, Verdict, origin
+from ..robotstxt import (
+    CODES,
+    GLOBAL_NAME,
+    MAX_BYTES,
+    MODES,
+    NO_PREFERENCES,
+    Mode,
+    Preferences,
+    RobotsTxt,
+    crawler_name,
+    crawler_names,
+    html_page,
+    lint,
+    name_problem,
+)
+from ._robots_file import MAX_REDIRECTS, CliError, Source, fetch, load
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "EXIT_ERROR",
+    "EXIT_FOUND",
+    "EXIT_OK",
+    "EXIT_PIPE",
+    "EXIT_UNREACHABLE",
+    "HTML_SHOWN",
+    "MAX_REDIRECTS",
+    "PROG",
+    "CliError",
+    "Source",
+    "build_parser",
+    "fetch",
+    "load",
+    "main",
+    "preferences",
+    "run_check",
+    "run_lint",
+    "url_problem",
+    "verdicts",
+]
+
+PROG = "python -m scrapy_robots_rfc"
+
+#: Seconds to wait for the robots.txt server.
+DEFAULT_TIMEOUT = 30.0
+
+#: Exit statuses: every URL allowed or no findings; a URL disallowed by the
+#: rules or findings; an error; robots.txt could not be fetched (RFC 9309
+#: §2.3.1.4); standard output closed early (128 + SIGPIPE, as a shell
+#: reports a program SIGPIPE ended).
+EXIT_OK, EXIT_FOUND, EXIT_ERROR, EXIT_UNREACHABLE, EXIT_PIPE = 0, 1, 2, 3, 141
+
+#: Findings ``lint`` prints for a body that looks like an HTML page, unless
+#: ``--all``: one per line of the page would bury the one line that matters.
+HTML_SHOWN = 20
+
+_CHECK_EPILOG = f"""\
+ROBOTS is a file, - for standard input, or an http(s) URL. A URL is
+fetched (at most {MAX_REDIRECTS} redirects, {MAX_BYTES:,} bytes) and its status decides
+first, as the middleware does (RFC 9309 §2.3.1):
+  2xx                      the rules are parsed
+  4xx (but 429)            no robots.txt: every URL is allowed
+  429, 5xx, network error  unreachable: a crawl disallows every URL; check
+                           says why on stderr, prints no verdict, exits 3
+Redirects followed are shown on stderr. Each URL must be an absolute http or
+https URL (a bare path is refused, even with a local ROBOTS). A robots.txt
+applies only to its own origin (scheme, host and port, RFC 9309 §2.3): when
+ROBOTS is a URL, URLs of another origin get a warning on stderr.
+
+output, one line per URL, as the middleware's log and scrapy robots say it:
+  https://example.com/a: allowed by "allow: /a (line 3)" in the group for '*'
+  https://example.com/b: disallowed by "disallow: / (line 2)" in the group for '*'
+  https://example.com/c: allowed: no rule of the group for '*' matches '/c'
+When robots.txt has Content-Usage or Content-Signal lines, each line ends
+with the usage preferences they state for the URL (none for a disallowed
+one; they never change the verdict or the exit status):
+  https://example.com/d: allowed ...; usage: train-ai=n (content-usage line 4)
+  https://example.com/e: disallowed ...; usage: none (disallowed)
+--json prints one JSON object per URL, one per line (JSON Lines), with the
+keys schema ({schemas.CHECK}), url, mode, user_agent (names, given,
+from), robots (url, source, status, state: rules, allow_all or unreachable,
+outcome), verdict (allowed, rule: allow, pattern, line or null, group,
+match_string, reason, why) and usage (per category, its value: allow,
+disallow or unknown, and the lines it comes from). Its JSON Schema is
+scrapy_robots_rfc/schemas/check.json.
+
+exit status: 0 every URL is allowed; 1 the rules disallow one; 2 error (a bad
+argument or URL, a file that cannot be read); 3 robots.txt could not be
+fetched (429, 5xx, network error); 141 output closed early (as by | head).
+
+examples:
+  {PROG} check robots.txt https://example.com/private/x
+  {PROG} check --user-agent ExampleBot --mode google robots.txt https://example.com/a
+  curl -s https://example.com/robots.txt | {PROG} check - https://example.com/a
+  {PROG} check --json https://example.com/robots.txt https://example.com/a
+"""
+
+_LINT_EPILOG = (
+    """\
+ROBOTS is a file, - for standard input, or an http(s) URL. Only the first
+512,000 bytes are read, as a crawler reads them. One line per finding:
+  SOURCE:LINE: CODE: message
+then "N findings" or "no findings". The codes:
+"""
+    + "".join(f"  {code:<18} {text}\n" for code, text in CODES.items())
+    + f"""
+"shadowed" is reported only where it is proven: every URL the rule matches is
+also matched by a rule of the other kind that wins (longer, or an allow of
+the same length), so the rule never decides a verdict.
+
+A body that looks like an HTML page (it starts with <!doctype html or <html,
+or it was served as text/html and no line of it is read) gets one line
+saying so first, then only the first {HTML_SHOWN} findings; --all prints them all.
+
+--json prints one JSON object per finding, one per line (JSON Lines), with
+the keys schema ({schemas.LINT}), source, line, code, message, note
+(true for a note) and mode; its JSON Schema is
+scrapy_robots_rfc/schemas/lint.json. The summary goes to stderr.
+
+exit status: 0 no findings (notes allowed); 1 findings; 2 error; 3 robots.txt
+could not be fetched (429, 5xx, network error); 141 output closed early (as
+by | head).
+
+examples:
+  {PROG} lint robots.txt
+  {PROG} lint --mode google https://example.com/robots.txt
+"""
+)
+
+
+def _counted(count: int, word: str) -> str:
+    """``1 redirect``, ``2 redirects``, ``3,828 findings``."""
+    return f"{count:,} {word}{'s' * (count != 1)}"
+
+
+def _robots_origin(robots: str) -> Origin | None:
+    """The origin a robots.txt given as a URL applies to, after redirects
+    too (RFC 9309 §2.3.1.2, LOC-9); ``None`` for a file or stdin."""
+    return origin(robots) if "://" in robots else None
+
+
+def _redirect_note(source: Source, robots: Origin | None) -> str | None:
+    """The redirects the fetch followed, in a ``note:`` line, or ``None``."""
+    if not source.chain:
+        return None
+    hops = len(source.chain) - 1
+    line = f"note: robots.txt: {' -> '.join(source.chain)} ({_counted(hops, 'redirect')})"
+    if robots is not None and origin(source.name) != robots:
+        line += f"; its rules are those of {robots} (RFC 9309 §2.3.1.2)"
+    return line
+
+
+def _unreachable(source: Source, robots: Origin | None) -> str | None:
+    """Why a robots.txt could not be fetched and what a crawl does then
+    (RFC 9309 §2.3.1.4, HTTP-5, HTTP-6), or ``None`` when it was."""
+    if source.state is not State.UNREACHABLE:
+        return None
+    where = "the origin" if robots is None else str(robots)
+    return (
+        f"cannot fetch {source.name}: {source.problem}. A crawl would treat {where} as "
+        "unreachable and disallow every URL there while it stays so (RFC 9309 §2.3.1.4)"
+    )
+
+
+# -- check ----------------------------------------------------------------
+
+
+#: ``example.com/a``, ``www.example.com:8080``: a URL without its scheme.
+_HOST_AND_PATH = re.compile(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?::[0-9]+)?(?:[/?#]|$)")
+
+
+def url_problem(url: str, robots: Origin | None = None) -> str | None:
+    """What is wrong with ``url`` as a URL to check, or ``None``: it must be
+    an absolute ``http``/``https`` URL with a host (the only URLs a
+    robots.txt fetched over HTTP governs, LOC-7). ``robots``, the origin of
+    the robots.txt, gives the example."""
+    accepted = "check takes absolute http and https URLs"
+    site = str(robots) if robots is not None else "https://example.com"
+    parts = urlsplit(url) if "://" in url else None
+    if parts is None:
+        if url.startswith("/"):
+            return f"{url!r} is a path, not a URL: {accepted}, such as {site}{url}"
+        if _HOST_AND_PATH.match(url):
+            return f"{url!r} has no scheme: {accepted}, such as https://{url}"
+        return f"{url!r} is not a URL: {accepted}, such as {site}/path"
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https"):
+        return f"{url!r} is not an http or https URL (its scheme is {scheme}): {accepted}"
+    if origin(url) is None:
+        return f"{url!r} has no valid host and port: {accepted}, such as {site}/path"
+    return None
+
+
+def verdicts(
+    source: Source, urls: Sequence[str], user_agent: str | tuple[str, ...], mode: Mode
+) -> list[Verdict]:
+    """The verdict for each of ``urls``, for the crawler ``user_agent`` or
+    the crawler family of its names (D-22)."""
+    name, status = source.name, source.status
+    if source.state is not State.RULES:
+        shown = user_agent if isinstance(user_agent, str) else ", ".join(user_agent)
+        return [
+            Verdict.of_state(url, shown, source.state, source.outcome, source=name, status=status)
+            for url in urls
+        ]
+    # The parser takes the name (D-21): "*", the default, asks for the '*'
+    # groups in both modes.
+    robots = _parsed(source.body, mode)
+    return [
+        Verdict.explained(
+            robots.explain(url, user_agent),
+            outcome=source.outcome or None,
+            source=name,
+            status=status,
+        )
+        for url in urls
+    ]
+
+
+def preferences(
+    source: Source, urls: Sequence[str], user_agent: str | tuple[str, ...], mode: Mode
+) -> list[Preferences]:
+    """The usage preferences robots.txt states for each of ``urls``
+    (:meth:`.RobotsTxt.usage`; U-1 to U-5): none unless
+    ``source`` has rules, and none for a URL they disallow."""
+    if source.state is not State.RULES:
+        return [NO_PREFERENCES for _ in urls]
+    robots = _parsed(source.body, mode)
+    return [robots.usage(url, user_agent) for url in urls]
+
+
+@functools.lru_cache(maxsize=1)
+def _parsed(body: bytes, mode: Mode) -> RobotsTxt:
+    """``body`` parsed once for :func:`verdicts` and :func:`preferences`."""
+    return RobotsTxt.parse(body, mode)
+
+
+def _usage(prefs: Preferences, allowed: bool) -> str:
+    """What ``check`` adds to a verdict line: ``; usage: train-ai=n
+    (content-usage line 4)``; a disallowed URL has none (attach-05 §3.1)."""
+    return f"; usage: {prefs}" if allowed else "; usage: none (disallowed)"
+
+
+def _header(args: argparse.Namespace) -> str:
+    """The User-Agent header of a fetch: ``--user-agent`` (a family's most
+    specific name, D-22), or this tool."""
+    agent = crawler_names(args.user_agent)[0]
+    return f"scrapy_robots_rfc/{__version__}" if agent in ("*", "") else agent
+
+
+def _other_origins(urls: Sequence[str], robots: Origin, given: str) -> list[str]:
+    """A warning for each origin of ``urls`` that is not ``robots``: a
+    robots.txt applies to its own origin only (RFC 9309 §2.3; LOC-2, LOC-3)."""
+    return [
+        f"warning: {given} applies only to {robots} (its scheme, host and port; RFC 9309 "
+        f"§2.3): the verdicts for URLs on {other} are those it gives for the same paths on "
+        f"{robots}; on {other}, {other.robots_url} decides"
+        for other in dict.fromkeys(origin(url) for url in urls)
+        if other is not None and other != robots
+    ]
+
+
+def _shared_members(
+    args: argparse.Namespace, source: Source, names: Sequence[str]
+) -> dict[str, Any]:
+    """The members every line of ``check --json`` has alike (the ``check``
+    schema, :mod:`.schemas`): the mode, the crawler's names as the groups
+    were looked up for them (D-21, D-22), and what the fetch found."""
+    mode: Mode = args.mode
+    given = args.robots if "://" in args.robots else None
+    return {
+        "mode": mode,
+        "user_agent": schemas.user_agent_object(
+            [crawler_name(name, mode) for name in names], args.user_agent, "--user-agent"
+        ),
+        "robots": schemas.robots_object(
+            url=given,
+            source=source.name,
+            status=source.status,
+            state=source.state,
+            outcome=source.outcome,
+        ),
+    }
+
+
+def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``check``: exit 0 when every URL is allowed, 1 when the rules
+    disallow one, 3 when robots.txt could not be fetched."""
+    mode: Mode = args.mode
+    robots = _robots_origin(args.robots)
+    problems = [p for p in (url_problem(url, robots) for url in args.urls) if p is not None]
+    names = crawler_names(args.user_agent)
+    if len(names) > 1 and not all(names):
+        problems.append(
+            f"--user-agent {args.user_agent!r} has an empty name: give the crawler's name, or "
+            "its family's names separated by commas, most specific first"
+        )
+    if problems:
+        raise CliError(*problems)
+    source = load(args.robots, timeout=args.timeout, user_agent=_header(args))
+    notes = [_redirect_note(source, robots)]
+    if source.state not in (State.RULES, State.UNREACHABLE):
+        notes.append(f"note: {source.name}: {source.outcome} ({source.state.value})")
+    if source.truncated:
+        notes.append(f"note: {source.name} is larger than {MAX_BYTES:,} bytes; the rest is ignored")
+    if robots is not None:
+        notes += _other_origins(args.urls, robots, args.robots)
+    for name in names:
+        problem = name_problem(name, mode)
+        if problem is not None and name != GLOBAL_NAME:
+            # D-21: say what the name is taken as, and what that selects.
+            notes.append(f"warning: --user-agent {name!r} {problem}")
+    unreachable = _unreachable(source, robots)
+    err.writelines(f"{line}\n" for line in (*notes, unreachable) if line is not None)
+    agent = names[0] if len(names) == 1 else names
+    found = verdicts(source, args.urls, agent, mode)
+    usage = preferences(source, args.urls, agent, mode)
+    # The preferences are shown only where robots.txt can state some.
+    shown = source.state is State.RULES and bool(_parsed(source.body, mode).usage_rules)
+    shared = _shared_members(args, source, names) if args.json else {}
+    for verdict, prefs in zip(found, usage, strict=True):
+        if args.json:
+            record = {
+                "schema": schemas.CHECK,
+                "url": verdict.url,
+                **shared,
+                "verdict": verdict.as_dict(),
+                "usage": prefs.as_dict(),
+            }
+            out.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
+        elif unreachable is None:
+            extra = _usage(prefs, verdict.allowed) if shown else ""
+            out.write(f"{verdict.url}: {verdict}{extra}\n")
+    if unreachable is not None:
+        return EXIT_UNREACHABLE
+    return EXIT_OK if all(v.allowed for v in found) else EXIT_FOUND
+
+
+# -- lint -----------------------------------------------------------------
+
+
+def run_lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``lint``: exit 0 without findings, 1 with some, 3 when robots.txt
+    could not be fetched."""
+    mode: Mode = args.mode
+    source = load(args.robots, timeout=args.timeout, user_agent=_header(args))
+    robots = _robots_origin(args.robots)
+    unreachable = _unreachable(source, robots)
+    err.writelines(f"{line}\n" for line in (_redirect_note(source, robots), unreachable) if line)
+    if unreachable is not None:
+        return EXIT_UNREACHABLE
+    if source.state is not State.RULES:
+        raise CliError(f"{source.name}: {source.outcome} ({source.state.value}): nothing to lint")
+    found = lint(source.body, mode, truncated=source.truncated)
+    html = html_page(source.body, source.content_type, mode)
+    if html is not None:
+        (err if args.json else out).write(f"{source.name}: {html}\n")
+    shown = found if args.json or args.all or html is None else found[:HTML_SHOWN]
+    for finding in shown:
+        if args.json:
+            record = {
+                "schema": schemas.LINT,
+                "source": source.name,
+                "line": finding.line,
+                "code": finding.code,
+                "message": finding.message,
+                "note": finding.is_note,
+                "mode": mode,
+            }
+            out.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
+        else:
+            out.write(f"{source.name}:{finding.line}: {finding.code}: {finding.message}\n")
+    if len(shown) < len(found):
+        out.write(f"... and {len(found) - len(shown):,} more (--all prints them all)\n")
+    count = sum(not f.is_note for f in found)
+    notes = len(found) - count
+    summary = _counted(count, "finding") if count else "no findings"
+    if notes:
+        summary += f" ({_counted(notes, 'note')})"
+    (err if args.json else out).write(summary + "\n")
+    return EXIT_FOUND if count else EXIT_OK
+
+
+# -- command line ---------------------------------------------------------
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--mode", choices=MODES, default="rfc", help="matching mode (default rfc)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"when ROBOTS is a URL (default {DEFAULT_TIMEOUT:g})",
+    )
+    parser.add_argument("--json", action="store_true", help="JSON Lines output")
+
+
+def _command(
+    commands: Any,
+    name: str,
+    run: Callable[[argparse.Namespace, TextIO, TextIO], int],
+    *,
+    help: str,
+    description: str,
+    epilog: str,
+) -> argparse.ArgumentParser:
+    """A subcommand reading ROBOTS, run by ``run``; ``commands`` is what
+    ``add_subparsers`` returned."""
+    parser: argparse.ArgumentParser = commands.add_parser(
+        name,
+        help=help,
+        description=description,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("robots", metavar="ROBOTS", help="file, - (stdin) or http(s) URL")
+    parser.set_defaults(run=run)
+    return parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``argparse`` parser of ``python -m scrapy_robots_rfc``."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Check URLs against a robots.txt, or lint one (RFC 9309, Google's rules).",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    check = _command(
+        commands,
+        "check",
+        run_check,
+        help="is each URL allowed, and by which rule",
+        description="Print, for each URL, the verdict and the rule that decides it.",
+        epilog=_CHECK_EPILOG,
+    )
+    check.add_argument("urls", metavar="URL", nargs="+", help="absolute http(s) URLs to check")
+    check.add_argument(
+        "--user-agent",
+        default="*",
+        metavar="NAME",
+        help=(
+            "the crawler's product token (default *: the '*' groups); in rfc mode a name "
+            "that is not one is reduced to its product name (BadBot/1.0 is BadBot); a "
+            "crawler family's names separated by commas, most specific first "
+            "('hedwig-images, hedwig'): the first with a group of its own decides"
+        ),
+    )
+    _common(check)
+    lint_parser = _command(
+        commands,
+        "lint",
+        run_lint,
+        help="list ignored lines, accepted typos, rules that never decide",
+        description="List what a crawler ignores, or reads other than it is written.",
+        epilog=_LINT_EPILOG,
+    )
+    lint_parser.add_argument(
+        "--all",
+        action="store_true",
+        help=f"print every finding of an HTML page, not the first {HTML_SHOWN}",
+    )
+    lint_parser.set_defaults(user_agent="*")
+    _common(lint_parser)
+    return parser
+
+
+def _quiet_broken_pipe() -> None:
+    """After a reader closed standard output (``| head``): point stdout and
+    stderr at devnull, so that the flush at exit cannot fail again (the
+    recipe of Python's ``signal`` documentation, "Note on SIGPIPE")."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a StringIO: nothing to flush
+            os.dup2(devnull, stream.fileno())
+    os.close(devnull)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        out, err = sys.stdout, sys.stderr
+        for stream in (out, err):
+            if isinstance(stream, io.TextIOWrapper):
+                stream.reconfigure(errors="backslashreplace")
+        run: Callable[[argparse.Namespace, TextIO, TextIO], int] = args.run
+        try:
+            status = run(args, out, err)
+        except CliError as exc:
+            for message in exc.args:
+                err.write(f"{PROG} {args.command}: error: {message}\n")
+            status = EXIT_ERROR
+        out.flush()
+        return status
+    except BrokenPipeError:
+        _quiet_broken_pipe()
+        return EXIT_PIPE

@@ -1,0 +1,488 @@
+"""The middleware's settings, read once and validated at start-up.
+
+A value the crawl cannot use stops it before anything is fetched, with one
+message that names the setting, the value and what is allowed
+(:class:`~.exceptions.ConfigError`). What can be checked without connecting
+to anything is checked here: a store's URL and its SQLite folder, whether
+redis-py is installed for a Redis store, the report's folder, and the usage
+categories the crawl is for.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, Literal
+
+from .._logging import LOGGER_NAME
+from ..exceptions import ConfigError
+from ..policy import DEFAULT_TTL
+from ..robotstxt import CATEGORIES, LABELS, MAX_BYTES, MODES, crawler_names
+from ..stores import (
+    INSTALL,
+    MEMORY,
+    METHODS,
+    REDIS_SCHEMES,
+    SETTING,
+    SQLITE,
+    is_import_path,
+    missing_methods,
+    redact,
+    sqlite_path,
+    url_problem,
+)
+from .robotparser import MODE_SETTING, mode_from_settings
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
+
+    from ..robotstxt import Mode
+
+__all__ = [
+    "HOLDS",
+    "PREFIX",
+    "USAGE_UNKNOWNS",
+    "Config",
+    "Hold",
+    "UsageUnknown",
+    "setting_names",
+]
+
+#: ``ROBOTSTXT_RFC_HOLD``: where requests wait for robots.txt in a fleet.
+Hold = Literal["auto", "memory"]
+#: ``ROBOTSTXT_RFC_USAGE_UNKNOWN``: what a category of ``ROBOTSTXT_RFC_USAGE``
+#: that nothing states does to a response (U-6).
+UsageUnknown = Literal["allow", "disallow"]
+
+#: The prefix of this package's own settings; ``ROBOTSTXT_OBEY``,
+#: ``ROBOTSTXT_USER_AGENT`` and ``ROBOTSTXT_PARSER`` are Scrapy's.
+PREFIX = "ROBOTSTXT_RFC_"
+#: A :class:`Config` field's metadata key: the setting it is read from,
+#: when that is not ``PREFIX`` and the field's name in capitals.
+_FROM = "setting"
+
+logger = logging.getLogger(LOGGER_NAME)
+
+_TRUE = frozenset(("1", "true", "yes", "on"))
+_FALSE = frozenset(("0", "false", "no", "off", "none", ""))
+
+_STORES = (
+    '"memory", "sqlite:///relative/path.db", "sqlite:////absolute/path.db", '
+    '"redis://host:port/db" (also rediss:// and unix://) or the import path of a store '
+    'class ("myproject.stores.MyStore")'
+)
+_SQLITE_URLS = (
+    '"sqlite:///relative/path.db" (three slashes: relative to the working directory) or '
+    '"sqlite:////absolute/path.db" (four slashes: an absolute path)'
+)
+_SQLITE_FILE = "an SQLite file in an existing folder that the crawl can write to"
+_REDIS_URLS = (
+    '"redis://host:port/db" with a number for the port and the db (also rediss://, and '
+    "unix:///path/to/socket?db=0)"
+)
+_WITH_REDIS = f'"memory", an SQLite file, or a Redis URL with redis-py installed: {INSTALL}'
+_REPORT_FILE = "a file path in an existing folder that the crawl can write to"
+
+
+def _number(
+    settings: BaseSettings, name: str, default: float, kind: type[float], minimum: float, unit: str
+) -> float:
+    """The finite number ``name`` of at least ``minimum``; ``kind`` is
+    ``int`` or ``float``."""
+    value = settings.get(name, default)
+    noun = "an integer" if kind is int else "a finite number"
+    allowed = f"{noun} of {minimum:g} or more ({unit})"
+    if isinstance(value, bool):
+        raise ConfigError(name, value, allowed)
+    try:
+        number = kind(str(value).strip()) if kind is int else kind(value)
+    except (TypeError, ValueError):
+        raise ConfigError(name, value, allowed) from None
+    if not number >= minimum or number == float("inf"):  # rejects NaN too
+        raise ConfigError(name, value, allowed)
+    return number
+
+
+#: The numeric settings: the :class:`Config` field, the setting, ``int`` or
+#: ``float``, the least value allowed and its unit.
+_NUMBERS: tuple[tuple[str, str, type[float], float, str], ...] = (
+    ("max_redirects", "ROBOTSTXT_RFC_MAX_REDIRECTS", int, 0, "redirect hops"),
+    (
+        "max_bytes",
+        "ROBOTSTXT_RFC_MAX_BYTES",
+        int,
+        MAX_BYTES,
+        "bytes; RFC 9309 §2.5 requires at least 500 KiB",
+    ),
+    ("cache_ttl", "ROBOTSTXT_RFC_CACHE_TTL", float, 1, "seconds"),
+    ("max_origins", "ROBOTSTXT_RFC_MAX_ORIGINS", int, 1, "origins"),
+    ("timeout", "ROBOTSTXT_RFC_TIMEOUT", float, 0.001, "seconds"),
+    ("unreachable_retry", "ROBOTSTXT_RFC_UNREACHABLE_RETRY", float, 0.001, "seconds"),
+    ("unreachable_wait", "ROBOTSTXT_RFC_UNREACHABLE_WAIT", float, 0, "seconds"),
+    ("crawl_delay_max", "ROBOTSTXT_RFC_CRAWL_DELAY_MAX", float, 0, "seconds"),
+    ("unreachable_days", "ROBOTSTXT_RFC_UNREACHABLE_DAYS", float, 0, "days"),
+    ("lease", "ROBOTSTXT_RFC_LEASE", float, 1.5, "seconds"),
+)
+
+#: ``ROBOTSTXT_RFC_HOLD``'s values.
+HOLDS: tuple[Hold, ...] = ("auto", "memory")
+#: ``ROBOTSTXT_RFC_USAGE_UNKNOWN``'s values.
+USAGE_UNKNOWNS: tuple[UsageUnknown, ...] = ("allow", "disallow")
+
+_USAGE = (
+    "a list of usage categories: "
+    + ", ".join(f'"{category}"' for category in CATEGORIES)
+    + ' (e.g. ["train-ai"])'
+)
+#: Content-Signal's labels that name a category differently (U-3:
+#: "ai-train"): the likeliest slip in ROBOTSTXT_RFC_USAGE.
+_SIGNAL_LABELS = {
+    label: category for label, category in LABELS["content-signal"].items() if label != category
+}
+
+
+def _flag(settings: BaseSettings, name: str, default: bool) -> bool:
+    value = settings.get(name, default)
+    text = str(value).strip().lower()
+    if isinstance(value, (bool, int, str)) or value is None:
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+    raise ConfigError(name, value, "True or False")
+
+
+def _mode(settings: BaseSettings) -> Mode:
+    try:
+        return mode_from_settings(settings)
+    except ValueError:
+        allowed = "one of: " + ", ".join(repr(mode) for mode in MODES)
+        raise ConfigError(MODE_SETTING, settings.get(MODE_SETTING), allowed) from None
+
+
+def _file_problem(path: str) -> str | None:
+    """Why a file cannot be written at ``path``, as far as that shows before
+    writing it; folders are never created."""
+    full = os.path.abspath(path)
+    if path.endswith(("/", os.sep)) or os.path.isdir(full):
+        return f"{full} is a folder"
+    folder = os.path.dirname(full)
+    if not os.path.exists(folder):
+        return f"the folder {folder} does not exist"
+    if not os.path.isdir(folder):
+        return f"{folder} is not a folder"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"the folder {folder} is not writable"
+    if os.path.exists(full) and not os.access(full, os.W_OK):
+        return f"{full} is not writable"
+    return None
+
+
+def _store(settings: BaseSettings) -> str | type[Any] | None:
+    value = settings.get(SETTING)
+    if value is None:
+        return None
+    if isinstance(value, type) or (isinstance(value, str) and is_import_path(value)):
+        return _store_class(value)
+    if not isinstance(value, str):
+        raise ConfigError(SETTING, value, _STORES)
+    if value == MEMORY:
+        return value
+    if value.startswith(SQLITE):
+        try:
+            path = sqlite_path(value)
+        except ValueError as exc:
+            raise ConfigError(SETTING, value, _SQLITE_URLS, str(exc)) from None
+        problem = _file_problem(path)
+        if problem is not None:
+            raise ConfigError(SETTING, value, _SQLITE_FILE, problem)
+        return value
+    shown = redact(value) if "://" in value else value
+    if not value.startswith(REDIS_SCHEMES):
+        raise ConfigError(SETTING, shown, _STORES)
+    try:
+        problem = url_problem(value)
+    except ImportError:
+        raise ConfigError(
+            SETTING, shown, _WITH_REDIS, "the redis package is not installed"
+        ) from None
+    if problem is not None:
+        raise ConfigError(SETTING, shown, _REDIS_URLS, problem)
+    return value
+
+
+def _and(names: list[str] | tuple[str, ...], word: str = "and") -> str:
+    """``"a"``, ``"a and b"``, ``"a, b and c"``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {word} {names[-1]}"
+
+
+_STORE_CLASS = f"a class with the methods of scrapy_robots_rfc.stores.Store: {_and(METHODS)}"
+
+
+def _store_class(value: str | type[Any]) -> str | type[Any]:
+    """A store class, or its import path, that Scrapy's ``load_object``
+    imports and that has every method of :class:`.stores.Store`; it is
+    built when the middleware starts (:func:`.stores.build_store`)."""
+    from scrapy.utils.misc import load_object
+
+    try:
+        cls = load_object(value)
+    except Exception as exc:
+        raise ConfigError(SETTING, value, _STORES, f"it cannot be imported: {exc}") from None
+    if not isinstance(cls, type):
+        kind = type(cls).__name__
+        article = "an" if kind[:1].lower() in "aeiou" else "a"
+        raise ConfigError(SETTING, value, _STORE_CLASS, f"it is {article} {kind}, not a class")
+    missing = missing_methods(cls)
+    if missing:
+        reason = f"{cls.__qualname__} has no {_and(missing, 'or')} method"
+        raise ConfigError(SETTING, value, _STORE_CLASS, reason)
+    return value
+
+
+def _store_ttl(
+    settings: BaseSettings, numbers: dict[str, Any], store: str | type[Any] | None
+) -> float:
+    """``ROBOTSTXT_RFC_STORE_TTL``: by default long enough to remember an
+    unreachable origin for ``ROBOTSTXT_RFC_UNREACHABLE_DAYS`` (RFC 9309
+    §2.3.1.4) and then its good copy for ``ROBOTSTXT_RFC_CACHE_TTL`` (§2.4);
+    never shorter than the cache lifetime."""
+    name = "ROBOTSTXT_RFC_STORE_TTL"
+    cache_ttl, days = numbers["cache_ttl"], numbers["unreachable_days"]
+    unit = "seconds; at least ROBOTSTXT_RFC_CACHE_TTL"
+    ttl = _number(settings, name, days * 86400 + cache_ttl, float, cache_ttl, unit)
+    if isinstance(store, str) and store.startswith(REDIS_SCHEMES) and ttl < days * 86400:
+        logger.warning(
+            "%(name)s (%(ttl)g seconds) is shorter than ROBOTSTXT_RFC_UNREACHABLE_DAYS "
+            "(%(days)g days): Redis forgets an origin that stays unreachable before then, "
+            "and counts its days again from the start (it stays disallowed)",
+            {"name": name, "ttl": ttl, "days": days},
+        )
+    return ttl
+
+
+def _hold(settings: BaseSettings) -> Hold:
+    name = "ROBOTSTXT_RFC_HOLD"
+    value = settings.get(name, "auto")
+    for hold in HOLDS:
+        if value == hold:
+            return hold
+    raise ConfigError(name, value, " or ".join(f'"{hold}"' for hold in HOLDS))
+
+
+def _usage(settings: BaseSettings) -> tuple[str, ...]:
+    """``ROBOTSTXT_RFC_USAGE``: the categories the crawl is for, as a list or
+    tuple, or a comma-separated string (``-s ROBOTSTXT_RFC_USAGE=train-ai,search``,
+    as ``Settings.getlist`` reads it); duplicates dropped, order kept
+    (U-6)."""
+    name = "ROBOTSTXT_RFC_USAGE"
+    value = settings.get(name)
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        items: list[object] = [part.strip() for part in value.split(",") if part.strip()]
+    elif isinstance(value, (list, tuple)):
+        items = list(value)
+    else:
+        raise ConfigError(name, value, _USAGE)
+    names: list[str] = []
+    for item in items:
+        if not isinstance(item, str):
+            raise ConfigError(name, value, _USAGE)
+        if item not in CATEGORIES:
+            label = _SIGNAL_LABELS.get(item)
+            reason = (
+                f"{item!r} is not a usage category"
+                if label is None
+                else f'{item!r} is Content-Signal\'s label; the category is "{label}"'
+            )
+            raise ConfigError(name, value, _USAGE, reason)
+        if item not in names:
+            names.append(item)
+    return tuple(names)
+
+
+def _usage_unknown(settings: BaseSettings, usage: tuple[str, ...]) -> UsageUnknown:
+    name = "ROBOTSTXT_RFC_USAGE_UNKNOWN"
+    value = settings.get(name, "allow")
+    for unknown in USAGE_UNKNOWNS:
+        if value == unknown:
+            if unknown == "disallow" and not usage:
+                logger.warning(
+                    '%(name)s is "disallow" but ROBOTSTXT_RFC_USAGE names no category: '
+                    "no request is dropped for usage preferences",
+                    {"name": name},
+                )
+            return unknown
+    raise ConfigError(name, value, " or ".join(f'"{unknown}"' for unknown in USAGE_UNKNOWNS))
+
+
+def _report(settings: BaseSettings) -> str | None:
+    """``ROBOTSTXT_RFC_REPORT``: written when the spider closes, so its
+    folder is checked now rather than after the crawl."""
+    name = "ROBOTSTXT_RFC_REPORT"
+    value = settings.get(name)
+    if value is None:
+        return None
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(name, value, "a file path")
+    problem = _file_problem(os.path.expanduser(value))
+    if problem is not None:
+        raise ConfigError(name, value, _REPORT_FILE, problem)
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Every ``ROBOTSTXT_RFC_*`` setting, validated; README.rst documents each."""
+
+    mode: Mode = "rfc"
+    #: RFC 9309 §2.3.1.2: "SHOULD follow at least five consecutive redirects".
+    max_redirects: int = 5
+    #: RFC 9309 §2.5: the limit "MUST be at least 500 kibibytes".
+    max_bytes: int = MAX_BYTES
+    #: RFC 9309 §2.4: at most 24 hours.
+    cache_ttl: float = DEFAULT_TTL
+    max_origins: int = 10_000
+    timeout: float = 30.0
+    unreachable_retry: float = 30.0
+    unreachable_wait: float = 600.0
+    crawl_delay: bool = False
+    crawl_delay_max: float = 60.0
+    #: ``ROBOTSTXT_USER_AGENT`` as written (a list joined with ", ");
+    #: ``None`` when unset.
+    robots_user_agent: str | None = field(default=None, metadata={_FROM: "ROBOTSTXT_USER_AGENT"})
+    #: The names ``ROBOTSTXT_USER_AGENT`` gives, most specific first (D-22):
+    #: one for a crawler, several for a crawler family; ``None`` when unset.
+    robots_names: tuple[str, ...] | None = field(
+        default=None, metadata={_FROM: "ROBOTSTXT_USER_AGENT"}
+    )
+    #: ``USER_AGENT``.
+    user_agent: str = field(default="", metadata={_FROM: "USER_AGENT"})
+    #: ``ROBOTSTXT_RFC_STORE``: "memory", a URL, a store class or its import
+    #: path; ``None`` when unset (memory, or a SQLite file in ``JOBDIR``).
+    store: str | type[Any] | None = None
+    #: HTTP-7: days unreachable with no good copy before allowing all.
+    unreachable_days: float = 30.0
+    #: ``ROBOTSTXT_RFC_REPORT``: where the per-origin table is written as
+    #: JSON lines when the spider closes; ``None`` when unset.
+    report: str | None = None
+    #: ``ROBOTSTXT_RFC_LEASE``: seconds a fetch lock, and the watch of
+    #: requests held in Redis, last unless renewed (every third of it).
+    lease: float = 10.0
+    #: ``ROBOTSTXT_RFC_STORE_TTL``: seconds a Redis record lives after its
+    #: last write; by default ``unreachable_days`` plus ``cache_ttl``.
+    store_ttl: float = 30 * 86400 + DEFAULT_TTL
+    #: ``ROBOTSTXT_RFC_HOLD``: "auto" holds waiting requests in Redis when
+    #: the store and the scrapy-redis queue share a server; "memory" never.
+    hold: Hold = "auto"
+    #: ``ROBOTSTXT_RFC_USAGE``: the usage categories the crawl is for
+    #: (U-6); empty: preferences are exposed, never obeyed.
+    usage: tuple[str, ...] = ()
+    #: ``ROBOTSTXT_RFC_USAGE_UNKNOWN``: "disallow" drops a response for
+    #: which one of ``usage`` stays unknown.
+    usage_unknown: UsageUnknown = "allow"
+
+    @property
+    def allow_after(self) -> float:
+        """HTTP-7: seconds unreachable with no good copy before allowing all."""
+        return self.unreachable_days * 86400
+
+    @property
+    def fetch_bound(self) -> float:
+        """The longest a robots.txt fetch can take, in seconds: each of its
+        requests (the first and ``max_redirects`` more, RFC 9309 §2.3.1.2)
+        within ``timeout``, and 5 s to spare. A fencing token outlives it."""
+        return self.timeout * (self.max_redirects + 1) + 5
+
+    def in_effect(self) -> dict[str, object]:
+        """This package's settings (:func:`setting_names`) and the values
+        the crawl uses, defaults included; a Redis URL's password is
+        hidden. ``scrapy settings`` cannot show them: it reads the project's
+        settings only, before any add-on runs."""
+        values: dict[str, object] = {}
+        for name, setting in setting_names().items():
+            if setting.startswith(PREFIX):
+                values[setting] = getattr(self, name)
+        store = self.store
+        if isinstance(store, str) and store.startswith(REDIS_SCHEMES):
+            values[SETTING] = redact(store)
+        elif isinstance(store, type):
+            values[SETTING] = f"{store.__module__}.{store.__qualname__}"
+        return values
+
+    @classmethod
+    def from_settings(cls, settings: BaseSettings) -> Config:
+        """Read and check the settings; :class:`~.exceptions.ConfigError`
+        (a ``ValueError``) names the first bad one.
+
+        Its message is also logged at CRITICAL first: ``scrapy crawl``
+        shows an exception raised while the crawl starts only as asyncio's
+        "Task exception was never retrieved" and a traceback, after other
+        lines, so the message would otherwise come last."""
+        try:
+            return cls._read(settings)
+        except ConfigError as exc:
+            logger.critical("%(error)s", {"error": exc})
+            raise
+
+    @classmethod
+    def _read(cls, settings: BaseSettings) -> Config:
+        default = cls()
+        robots_ua, robots_names = _robots_names(settings)
+        numbers: dict[str, Any] = {
+            field: _number(settings, name, getattr(default, field), kind, minimum, unit)
+            for field, name, kind, minimum, unit in _NUMBERS
+        }
+        store = _store(settings)
+        usage = _usage(settings)
+        return cls(
+            mode=_mode(settings),
+            crawl_delay=_flag(settings, "ROBOTSTXT_RFC_CRAWL_DELAY", default.crawl_delay),
+            robots_user_agent=robots_ua,
+            robots_names=robots_names,
+            store=store,
+            user_agent=str(settings.get("USER_AGENT") or ""),
+            report=_report(settings),
+            store_ttl=_store_ttl(settings, numbers, store),
+            hold=_hold(settings),
+            usage=usage,
+            usage_unknown=_usage_unknown(settings, usage),
+            **numbers,
+        )
+
+
+def setting_names() -> dict[str, str]:
+    """Each :class:`Config` field and the setting it is read from: ``PREFIX``
+    and the field's name in capitals (``cache_ttl`` is
+    ``ROBOTSTXT_RFC_CACHE_TTL``), unless the field says otherwise (the
+    crawler's name comes from Scrapy's ``ROBOTSTXT_USER_AGENT`` and
+    ``USER_AGENT``). The one list of this package's settings: the start-up
+    check of misspelt names (:mod:`.spelling`) reads it."""
+    return {f.name: f.metadata.get(_FROM, PREFIX + f.name.upper()) for f in fields(Config)}
+
+
+def _robots_names(settings: BaseSettings) -> tuple[str | None, tuple[str, ...] | None]:
+    """``ROBOTSTXT_USER_AGENT`` as text and as names, most specific first
+    (D-22): a string, with commas between the names of a crawler family
+    (``"hedwig-images, hedwig"``), or a list or tuple of names."""
+    value = settings.get("ROBOTSTXT_USER_AGENT")
+    allowed = (
+        "the crawler's name, or the names of a crawler family, most specific first, as a "
+        "string separated by commas ('hedwig-images, hedwig') or a list of strings, none "
+        "of them empty"
+    )
+    if value is None or value == "":
+        return None, None
+    if isinstance(value, str):
+        names = crawler_names(value)
+    elif isinstance(value, (list, tuple)) and all(isinstance(name, str) for name in value):
+        names = tuple(name.strip() for name in value)
+    else:
+        raise ConfigError("ROBOTSTXT_USER_AGENT", value, allowed)
+    if not names or not all(names):
+        raise ConfigError("ROBOTSTXT_USER_AGENT", value, allowed)
+    return (value if isinstance(value, str) else ", ".join(names)), names

@@ -1,0 +1,256 @@
+"""Crawl-delay as a floor (``ROBOTSTXT_RFC_CRAWL_DELAY``; README.rst, "Fleets
+with scrapy-redis"). ``Crawl-delay`` is not in RFC 9309: it is one of the
+"other records" of §2.2.4 (OTHER-2), which this package applies when asked.
+
+Two things keep the requests to an origin at least its crawl-delay apart:
+
+- **the download slot**, locally: :func:`floor_slot` makes the crawl-delay
+  its delay and turns its jitter off. Scrapy's jitter (``±50 %`` by
+  default) would otherwise start a request after half the delay;
+- **a turn per request**, for every crawler that shares a Redis store
+  (:class:`Pacer`): an allowed request waits in ``process_request`` until
+  the origin's next allowed start, which one Redis script reserves on the
+  server's clock for all workers at once (``next:<origin>``; the
+  ``RESERVE`` script of :mod:`.stores.redis_lua`). Without Redis, or while
+  it fails, the turns are kept in memory.
+
+A request waits for its turn before it enters the download slot, so that
+other origins and slots go on meanwhile; it holds one of
+``CONCURRENT_REQUESTS`` while it waits, as a request waiting in a delayed
+slot's queue does. A turn is taken only when the slot would start the
+request at once (:func:`slot_lag`): a slot that started it later would
+bring it closer to the next worker's turn.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections import deque
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+import scrapy.core.downloader as scrapy_downloader
+from scrapy.core.downloader import Slot
+from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet.defer import Deferred
+
+from .._timers import call_later as reactor_call_later
+from ..stores import RedisStore
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from scrapy.core.downloader import Downloader
+    from scrapy.http import Request
+    from scrapy.statscollectors import StatsCollector
+
+    from .._timers import Timer
+    from ..policy import Origin
+    from ..stores import RedisFleet, SharedStore
+    from ._config import Config
+
+__all__ = ["BUSY_POLL", "Pacer", "floor_slot", "slot_clock", "slot_lag"]
+
+#: Seconds between two looks at a download slot that would not start a
+#: request at once (requests queued or transferring in it).
+BUSY_POLL = 0.05
+#: Origins whose memory turns are kept before the past ones are forgotten.
+_MEMORY_TURNS = 1024
+
+#: Scrapy 2.19 gives a slot a ``jitter`` (a magnitude, 0 for none); 2.13 a
+#: ``randomize_delay`` flag, deprecated since (setting it warns).
+_HAS_JITTER = "jitter" in inspect.signature(Slot.__init__).parameters
+#: The clock of ``Slot.lastseen``: ``time.monotonic`` since Scrapy 2.14,
+#: ``time.time`` before, as the downloader module imports it.
+slot_clock: Callable[[], float] = getattr(scrapy_downloader, "monotonic", time.time)
+
+
+def floor_slot(downloader: Downloader, slot_key: str, delay: float) -> bool:
+    """Make ``delay`` the least delay of the download slot ``slot_key``,
+    exactly: its jitter off, so that Scrapy never starts a request after
+    less than ``delay`` (``DOWNLOAD_DELAY_JITTER``, ``RANDOMIZE_DOWNLOAD_DELAY``
+    would go down to half of it). A longer delay of the slot (AutoThrottle,
+    ``DOWNLOAD_DELAY``) is kept. Applies to the live slot and to the slot's
+    settings, which a slot made again after Scrapy forgot an idle one reads.
+    ``True`` if ``delay`` raised the slot's delay."""
+    slot_settings = downloader.per_slot_settings.setdefault(slot_key, {})
+    slot = downloader.slots.get(slot_key)
+    if slot is not None:
+        current = slot.delay
+    else:
+        current = float(slot_settings.get("delay", downloader.settings.getfloat("DOWNLOAD_DELAY")))
+    raised = delay > current
+    if raised:
+        slot_settings["delay"] = delay
+    if _HAS_JITTER:
+        slot_settings["jitter"] = 0.0
+    else:  # Scrapy 2.13
+        slot_settings["randomize_delay"] = False
+    if slot is not None:
+        if raised:
+            slot.delay = delay
+        if _HAS_JITTER:
+            slot.jitter = 0.0
+        else:
+            slot.randomize_delay = False
+    return raised
+
+
+def slot_lag(downloader: Downloader, slot_key: str) -> float:
+    """Seconds before the download slot ``slot_key`` would start a new
+    request; 0 or less when it would start it at once. :data:`BUSY_POLL`
+    while requests are queued or every transfer place is taken: look again
+    then."""
+    slot = downloader.slots.get(slot_key)
+    if slot is None:
+        return 0.0
+    latercall: Any = slot.latercall
+    # Scrapy 2.13 keeps a fired DelayedCall (active() is False); later
+    # versions set latercall back to None.
+    active = getattr(latercall, "active", None)
+    pending = latercall is not None and (active is None or bool(active()))
+    if slot.queue or pending or slot.free_transfer_slots() <= 0:
+        return BUSY_POLL
+    return float(slot.delay - (slot_clock() - slot.lastseen))
+
+
+class Pacer:
+    """The turns of the requests to each origin that has a crawl-delay.
+
+    :meth:`turn` is awaited by ``process_request`` once a request is
+    allowed; :meth:`seed` counts the robots.txt fetch itself as a turn.
+    With a Redis store in use, the turns are the fleet's (server clock);
+    otherwise, and while the store fails, this crawler's (``monotonic``).
+    Within one crawler, the requests to one origin take their turns one at
+    a time, in the order they came: only the first asks Redis.
+
+    ``downloader`` gives Scrapy's downloader; ``call_later`` and
+    ``to_future`` (what awaits a Deferred) are the reactor's by default,
+    so that tests can run it on ``twisted.internet.task.Clock``.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        shared: SharedStore,
+        *,
+        downloader: Callable[[], Downloader],
+        stats: StatsCollector,
+        monotonic: Callable[[], float] = time.monotonic,
+        call_later: Callable[[float, Callable[[], None]], Timer] = reactor_call_later,
+        to_future: Callable[[Deferred[Any]], Awaitable[Any]] = maybe_deferred_to_future,
+    ) -> None:
+        self._config = config
+        self._shared = shared
+        self._downloader = downloader
+        self._stats = stats
+        self._monotonic = monotonic
+        self._call_later = call_later
+        self._to_future = to_future
+        store = shared.store
+        #: The fleet's turns; the namespace is for held requests only.
+        self._fleet: RedisFleet | None = store.fleet("") if isinstance(store, RedisStore) else None
+        #: Memory turns: origin -> the next allowed start (``monotonic``).
+        self._next: dict[Origin, float] = {}
+        #: Per origin, the requests waiting for a turn, first in line first.
+        self._lines: dict[Origin, deque[Deferred[None]]] = {}
+
+    def delay(self, crawl_delay: float | None) -> float:
+        """The delay a group's ``crawl_delay`` asks for, cut to
+        ``ROBOTSTXT_RFC_CRAWL_DELAY_MAX``; 0 when crawl-delay is not applied
+        (``ROBOTSTXT_RFC_CRAWL_DELAY`` off, or the group has none)."""
+        if not self._config.crawl_delay or not crawl_delay:
+            return 0.0
+        return max(0.0, min(crawl_delay, self._config.crawl_delay_max))
+
+    async def turn(self, key: Origin, request: Request, crawl_delay: float | None) -> None:
+        """Wait until ``request`` may start: at least the crawl-delay after
+        the previous request to ``key`` of any crawler sharing the store,
+        and once its download slot would start it at once. Returns at once
+        when crawl-delay is not applied."""
+        delay = self.delay(crawl_delay)
+        if not delay:
+            return
+        downloader = self._downloader()
+        slot_key = downloader.get_slot_key(request)
+        floor_slot(downloader, slot_key, delay)
+        line = self._lines.setdefault(key, deque())
+        mine: Deferred[None] = Deferred()
+        line.append(mine)
+        waited = line[0] is not mine
+        try:
+            if waited:
+                await self._to_future(mine)
+            while True:
+                wait = slot_lag(downloader, slot_key)
+                if wait <= 0:
+                    wait = await self._reserve(key, self._spacing(downloader, slot_key, delay))
+                    if wait <= 0:
+                        break
+                waited = True
+                await self._sleep(wait)
+        finally:
+            first = line[0] is mine
+            line.remove(mine)
+            if not line:
+                del self._lines[key]
+            elif first and not line[0].called:  # a cancelled waiter is already called
+                line[0].callback(None)
+        if waited:
+            self._stats.inc_value("robotstxt/crawl_delay/waited")
+
+    async def seed(self, key: Origin, request: Request, crawl_delay: float | None) -> None:
+        """Count the robots.txt fetch of ``key`` that just ended (in the slot
+        of ``request``) as a turn, before any request to ``key`` takes one:
+        the first page comes no sooner than the crawl-delay after it, from
+        whichever crawler."""
+        delay = self.delay(crawl_delay)
+        if delay:
+            downloader = self._downloader()
+            spacing = self._spacing(downloader, downloader.get_slot_key(request), delay)
+            await self._reserve(key, spacing, force=True)
+
+    def _spacing(self, downloader: Downloader, slot_key: str, delay: float) -> float:
+        """The crawl-delay, or the slot's own delay when longer
+        (``DOWNLOAD_DELAY``, AutoThrottle)."""
+        slot = downloader.slots.get(slot_key)
+        return delay if slot is None else max(delay, slot.delay)
+
+    async def _reserve(self, key: Origin, spacing: float, *, force: bool = False) -> float:
+        """Take the next turn of ``key`` (0) or say how many seconds to wait
+        before asking again: in Redis while the store is in use, else in
+        memory."""
+        fleet = self._fleet
+        if fleet is not None and self._shared.available:
+            reserve = partial(fleet.reserve, force=force)
+            wait = await self._shared.fleet_call(reserve, str(key), spacing, default=None)
+            if wait is not None:
+                if wait <= 0:
+                    # Kept in memory too: if the store fails, this crawler
+                    # goes on from its own last turn.
+                    self._remember(key, self._monotonic() + spacing)
+                return wait
+        return self._reserve_in_memory(key, spacing, force=force)
+
+    def _reserve_in_memory(self, key: Origin, spacing: float, *, force: bool) -> float:
+        now = self._monotonic()
+        next_at = self._next.get(key, 0.0)
+        if next_at > now and not force:
+            return next_at - now
+        self._remember(key, max(next_at, now) + spacing)
+        return 0.0
+
+    def _remember(self, key: Origin, next_at: float) -> None:
+        if len(self._next) >= _MEMORY_TURNS:
+            now = self._monotonic()
+            self._next = {k: t for k, t in self._next.items() if t > now}
+        self._next[key] = next_at
+
+    async def _sleep(self, seconds: float) -> None:
+        """Wait ``seconds``; a wait cancelled (the crawl stopping) takes its
+        timer with it."""
+        timers: list[Timer] = []
+        d: Deferred[None] = Deferred(lambda _: timers[0].cancel())
+        timers.append(self._call_later(seconds, lambda: d.callback(None)))
+        await self._to_future(d)

@@ -1,0 +1,318 @@
+"""Fetching one origin's robots.txt through Scrapy's engine: the request,
+the size limit, decompression, and the redirect and status steps of
+:mod:`.policy` (RFC 9309 §2.3.1, §2.5).
+
+The request goes through the user's downloader middlewares (proxies,
+headers, download handlers apply) but is not retried, redirected or cached
+by them: :class:`~.policy.Redirects` follows redirects, and the policy
+decides what failures mean.
+"""
+
+from __future__ import annotations
+
+import logging
+import zlib
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from scrapy import signals
+from scrapy.exceptions import IgnoreRequest, StopDownload
+from scrapy.extensions.httpcache import parse_cachecontrol
+from scrapy.http import Request
+from scrapy.http.request import NO_CALLBACK
+from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.python import global_object_name
+from w3lib.url import safe_url_string
+
+from .. import policy
+from .._logging import LOGGER_NAME
+from ..policy import Answer, State
+from ..robotstxt import cut_at_limit
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from scrapy.statscollectors import StatsCollector
+
+    from ..policy import Origin
+    from ._config import Config
+
+__all__ = ["DOWNLOAD_PRIORITY", "Fetched", "Fetcher"]
+
+logger = logging.getLogger(LOGGER_NAME)
+
+#: The robots.txt request's priority, as in the built-in.
+DOWNLOAD_PRIORITY = 1000
+#: Response flags of a body that is not all the server sent: the download
+#: stopped at the size limit (here or by decompression), or lost data.
+_STOPPED = frozenset(("download_stopped", "dataloss"))
+
+
+@dataclass(frozen=True, slots=True)
+class Fetched:
+    """What one fetch found: the :class:`~.policy.Answer`, and for a 2xx
+    its body, cut at ``ROBOTSTXT_RFC_MAX_BYTES``."""
+
+    answer: Answer
+    #: The (cut) body of a 2xx, ``None`` otherwise.
+    body: bytes | None = None
+    #: How long the copy stays fresh (:func:`.policy.lifetime`).
+    fresh_for: float = policy.DEFAULT_TTL
+    #: A download error (logged at ERROR, as the built-in logs it).
+    error: bool = False
+    #: The last response, for the spider's own request for this robots.txt
+    #: (:mod:`.kept`); ``None`` when the fetch ended without one (a download
+    #: error, a refusal).
+    response: Response | None = None
+    #: Whether ``response``'s body is not all the server sent: cut at
+    #: ``ROBOTSTXT_RFC_MAX_BYTES`` (HTTP-12), or the download lost data.
+    cut: bool = False
+
+
+@dataclass(eq=False, slots=True)
+class _Receiving:
+    received: int = 0
+    response: Response | None = None
+    #: Every downloader middleware's process_request let it through
+    #: (``request_reached_downloader``): the server was asked.
+    reached: bool = False
+
+
+class _Refused(Exception):
+    """A downloader middleware raised ``IgnoreRequest`` for the robots.txt
+    request before it reached the server (docs/decisions.md "robots.txt request
+    refused locally")."""
+
+    def __init__(self, error: IgnoreRequest, by: str | None) -> None:
+        super().__init__(error)
+        self.error = error
+        #: The import path of the middleware that raised it, when known.
+        self.by = by
+
+
+@dataclass(eq=False)
+class Fetcher:
+    """Fetches robots.txt for the middleware; counts ``robotstxt/*`` stats
+    of the requests and responses."""
+
+    crawler: Crawler
+    config: Config
+    stats: StatsCollector
+    spider: Callable[[], Spider | None]
+    #: The middleware, which no other middleware's traceback can name.
+    owner: object
+    #: The wall clock (``Retry-After`` dates).
+    clock: Callable[[], float]
+    #: robots.txt requests in flight: bytes received so far, and the
+    #: response as the download handler returned it.
+    _receiving: dict[Request, _Receiving] = field(default_factory=dict)
+    #: Origins already named in a "was not fetched" warning.
+    _warned_refused: set[Origin] = field(default_factory=set)
+
+    async def fetch(self, key: Origin, trigger: Request) -> Fetched:
+        """Fetch ``key``'s robots.txt, following redirects (HTTP-1 to
+        HTTP-8, HTTP-12, HTTP-13); ``trigger`` gives the proxy and slot."""
+        config = self.config
+        chain = policy.Redirects(key.robots_url, config.max_redirects, clean=safe_url_string)
+        while True:
+            try:
+                response = await self._download(self._request(chain.url, trigger))
+            except _Refused as refused:
+                by = refused.by or "a downloader middleware"
+                self._warn_refused(key, chain.url, by, refused.error)
+                answer = chain.ended(State.REFUSED, f"refused by {by}")
+                return Fetched(answer, fresh_for=config.cache_ttl)
+            except Exception as exc:
+                if not isinstance(exc, IgnoreRequest):
+                    self.stats.inc_value(f"robotstxt/exception_count/{type(exc)}")
+                answer = chain.ended(State.UNREACHABLE, f"{type(exc).__name__}: {exc}")
+                return Fetched(answer, error=True)
+            status = response.status
+            self.stats.inc_value("robotstxt/response_count")
+            self.stats.inc_value(f"robotstxt/response_status_count/{status}")
+            location = response.headers.get(b"Location")
+            step = chain.follow(status, location.decode("latin-1") if location else None)
+            if isinstance(step, str):
+                self.stats.inc_value("robotstxt/redirects")
+                continue
+            return self._answered(key, step, response)
+
+    def _answered(self, key: Origin, answer: Answer, response: Response) -> Fetched:
+        config = self.config
+        headers = response.headers
+        cut = not _STOPPED.isdisjoint(response.flags)
+        if policy.classify(response.status) == "redirect":  # given up on
+            return Fetched(answer, fresh_for=config.cache_ttl, response=response, cut=cut)
+        cache_control = parse_cachecontrol(headers.get(b"Cache-Control") or b"")
+        fresh_for = policy.lifetime(cache_control, config.cache_ttl)
+        if answer.state is State.UNREACHABLE:
+            hint = policy.retry_after(headers.get(b"Retry-After"), self.clock())
+            return Fetched(replace(answer, retry_hint=hint), response=response, cut=cut)
+        if answer.state is not State.RULES:
+            return Fetched(answer, fresh_for=fresh_for, response=response, cut=cut)
+        if "dataloss" in response.flags:
+            # The redirects that led here still count.
+            detail = "truncated body (data loss)"
+            unreachable = replace(answer, state=State.UNREACHABLE, detail=detail)
+            return Fetched(unreachable, response=response, cut=True)
+        # HTTP-12, HTTP-13: at most max_bytes; a line cut there is dropped.
+        body, truncated = cut_at_limit(response.body, config.max_bytes)
+        if truncated:
+            self.stats.inc_value("robotstxt/truncated")
+            logger.info(
+                "%(url)s is larger than ROBOTSTXT_RFC_MAX_BYTES (%(limit)d bytes); the rest is "
+                "ignored (RFC 9309 §2.5)",
+                {"url": key.robots_url, "limit": config.max_bytes},
+                extra={"spider": self.spider()},
+            )
+        return Fetched(answer, body, fresh_for, response=response, cut=cut or truncated)
+
+    def _warn_refused(self, key: Origin, url: str, by: str, error: IgnoreRequest) -> None:
+        """docs/decisions.md "robots.txt request refused locally": one WARNING
+        per origin."""
+        self.stats.inc_value("robotstxt/refused")
+        if key in self._warned_refused:
+            return
+        self._warned_refused.add(key)
+        logger.warning(
+            "%(url)s was not fetched: %(by)s raised %(error)r for it, so nothing was asked "
+            "of the server and every request to %(origin)s is allowed, as Scrapy's "
+            "built-in allows it. Let robots.txt requests through (their meta has "
+            "dont_obey_robotstxt) to obey the site's rules.",
+            {"url": url, "by": by, "error": error, "origin": key},
+            extra={"spider": self.spider()},
+        )
+
+    def _request(self, url: str, trigger: Request) -> Request:
+        """The robots.txt request, in the origin's download slot."""
+        downloader = self.crawler.engine.downloader
+        meta: dict[str, Any] = {
+            "dont_obey_robotstxt": True,
+            "dont_redirect": True,
+            "dont_retry": True,
+            "dont_cache": True,
+            "handle_httpstatus_all": True,
+            "allow_offsite": True,
+            "download_timeout": self.config.timeout,
+            # No size limit in the download handler: a Content-Length above it
+            # would cancel the download instead of truncating it. The limit is
+            # applied by _bytes_received (HTTP-12).
+            "download_maxsize": 0,
+            "download_slot": downloader.get_slot_key(trigger),
+        }
+        if "proxy" in trigger.meta:
+            meta["proxy"] = trigger.meta["proxy"]
+        self.stats.inc_value("robotstxt/request_count")
+        return Request(
+            url,
+            priority=DOWNLOAD_PRIORITY,
+            # Encodings that can be cut at ROBOTSTXT_RFC_MAX_BYTES without
+            # decoding everything (see _download); Scrapy also asks for br
+            # and zstd.
+            headers={"Accept-Encoding": "gzip, deflate"},
+            meta=meta,
+            dont_filter=True,
+            callback=NO_CALLBACK,
+        )
+
+    async def _download(self, request: Request) -> Response:
+        """Download through the engine, capping the body (HTTP-12).
+
+        The signal handlers are connected only while a robots.txt download
+        is in flight, so that page downloads never pay for them.
+        """
+        receiving = self._receiving
+        handlers = (
+            (self._reached_downloader, signals.request_reached_downloader),
+            (self._bytes_received, signals.bytes_received),
+            (self._response_downloaded, signals.response_downloaded),
+        )
+        if not receiving:
+            for handler, signal in handlers:
+                self.crawler.signals.connect(handler, signal=signal)
+        state = receiving[request] = _Receiving()
+        try:
+            engine = self.crawler.engine
+            if hasattr(engine, "download_async"):  # Scrapy 2.14+
+                response: Response = await engine.download_async(request)
+            else:
+                response = await maybe_deferred_to_future(engine.download(request))
+        except IgnoreRequest as exc:
+            if not state.reached:
+                # A process_request refused it: the server was never asked.
+                raise _Refused(exc, self._raised_by(exc)) from exc
+            raw = state.response
+            if raw is None or "decompression" not in str(exc):
+                raise
+            # HttpCompressionMiddleware refuses more than download_maxsize of
+            # decoded body; the first max_bytes of it are still what is read.
+            body = inflate(raw.body, self.config.max_bytes + 1)
+            if body is None:
+                raise
+            headers = raw.headers.copy()
+            headers.pop(b"Content-Encoding", None)
+            return raw.replace(body=body, headers=headers, flags=[*raw.flags, "download_stopped"])
+        finally:
+            del receiving[request]
+            if not receiving:
+                for handler, signal in handlers:
+                    self.crawler.signals.disconnect(handler, signal=signal)
+        return response
+
+    def _raised_by(self, exc: BaseException) -> str | None:
+        """The import path of the downloader middleware in whose code
+        ``exc`` was raised, read off its traceback; ``None`` if unknown."""
+        middlewares = self.crawler.engine.downloader.middleware.middlewares
+        found = None
+        tb = exc.__traceback__
+        while tb is not None:
+            owner = tb.tb_frame.f_locals.get("self")
+            if (
+                owner is not None
+                and owner is not self.owner
+                and any(owner is m for m in middlewares)
+            ):
+                found = owner  # the innermost one raised it
+            tb = tb.tb_next
+        return None if found is None else global_object_name(type(found))
+
+    # The three signal handlers take **kwargs: PyDispatcher then passes the
+    # signal's arguments as they are instead of matching them to the
+    # parameters, for every download while a robots.txt one is in flight.
+
+    def _reached_downloader(self, request: Request, **kwargs: Any) -> None:
+        state = self._receiving.get(request)
+        if state is not None:
+            state.reached = True
+
+    def _bytes_received(self, data: bytes, request: Request, **kwargs: Any) -> None:
+        state = self._receiving.get(request)
+        if state is None:
+            return
+        limit = self.config.max_bytes
+        if not state.received:
+            # The download handler has read download_maxsize (0) by now;
+            # HttpCompressionMiddleware reads it later and must stop
+            # decoding at the limit: a gzip bomb never enters memory.
+            request.meta["download_maxsize"] = limit
+        state.received += len(data)
+        if state.received > limit:
+            raise StopDownload(fail=False)
+
+    def _response_downloaded(self, response: Response, request: Request, **kwargs: Any) -> None:
+        state = self._receiving.get(request)
+        if state is not None:
+            state.response = response
+
+
+def inflate(raw: bytes, limit: int) -> bytes | None:
+    """The first ``limit`` bytes of a gzip, zlib or raw deflate ``raw``."""
+    for wbits in (47, -15):  # 47: gzip or zlib, detected from the header
+        try:
+            return zlib.decompressobj(wbits).decompress(raw, limit)
+        except zlib.error:
+            continue
+    return None

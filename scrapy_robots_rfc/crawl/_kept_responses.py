@@ -1,0 +1,267 @@
+"""The spider's own requests for a robots.txt, answered with the response of
+the middleware's fetch of that file, so that the server sees one GET per
+origin (a ``SitemapSpider`` with ``sitemap_urls = [".../robots.txt"]``;
+Scrapy issue 8069; README.rst, "Sitemaps").
+
+Such a request (its URL is its origin's robots.txt URL, its meta has no
+``dont_obey_robotstxt``) waits for the origin's fetch like any other request
+(:mod:`.waiting`). When the fetch decides the origin, its response is kept
+for the requests that waited for it (*takers*, each known by an id in its
+meta, :data:`TAKER_KEY`, so that a copy or a disk queue keeps it), and each
+gets a copy whose ``request`` is itself. A taker that is dropped instead
+(``ForbiddenByRobotsTxt``, ``ROBOTSTXT_RFC_USAGE``, an unreachable origin)
+gives up its share. The body is let go when the last taker has had its
+share, or :data:`KEEP_FOR` seconds after the fetch (a timer), whichever
+comes first: memory per cached origin stays what the cache keeps
+(:mod:`.policy`). A request that finds no response to take is downloaded as
+usual.
+
+Only a plain GET is answered so (:func:`unlike_the_fetch`): another method,
+a body, a ``Range`` or a conditional header asks the server for something
+else than the fetch asked, and is downloaded.
+
+What the spider gets is what the server sent, never less: a response whose
+body was cut at ``ROBOTSTXT_RFC_MAX_BYTES`` (RFC 9309 §2.5) is not handed
+out, and the request downloads the whole file itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from .._logging import LOGGER_NAME
+from ..policy import classify
+from ..robotstxt import ROBOTS_TXT_PATH
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from scrapy import Spider
+    from scrapy.http import Request, Response
+    from scrapy.statscollectors import StatsCollector
+
+    from .._timers import Timer
+    from ..policy import Origin
+    from ._fetcher import Fetched
+
+__all__ = [
+    "KEEP_FOR",
+    "SERVED_FLAG",
+    "TAKER_KEY",
+    "KeptResponses",
+    "asks_for_robots_txt",
+    "unlike_the_fetch",
+]
+
+logger = logging.getLogger(LOGGER_NAME)
+
+#: Seconds a fetch's response is kept at most for the requests that waited
+#: for it: a request that comes back later (from a long scheduler queue, or
+#: one dropped meanwhile that never comes) is downloaded instead.
+KEEP_FOR = 300.0
+#: In the ``flags`` of a response answered from the fetch (shown in the
+#: "Crawled" log line, as Scrapy's HTTP cache shows ``cached``).
+SERVED_FLAG = "robotstxt_fetch"
+#: In the ``meta`` of a request parked while it waits for the fetch: the id
+#: of its share of the fetch's response (:meth:`KeptResponses.taker`).
+TAKER_KEY = "_robotstxt_rfc_taker"
+
+
+def asks_for_robots_txt(url: str) -> bool:
+    """Whether ``url`` is its origin's robots.txt itself (RFC 9309 §2.3:
+    the path ``/robots.txt``, no query), the file the middleware fetches.
+
+    >>> asks_for_robots_txt("https://example.com/robots.txt")
+    True
+    >>> asks_for_robots_txt("https://example.com/robots.txt?x=1")
+    False
+    >>> asks_for_robots_txt("https://example.com/a/robots.txt")
+    False
+    """
+    if ROBOTS_TXT_PATH not in url:  # every request comes here: split only these
+        return False
+    parts = urlsplit(url)
+    return parts.path == ROBOTS_TXT_PATH and not parts.query
+
+
+def unlike_the_fetch(request: Request) -> str | None:
+    """Why the fetch's response is not the answer to ``request``, a request
+    for a robots.txt, or ``None`` when it is: the fetch is a plain GET
+    (RFC 9309 §2.3), so another method, a body, a ``Range`` header or a
+    conditional ``If-*`` header (RFC 9110 §13) asks for something else.
+
+    >>> from scrapy import Request
+    >>> unlike_the_fetch(Request("http://a.test/robots.txt")) is None
+    True
+    >>> unlike_the_fetch(Request("http://a.test/robots.txt", method="HEAD"))
+    'it is a HEAD request'
+    >>> unlike_the_fetch(Request("http://a.test/robots.txt", headers={"If-None-Match": "x"}))
+    'it has an If-None-Match header'
+    """
+    if request.method != "GET":
+        return f"it is a {request.method} request"
+    if request.body:
+        return "it has a body"
+    for name in request.headers:
+        text = name.decode("latin-1")
+        lower = text.lower()
+        if lower == "range" or lower.startswith("if-"):
+            return (
+                f"it has an {text} header" if lower.startswith("if-") else f"it has a {text} header"
+            )
+    return None
+
+
+@dataclass(eq=False, slots=True)
+class _Kept:
+    """What one fetch left for the requests that waited for it."""
+
+    #: The response to hand out, ``None`` when there is none (``why``).
+    response: Response | None
+    #: Why there is no response, for the DEBUG line of a download.
+    why: str
+    #: Whether the fetch followed redirects to reach ``response``.
+    redirected: bool
+    #: The ids of the requests that waited and have not had their share.
+    takers: set[str] = field(default_factory=set)
+    #: Lets it go :data:`KEEP_FOR` seconds after the fetch.
+    timer: Timer | None = None
+
+
+class KeptResponses:
+    """The responses kept for the spider's robots.txt requests, per origin.
+
+    ``follows_redirects`` is ``REDIRECT_ENABLED``: a request that would not
+    follow a redirect must see the 3xx, so it never gets a response the
+    fetch reached through one. ``call_later`` is the reactor's (tests pass
+    ``twisted.internet.task.Clock``'s).
+    """
+
+    def __init__(
+        self,
+        *,
+        stats: StatsCollector,
+        call_later: Callable[[float, Callable[[], None]], Timer],
+        follows_redirects: bool,
+        spider: Callable[[], Spider | None],
+    ) -> None:
+        self._stats = stats
+        self._call_later = call_later
+        self._follows_redirects = follows_redirects
+        self._spider = spider
+        self._kept: dict[Origin, _Kept] = {}
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    @staticmethod
+    def taker() -> str:
+        """A new id for a request that waits for a fetch to take its share
+        of the response: unique across runs too, since a ``JOBDIR`` brings
+        requests of an earlier run back with theirs."""
+        return uuid.uuid4().hex
+
+    def keep(self, key: Origin, fetched: Fetched | str, takers: set[str]) -> None:
+        """The fetch that decided ``key`` found ``fetched`` (a string: why
+        there is no fetch to take from, e.g. the copy came from
+        ``ROBOTSTXT_RFC_STORE``); the requests ``takers`` waited for it."""
+        response, why, redirected = None, "", False
+        if isinstance(fetched, str):
+            why = fetched
+        elif fetched.response is None:
+            why = f"the fetch got no response ({fetched.answer.outcome})"
+        elif classify(fetched.response.status) == "redirect":
+            why = f"the fetch gave up on a redirect ({fetched.answer.outcome})"
+        elif fetched.cut:
+            why = "the fetch read only ROBOTSTXT_RFC_MAX_BYTES of it (RFC 9309 §2.5)"
+        else:
+            response, redirected = fetched.response, fetched.answer.redirects > 0
+        self._let_go(key)
+        if not takers:
+            return
+        kept = self._kept[key] = _Kept(response, why, redirected, set(takers))
+        kept.timer = self._call_later(KEEP_FOR, lambda: self._expire(key, kept))
+
+    def release(self, key: Origin, taker: str) -> None:
+        """``taker`` will not take its share (it was dropped)."""
+        kept = self._kept.get(key)
+        if kept is not None and taker in kept.takers:
+            kept.takers.discard(taker)
+            if not kept.takers:
+                self._let_go(key)
+
+    def serve(self, key: Origin, request: Request, taker: str | None) -> Response | None:
+        """The response for ``request``, the spider's request for ``key``'s
+        robots.txt, which robots.txt allows, and which waited for the fetch
+        as ``taker`` (``None``: it did not): a copy of the fetch's, or
+        ``None`` to download it (each counted and logged at DEBUG)."""
+        kept = self._kept.get(key)
+        unlike = unlike_the_fetch(request)
+        why = unlike or (
+            "no response of a fetch is kept for it (it did not wait for the fetch, "
+            f"or came back more than {KEEP_FOR:g} s after it)"
+        )
+        served = None
+        if taker is not None and kept is not None and taker in kept.takers:
+            self.release(key, taker)
+            if unlike is None:
+                why = kept.why
+                if kept.response is None:
+                    pass
+                elif kept.redirected and not self._follows(request):
+                    why = "the fetch was redirected, and the request does not follow redirects"
+                else:
+                    served = self._copy(kept.response, request, kept.redirected)
+        if served is None:
+            self._stats.inc_value("robotstxt/spider_request/downloaded")
+            logger.debug(
+                "Downloading %(request)s: %(why)s",
+                {"request": request, "why": why},
+                extra={"spider": self._spider()},
+            )
+            return None
+        self._stats.inc_value("robotstxt/spider_request/served")
+        logger.debug(
+            "Answered %(request)s with the response of the robots.txt fetch: %(response)s",
+            {"request": request, "response": served},
+            extra={"spider": self._spider()},
+        )
+        return served
+
+    def clear(self) -> None:
+        """The spider closed: let every response go."""
+        for key in list(self._kept):
+            self._let_go(key)
+
+    def _let_go(self, key: Origin) -> None:
+        kept = self._kept.pop(key, None)
+        if kept is not None and kept.timer is not None:
+            kept.timer.cancel()
+
+    def _expire(self, key: Origin, kept: _Kept) -> None:
+        """:data:`KEEP_FOR` seconds have passed since ``kept`` was kept."""
+        kept.timer = None
+        if self._kept.get(key) is kept:
+            del self._kept[key]
+
+    def _follows(self, request: Request) -> bool:
+        """Whether Scrapy's ``RedirectMiddleware`` would follow a redirect
+        for ``request``."""
+        meta = request.meta
+        return self._follows_redirects and not (
+            meta.get("dont_redirect") or meta.get("handle_httpstatus_all")
+        )
+
+    @staticmethod
+    def _copy(response: Response, request: Request, redirected: bool) -> Response:
+        """``response`` for ``request``: the same class, status, headers and
+        body; the URL is the request's, or where the redirects led."""
+        return response.replace(
+            url=response.url if redirected else request.url,
+            request=request,
+            flags=[*response.flags, SERVED_FLAG],
+        )

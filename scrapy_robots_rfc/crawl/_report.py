@@ -1,0 +1,240 @@
+"""The end-of-crawl report: one row per origin, the INFO summary line, and
+the JSON lines file of ``ROBOTSTXT_RFC_REPORT`` (README.rst, "The crawl
+report"), whose shape is the ``report`` schema (:mod:`.schemas`)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .. import schemas
+from .._logging import LOGGER_NAME
+from ..policy import State
+from ..robotstxt import CATEGORIES
+
+if TYPE_CHECKING:
+    from scrapy import Spider
+
+    from ..policy import Origin
+
+__all__ = ["Report", "Row", "write_atomically"]
+
+logger = logging.getLogger(LOGGER_NAME)
+
+#: The summary line's words for each state, in its order; ``None`` is an
+#: origin no fetch has decided yet.
+_LABELS: dict[State | None, str] = {state: state.label for state in State}
+_LABELS[None] = "undecided"
+# The summary counts origins: "1 with rules", never "1 rules".
+_LABELS[State.RULES] = "with rules"
+
+
+@dataclass(eq=False, slots=True)
+class Row:
+    """One origin's line of the report: what its last fetch found (the
+    ``robots`` object of every JSON output, :func:`.schemas.robots_object`),
+    then what happened to its requests."""
+
+    #: The state of the last outcome; ``None`` while no fetch has decided
+    #: the origin.
+    state: State | None = None
+    #: :attr:`.policy.Answer.outcome` of the last fetch: "200", "HTTP 503"...
+    outcome: str | None = None
+    #: The HTTP status of the last fetch's last response, if any.
+    status: int | None = None
+    #: Where the rules came from (LOC-9: the end of the redirects).
+    source: str | None = None
+    #: robots.txt fetches: a redirect chain is one fetch.
+    fetches: int = 0
+    redirects: int = 0
+    forbidden: int = 0
+    waited: int = 0
+    dropped: int = 0
+    #: The download slot delay set from ``crawl-delay``, if any.
+    crawl_delay_applied: float | None = None
+    #: Requests dropped before download: robots.txt's usage preference is
+    #: ``n`` for a category of ``ROBOTSTXT_RFC_USAGE`` (U-6).
+    usage_forbidden: int = 0
+    #: Responses dropped before the spider: the Content-Usage header says
+    #: ``n``, or a category stays unknown (``ROBOTSTXT_RFC_USAGE_UNKNOWN``).
+    usage_dropped: int = 0
+    #: Category of ``ROBOTSTXT_RFC_USAGE`` -> the drops it caused (a drop
+    #: for two categories counts in both); ``None`` before the first.
+    usage_categories: dict[str, int] | None = None
+
+    def counts(self) -> dict[str, Any]:
+        """What happened to the origin's requests, for JSON: every field
+        but those of the ``robots`` object."""
+        return {name: getattr(self, name) for name in self.__slots__ if name not in _FETCH}
+
+
+#: The fields of :class:`Row` that the ``robots`` object says.
+_FETCH = frozenset(("state", "outcome", "status", "source"))
+
+
+class Report:
+    """Rows for at most ``max_origins`` origins (the first seen); the others
+    are added up in one row of totals. Not the LRU: an evicted origin keeps
+    its row."""
+
+    def __init__(self, max_origins: int) -> None:
+        self.max_origins = max_origins
+        self._rows: dict[Origin, Row] = {}
+        self._other = Row()
+        self._other_origins = 0
+        self._other_states: Counter[State | None] = Counter()
+
+    def row(self, key: Origin) -> Row:
+        """``key``'s row; past ``max_origins`` rows, the totals of the others."""
+        row = self._rows.get(key)
+        if row is None:
+            if len(self._rows) >= self.max_origins:
+                return self._other
+            row = self._rows[key] = Row()
+        return row
+
+    def outcome(
+        self,
+        key: Origin,
+        state: State,
+        outcome: str,
+        source: str,
+        previous: State | None,
+        *,
+        status: int | None = None,
+    ) -> None:
+        """Once per fetch (or store read): the origin's state, outcome and
+        status, and where the rules came from (``source``); ``previous`` is
+        the state of the entry it replaces, if cached."""
+        row = self.row(key)
+        if row is self._other:
+            # No row to hold the origin's state: count it by its last state,
+            # through the cache. An origin the LRU evicted counts again.
+            if previous is None:
+                self._other_origins += 1
+            else:
+                self._other_states[previous] -= 1
+            self._other_states[state] += 1
+            return
+        row.state, row.outcome, row.status, row.source = state, outcome, status, source
+
+    def usage(self, key: Origin, categories: tuple[str, ...], *, downloaded: bool) -> None:
+        """One request dropped for a usage preference of ``categories``:
+        before download, or (``downloaded``) before the spider."""
+        row = self.row(key)
+        if downloaded:
+            row.usage_dropped += 1
+        else:
+            row.usage_forbidden += 1
+        counts = row.usage_categories
+        if counts is None:
+            counts = row.usage_categories = {}
+        for category in categories:
+            counts[category] = counts.get(category, 0) + 1
+
+    def summary(self) -> str:
+        """The INFO line."""
+        rows = self._rows.values()
+        other = self._other
+        states = Counter(row.state for row in rows) + self._other_states
+        origins = len(self._rows) + self._other_origins
+        forbidden = sum(row.forbidden for row in rows) + other.forbidden
+        waited = sum(row.waited for row in rows) + other.waited
+        dropped = sum(row.dropped for row in rows) + other.dropped
+        breakdown = ", ".join(
+            f"{states[state]} {label}" for state, label in _LABELS.items() if states[state] > 0
+        )
+        return (
+            f"robots.txt: {origins} {'origin' if origins == 1 else 'origins'} checked"
+            f"{f' ({breakdown})' if breakdown else ''}; {forbidden} "
+            f"{'request' if forbidden == 1 else 'requests'} forbidden, {waited} waited, "
+            f"{dropped} dropped{self._usage_summary()}"
+        )
+
+    def _usage_summary(self) -> str:
+        """The summary's suffix when requests were dropped for usage
+        preferences: "; 4 requests dropped for usage preferences (train-ai: 4)"."""
+        rows = [*self._rows.values(), self._other]
+        usage = sum(row.usage_forbidden + row.usage_dropped for row in rows)
+        if not usage:
+            return ""
+        counts: Counter[str] = Counter()
+        for row in rows:
+            counts.update(row.usage_categories or {})
+        by_category = ", ".join(f"{c}: {counts[c]}" for c in CATEGORIES if counts[c] > 0)
+        return (
+            f"; {usage} {'request' if usage == 1 else 'requests'} dropped for usage "
+            f"preferences ({by_category})"
+        )
+
+    def lines(self) -> list[str]:
+        """The JSON lines (the ``report`` schema): one per origin, then the
+        totals of the others."""
+        lines = [
+            json.dumps(self._origin_line(key, row), ensure_ascii=False, allow_nan=False)
+            for key, row in sorted(self._rows.items(), key=lambda item: str(item[0]))
+        ]
+        other = self._other
+        if self._other_origins or other.counts() != Row().counts():
+            totals = {
+                "schema": schemas.REPORT,
+                "origin": None,
+                "origins": self._other_origins,
+                "states": {
+                    "undecided" if state is None else state.value: n
+                    for state, n in self._other_states.items()
+                    if n > 0
+                },
+                **other.counts(),
+            }
+            del totals["crawl_delay_applied"]
+            lines.append(json.dumps(totals, ensure_ascii=False, allow_nan=False))
+        return lines
+
+    @staticmethod
+    def _origin_line(key: Origin, row: Row) -> dict[str, Any]:
+        robots = schemas.robots_object(
+            url=key.robots_url,
+            source=row.source,
+            status=row.status,
+            state=row.state,
+            outcome=row.outcome,
+        )
+        return {"schema": schemas.REPORT, "origin": str(key), "robots": robots, **row.counts()}
+
+    def close(self, spider: Spider, path: str | None) -> None:
+        """Log the summary and write the file of ``ROBOTSTXT_RFC_REPORT``."""
+        logger.info("%(summary)s", {"summary": self.summary()}, extra={"spider": spider})
+        if path is None:
+            return
+        try:
+            write_atomically(path, "".join(f"{line}\n" for line in self.lines()))
+        except OSError as exc:
+            logger.error(
+                "Cannot write the robots.txt report to %(path)s (ROBOTSTXT_RFC_REPORT): %(error)s",
+                {"path": path, "error": exc},
+                extra={"spider": spider},
+            )
+
+
+def write_atomically(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file beside it, so that
+    a reader never sees half a report; parent folders are created."""
+    path = os.path.expanduser(path)
+    folder = os.path.dirname(path)
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+    partial = f"{path}.{os.getpid()}.partial"
+    try:
+        with open(partial, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(partial, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(partial)
+        raise

@@ -1,0 +1,64 @@
+"""Start-up warnings for a project migrating from Scrapy's built-in
+robots.txt middleware (README.rst, "Migrating from the built-in")."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from scrapy.utils.python import global_object_name
+
+from .._logging import LOGGER_NAME
+from .addon import OURS, component
+from .robotparser import RobotParser
+
+if TYPE_CHECKING:
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+
+    from ..robotstxt import Mode
+
+__all__ = ["warn_about_builtin", "warn_about_robotstxt_parser"]
+
+logger = logging.getLogger(LOGGER_NAME)
+
+
+def warn_about_builtin(crawler: Crawler, spider: Spider) -> None:
+    """Warn when Scrapy's built-in robots.txt middleware runs beside this
+    one. Read off the middlewares the engine built, so that it holds
+    whichever way the project named them."""
+    from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as Builtin
+
+    engine = crawler.engine
+    if engine is None:
+        return
+    for found in engine.downloader.middleware.middlewares:
+        if isinstance(found, Builtin):
+            path = global_object_name(type(found))
+            logger.warning(
+                "Scrapy's built-in robots.txt middleware (%(path)r) is enabled beside "
+                "%(ours)r: robots.txt is fetched twice per origin, and the built-in drops "
+                "requests by its own rules, which this package's stats and report do not "
+                'count. Add "%(path)s": None to DOWNLOADER_MIDDLEWARES, or use ADDONS = '
+                '{"scrapy_robots_rfc.Addon": 100} instead, which does that for you.',
+                {"path": path, "ours": OURS},
+                extra={"spider": spider},
+            )
+            return
+
+
+def warn_about_robotstxt_parser(crawler: Crawler, mode: Mode) -> None:
+    """Warn at start-up when the project sets ``ROBOTSTXT_PARSER``, which
+    this middleware does not use."""
+    from scrapy.settings import SETTINGS_PRIORITIES
+
+    settings = crawler.settings
+    parser = settings.get("ROBOTSTXT_PARSER")
+    chosen = (settings.getpriority("ROBOTSTXT_PARSER") or 0) > SETTINGS_PRIORITIES["default"]
+    if chosen and component(parser) is not RobotParser:
+        logger.warning(
+            "ROBOTSTXT_PARSER (%(parser)r) is not used by %(ours)r, which parses robots.txt "
+            "itself as ROBOTSTXT_RFC_MODE (%(mode)r) says. Remove ROBOTSTXT_PARSER, or set "
+            'ROBOTSTXT_RFC_MODE = "google" for the verdicts of Google\'s parser.',
+            {"parser": parser, "ours": OURS, "mode": mode},
+        )

@@ -1,0 +1,165 @@
+"""Usage preferences in a crawl (U-6): what the middleware does
+with ``Content-Usage`` and ``Content-Signal``.
+
+Every request the middleware lets through carries robots.txt's preferences
+for its URL in ``request.meta["robotstxt_usage"]`` (:data:`.USAGE_META_KEY`),
+and every response carries them combined with its ``Content-Usage`` header
+(draft-ietf-aipref-attach-05 §2; U-4). Nothing is dropped unless
+``ROBOTSTXT_RFC_USAGE`` names the categories the crawl is for; then:
+
+* a request whose robots.txt preference is ``n`` for one of them is dropped
+  before download;
+* a response whose ``Content-Usage`` header says ``n`` for one is dropped
+  before the spider, and so is one for which a category stays unknown when
+  ``ROBOTSTXT_RFC_USAGE_UNKNOWN`` is "disallow".
+
+Each drop raises :class:`.ForbiddenByUsagePreference`, never "Forbidden by
+robots.txt": the URL may be crawled, its content not used so. A request
+that does not obey robots.txt (``dont_obey_robotstxt``, robots.txt fetches,
+schemes robots.txt does not govern) gets its header's part only, and is
+never dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from .._logging import LOGGER_NAME, reaches_a_handler
+from ..exceptions import ForbiddenByUsagePreference, UsageWhere
+from ..robotstxt import (
+    NO_PREFERENCES,
+    USAGE_META_KEY,
+    canonical_match_string,
+    header_preferences,
+    header_source,
+    robots_preferences,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from scrapy import Spider
+    from scrapy.http import Request, Response
+    from scrapy.statscollectors import StatsCollector
+
+    from ..policy import Origin, Origins
+    from ..robotstxt import AgentRules
+    from ._config import Config
+    from ._report import Report
+
+__all__ = ["UsageGate"]
+
+logger = logging.getLogger(LOGGER_NAME)
+
+_HEADER = b"Content-Usage"
+#: The stat of a response dropped, by what dropped it.
+_STATS: dict[UsageWhere, str] = {
+    "header": "robotstxt/usage/header_forbidden",
+    "unknown": "robotstxt/usage/unknown_forbidden",
+}
+
+
+def _debug() -> bool:
+    return reaches_a_handler(logger, logging.DEBUG)
+
+
+class UsageGate:
+    """Sets the preferences of each request and response, and drops those
+    the crawl may not use (``ROBOTSTXT_RFC_USAGE``), counting each drop in
+    the ``robotstxt/usage/*`` stats and the crawl report."""
+
+    def __init__(
+        self,
+        config: Config,
+        stats: StatsCollector,
+        report: Report,
+        origins: Origins,
+        *,
+        spider: Callable[[], Spider | None],
+    ) -> None:
+        self._config = config
+        self._stats = stats
+        self._report = report
+        self._origins = origins
+        self._spider = spider
+
+    def on_request(
+        self, request: Request, key: Origin, agent: AgentRules | None, robots_url: str
+    ) -> None:
+        """After robots.txt allowed ``request`` for ``agent``: set its
+        preferences, and raise :class:`.ForbiddenByUsagePreference` if one
+        is ``n`` for a category of ``ROBOTSTXT_RFC_USAGE``. Always set, so
+        that a redirect's copied meta never carries another URL's."""
+        meta = request.meta
+        if agent is None or agent.usage is None:
+            meta[USAGE_META_KEY] = NO_PREFERENCES
+            return
+        path = canonical_match_string(request.url, self._config.mode)
+        preferences = meta[USAGE_META_KEY] = robots_preferences(agent, path, allowed=True)
+        categories = preferences.disallowed(self._config.usage) if self._config.usage else ()
+        if not categories:
+            return
+        self._stats.inc_value("robotstxt/usage/forbidden")
+        self._report.usage(key, categories, downloaded=False)
+        if _debug():
+            logger.debug(
+                "Forbidden by usage preference: %(request)s: %(preferences)s in %(robots)s",
+                {
+                    "request": request,
+                    "preferences": preferences.describe(categories),
+                    "robots": robots_url,
+                },
+                extra={"spider": self._spider()},
+            )
+        raise ForbiddenByUsagePreference(categories, preferences, "robots.txt")
+
+    def on_response(self, request: Request, response: Response) -> Response:
+        """Set the preferences of ``response``: its request's combined with
+        its ``Content-Usage`` header (U-4); raise
+        :class:`.ForbiddenByUsagePreference` if the crawl may not use it."""
+        meta = request.meta
+        obeyed = not meta.get("dont_obey_robotstxt")
+        robots = meta.get(USAGE_META_KEY, NO_PREFERENCES) if obeyed else NO_PREFERENCES
+        values = response.headers.getlist(_HEADER)
+        header, text = None, ""
+        if values:
+            source, statement = header_source(values)  # the statement is memoised
+            text = source.text
+            self._stats.inc_value("robotstxt/usage/header")
+            if statement.error is not None:
+                self._stats.inc_value("robotstxt/usage/header_invalid")
+            header = header_preferences(values)  # memoised per header value
+            meta[USAGE_META_KEY] = preferences = robots.combined(header)
+        else:
+            meta[USAGE_META_KEY] = preferences = robots
+        usage = self._config.usage
+        if not usage or not obeyed:
+            return response
+        categories = () if header is None else header.disallowed(usage)
+        where: UsageWhere = "header"
+        if not categories and self._config.usage_unknown == "disallow":
+            categories, where = preferences.unknown(usage), "unknown"
+        key = self._origins(request.url) if categories else None
+        if key is None:  # allowed, or a scheme robots.txt does not govern
+            return response
+        self._stats.inc_value(_STATS[where])
+        self._report.usage(key, categories, downloaded=True)
+        if _debug():
+            if where == "header":
+                message = "the Content-Usage header %(header)r disallows %(categories)s"
+            else:
+                message = (
+                    "%(categories)s unknown (robots.txt and the Content-Usage header state "
+                    'none) and ROBOTSTXT_RFC_USAGE_UNKNOWN is "disallow"'
+                )
+            logger.debug(
+                f"Forbidden by usage preference: %(response)s: {message}",
+                {
+                    "response": response,
+                    "header": text,
+                    "categories": ", ".join(categories),
+                },
+                extra={"spider": self._spider()},
+            )
+        raise ForbiddenByUsagePreference(categories, preferences, where)

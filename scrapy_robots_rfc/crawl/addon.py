@@ -1,0 +1,64 @@
+"""The add-on: ``ADDONS = {"scrapy_robots_rfc.Addon": 100}``.
+
+It turns Scrapy's built-in ``RobotsTxtMiddleware`` off and puts
+:class:`~scrapy_robots_rfc.middleware.RobotsTxtMiddleware` in its place, at
+the same priority (100). ``ROBOTSTXT_OBEY`` still decides whether robots.txt
+is obeyed: with it off, the middleware is not configured.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from scrapy.utils.misc import load_object
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
+
+__all__ = ["BUILTIN", "OURS", "PRIORITY", "Addon", "component"]
+
+#: Where the built-in lives in ``DOWNLOADER_MIDDLEWARES_BASE``.
+BUILTIN = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
+OURS = "scrapy_robots_rfc.RobotsTxtMiddleware"
+PRIORITY = 100
+
+
+def component(key: object) -> object | None:
+    """What a component key (an import path or the object) names, or
+    ``None`` when the path does not load."""
+    if isinstance(key, str):
+        try:
+            loaded: object = load_object(key)
+        except (ImportError, NameError, ValueError, AttributeError):
+            return None
+        return loaded
+    return key
+
+
+def _refers_to(key: object, cls: object) -> bool:
+    return component(key) is cls
+
+
+class Addon:
+    """Replace the built-in robots.txt middleware with this package's."""
+
+    def update_settings(self, settings: BaseSettings) -> None:
+        builtin = load_object(BUILTIN)
+        ours = load_object(OURS)
+        middlewares = settings["DOWNLOADER_MIDDLEWARES"]
+        # Whatever key the project used for the built-in (its import path or
+        # the class itself), it is switched off.
+        found = False
+        for key in list(middlewares):
+            if _refers_to(key, builtin):
+                # At the priority it was set with (a spider's custom_settings
+                # outranks "project"), so that None really replaces it.
+                middlewares.set(key, None, priority=middlewares.getpriority(key) or "project")
+                found = True
+        # Scrapy 2.15+ merges keys that name the same class (and warns about
+        # duplicates); before, only the import path overrides the entry in
+        # DOWNLOADER_MIDDLEWARES_BASE (docs/dev/scrapy-internals.md §5).
+        if not found or not hasattr(settings, "get_component_priority_dict_with_base"):
+            middlewares[BUILTIN] = None
+        if not any(_refers_to(key, ours) for key in middlewares):
+            middlewares[OURS] = PRIORITY

@@ -1,0 +1,71 @@
+"""robots.txt itself, pure: bytes in, groups and rules out, and what they
+decide for a URL (RFC 9309 §2; Google's specification), the crawler's
+product token, the usage preferences of content-usage lines and headers, and
+lint. Never imports Scrapy, Twisted or another layer of this package
+(``lint-imports`` checks it).
+
+The modules are private; these names are the layer's interface.
+"""
+
+from __future__ import annotations
+
+from ._canonical import MODES, Mode, canonical_match_string
+from ._lint import CODES, html_page, lint
+from ._matcher import ROBOTS_TXT_PATH, AgentRules
+from ._names import (
+    GLOBAL_NAME,
+    Token,
+    ascii_lower,
+    caller_name,
+    crawler_name,
+    crawler_names,
+    name_problem,
+    product_token,
+)
+from ._parser import MAX_BYTES, Explanation, Name, RobotsTxt, cut_at_limit
+from ._patterns import Rule
+from ._usage import (
+    CATEGORIES,
+    LABELS,
+    NO_PREFERENCES,
+    USAGE_META_KEY,
+    Preferences,
+    header_preferences,
+    header_source,
+    parse_statement,
+    robots_preferences,
+)
+
+__all__ = [
+    "CATEGORIES",
+    "CODES",
+    "GLOBAL_NAME",
+    "LABELS",
+    "MAX_BYTES",
+    "MODES",
+    "NO_PREFERENCES",
+    "ROBOTS_TXT_PATH",
+    "USAGE_META_KEY",
+    "AgentRules",
+    "Explanation",
+    "Mode",
+    "Name",
+    "Preferences",
+    "RobotsTxt",
+    "Rule",
+    "Token",
+    "ascii_lower",
+    "caller_name",
+    "canonical_match_string",
+    "crawler_name",
+    "crawler_names",
+    "cut_at_limit",
+    "header_preferences",
+    "header_source",
+    "html_page",
+    "lint",
+    "name_problem",
+    "parse_statement",
+    "product_token",
+    "robots_preferences",
+]

@@ -1,0 +1,448 @@
+"""URL -> match string, percent-encoding canonicalisation, ``*``/``$``
+matching and longest-match precedence.
+
+Pure Python, no Scrapy import. The IDs in comments (PATH-5, ENC-6, ...) point
+into ``docs/spec-ids.md``; the D-n IDs into ``docs/decisions.md``.
+
+Two modes exist (docs/decisions.md):
+
+``rfc`` (default)
+    RFC 9309 where it speaks: patterns and URLs are canonicalised the same way
+    (RFC 9309 §2.2.2, §2.2.3; ENC-6) and ``/robots.txt`` is always allowed
+    (RFC 9309 §2.2.2; D-1).
+``google``
+    Byte-for-byte what Google's C++ parser (robots.cc) decides: patterns are
+    only escaped (ENC-1) and the URL is used as given (URL-5).
+
+Matching never backtracks: a pattern is split at ``*`` into literal segments
+that are found left to right, each at its leftmost position (PATH-11). That
+is O(len(url) * segments) in the worst case and usually one ``str.find`` per
+segment.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from ._canonical import (
+    MODES,
+    URI_ILLEGAL,
+    Mode,
+    canonical_match_string,
+    escape_pattern,
+    match_string,
+)
+from ._patterns import Rule, pattern_matches
+from ._rule_tree import Node, TooDeep, precedence, tree_regex
+
+if TYPE_CHECKING:
+    from ._usage import UsageRuleSets
+
+#: The implicitly allowed URI (RFC 9309 §2.2.2; D-1, ``rfc`` mode only).
+ROBOTS_TXT_PATH = "/robots.txt"
+
+_STARS = re.compile(r"\*{2,}")  # a run of '*' matches what one does (PATH-2)
+
+
+#: What :func:`_scan_form` keeps of a wildcard pattern, as one flat tuple: a
+#: literal segment that every path it matches contains (checked first, in
+#: C), the last segment, whether ``$`` anchors it, then the segments between
+#: the literal prefix and the last one.
+_Wild = tuple[Any, ...]
+#: Rules are scanned in chunks of this many: one C-level ``startswith``
+#: with the chunk's literal prefixes skips a chunk that cannot match.
+_CHUNK = 8
+#: The :data:`_Wild` of ``<literal>$``: the path is the literal (PATH-3).
+_EXACT: _Wild = ("", "", True)
+
+
+def _scan_form(pattern: str) -> tuple[str, _Wild | None]:
+    """How :meth:`AgentRules.scan` tries a pattern (PATH-1..3): its literal
+    prefix, and what must follow it (``None``: anything). A pattern whose
+    only ``*`` ends it is a plain prefix too."""
+    anchored = pattern.endswith("$")
+    if anchored:
+        pattern = pattern[:-1]
+    if "*" not in pattern:
+        return pattern, _EXACT if anchored else None
+    pattern = _STARS.sub("*", pattern)  # a run of '*' matches what one does (PATH-2)
+    if pattern.endswith("*"):
+        pattern = pattern[:-1]
+        anchored = False  # "...*$" ends with anything: the same as "...*"
+        if "*" not in pattern:
+            return pattern, None
+    first, *middle, last = pattern.split("*")
+    required = max((*middle, last), key=len)  # one of them: no new string
+    return first, (required, last, anchored, *middle)
+
+
+def _wild_matches(start: int, wild: _Wild, path: str) -> bool:
+    """Whether the segments of ``wild`` are found in ``path`` from ``start``
+    (the end of the literal prefix), each at its leftmost place: exact for
+    ``*`` and never backtracking (PATH-2, PATH-3, PATH-11)."""
+    if wild is _EXACT:
+        return len(path) == start
+    last, anchored = wild[1], wild[2]
+    pos = start
+    for segment in wild[3:]:
+        pos = path.find(segment, pos)
+        if pos < 0:
+            return False
+        pos += len(segment)
+    if anchored:
+        return len(path) - len(last) >= pos and path.endswith(last)
+    return path.find(last, pos) >= 0
+
+
+def _scan_table(rules: tuple[Rule, ...]) -> tuple[tuple[str, ...], tuple[_Wild | None, ...]]:
+    """What :meth:`AgentRules.scan` needs, as two flat tuples in precedence
+    order: each rule's literal prefix (the pattern itself for a plain rule,
+    so no new string) and its wildcard form (:func:`_scan_form`)."""
+    prefixes: list[str] = []
+    wilds: list[_Wild | None] = []
+    for rule in rules:
+        pattern = rule.pattern
+        if "*" not in pattern and pattern[-1] != "$":
+            prefixes.append(pattern)  # the usual rule: a plain prefix
+            wilds.append(None)
+        else:
+            prefix, wild = _scan_form(pattern)
+            prefixes.append(prefix)
+            wilds.append(wild)
+    return tuple(prefixes), tuple(wilds)
+
+
+#: A literal prefix no match string has (they all start with '/'): the
+#: chunked scan skips the rules :func:`_float` indexes instead.
+_NEVER = "\0"
+#: Indexed by their required segment: wildcard rules whose literal prefix
+#: is at most this long (``/*.print.html``), when a rule set has at least
+#: _FLOAT_MIN of them.
+_FLOAT_PREFIX = 1
+_FLOAT_MIN = 16
+_GRAM = 3
+
+
+#: A required segment's first characters -> the rules :func:`_float`
+#: indexed under them: index in precedence order, literal prefix, wildcard.
+_Floating = dict[str, tuple[tuple[int, str, _Wild], ...]]
+
+
+def _float(
+    prefixes: tuple[str, ...], wilds: tuple[_Wild | None, ...]
+) -> tuple[tuple[str, ...], _Floating | None]:
+    """Take the wildcard rules that every path passes the prefix check of,
+    and whose required segment is at least :data:`_GRAM` long, out of the
+    chunked scan: index them by the segment's first characters instead.
+
+    A file can list hundreds of ``/*.something.html`` rules; the index
+    finds the few whose segment starts somewhere in the path with one dict
+    lookup per position, where the scan would try each rule."""
+    grams: dict[str, list[tuple[int, str, _Wild]]] = {}
+    scanned = list(prefixes)
+    for index, (prefix, wild) in enumerate(zip(prefixes, wilds, strict=True)):
+        if wild is not None and len(prefix) <= _FLOAT_PREFIX and len(wild[0]) >= _GRAM:
+            grams.setdefault(wild[0][:_GRAM], []).append((index, prefix, wild))
+            scanned[index] = _NEVER
+    if sum(map(len, grams.values())) < _FLOAT_MIN:
+        return prefixes, None
+    return tuple(scanned), {gram: tuple(entries) for gram, entries in grams.items()}
+
+
+def literal_prefix(pattern: str) -> str:
+    """The literal text a pattern starts with: up to its first ``*``, or the
+    whole pattern but a final ``$``. Only a path that starts with it can
+    match.
+
+    >>> literal_prefix("/shop/*.php$"), literal_prefix("/a$"), literal_prefix("*x")
+    ('/shop/', '/a', '')
+    """
+    if pattern.endswith("$"):
+        pattern = pattern[:-1]
+    star = pattern.find("*")
+    return pattern if star < 0 else pattern[:star]
+
+
+#: Verdicts by plain scanning before a rule set is compiled, plus one per
+#: _CHARS_PER_SCAN characters of its patterns: compiling costs about that
+#: many scans (the regexes grow with the patterns), and a crawler asks most
+#: origins for few verdicts.
+_SCANS_BEFORE_COMPILE = 64
+_CHARS_PER_SCAN = 16
+#: Rule sets this small are never compiled.
+_SCAN_ONLY_MAX = 16
+
+
+class AgentRules:
+    """The rules that apply to one crawler token, ready for matching.
+
+    Rules are kept in precedence order: longest pattern first, allow before
+    disallow on a tie, earlier line first (PATH-5, PATH-6). The first rule
+    that matches decides; a rule with an empty pattern matches everything at
+    priority 0 and never decides (FMT-15). With no deciding rule the URL is
+    allowed (PATH-7).
+
+    The first verdicts scan the rules (:meth:`scan`). A rule set of more
+    than 16 rules that keeps being asked is compiled into a prefix tree (one
+    regex, :mod:`.tree`), so that one C-level ``match`` finds the few rules
+    that can match a path; those are then tried in precedence order.
+    """
+
+    __slots__ = (
+        "_base",
+        "_by_prefix",
+        "_chunks",
+        "_floating",
+        "_nodes",
+        "_prefixes",
+        "_scans",
+        "_tree",
+        "_wilds",
+        "agents",
+        "crawl_delay",
+        "mode",
+        "rules",
+        "token",
+        "usage",
+    )
+
+    def __init__(
+        self,
+        rules: list[Rule],
+        *,
+        token: str,
+        agents: tuple[str, ...],
+        crawl_delay: float | None,
+        mode: Mode,
+        usage: UsageRuleSets | None = None,
+        base: AgentRules | None = None,
+    ) -> None:
+        #: The rules in precedence order.
+        self.rules: tuple[Rule, ...] = (
+            base.rules
+            if base is not None
+            else tuple(sorted((r for r in rules if r.pattern), key=precedence))
+        )
+        #: The crawler's product token.
+        self.token = token
+        #: The ``user-agent`` values of the groups these rules come from.
+        self.agents = agents
+        self.crawl_delay = crawl_delay
+        #: The content-usage/content-signal rules that apply, as rule sets
+        #: matched each on its own, longest first (:mod:`.usage`; U-1, U-2);
+        #: ``None`` without any.
+        self.usage = usage
+        self.mode: Mode = mode
+        self._tree: re.Pattern[str] | None = None
+        self._scans = 0
+        # For scanning, built on first use (:func:`_scan_table`); chunks of
+        # the prefixes only for more than _CHUNK rules. A cached origin
+        # keeps them, and nothing else until it is compiled: empty dicts
+        # cost 64 bytes each.
+        self._prefixes: tuple[str, ...] | None = None
+        self._wilds: tuple[_Wild | None, ...] = ()
+        self._chunks: tuple[tuple[str, ...], ...] | None = None
+        self._floating: _Floating | None = None
+        self._by_prefix: dict[str, list[Rule]] | None = None
+        self._nodes: dict[str, Node] | None = None
+        #: The rule set this one answers with (:meth:`renamed`), if any.
+        self._base = base
+
+    def renamed(self, token: str) -> AgentRules:
+        """The same rules for another crawler token that the same groups
+        apply to (GRP-4, GRP-5): verdicts, scan tables and the compiled tree
+        are shared, only the name differs."""
+        return AgentRules(
+            [],
+            token=token,
+            agents=self.agents,
+            crawl_delay=self.crawl_delay,
+            mode=self.mode,
+            usage=self.usage,
+            base=self._base or self,
+        )
+
+    def compile(self) -> None:
+        """Compile the rules into the prefix tree now, rather than after the
+        first verdicts of a large rule set (:meth:`decide`); answers do not
+        change, only their speed and the memory kept."""
+        if self._base is not None:
+            self._base.compile()
+        elif self.rules and self._tree is None:
+            self._compile()
+
+    def _compile(self) -> re.Pattern[str]:
+        by_prefix: dict[str, list[Rule]] = {"": []}
+        for rule in self.rules:
+            by_prefix.setdefault(literal_prefix(rule.pattern), []).append(rule)
+        try:
+            tree = tree_regex(sorted(by_prefix))
+        except TooDeep:
+            # Pathological nesting: one node holds every rule.
+            by_prefix = {"": list(self.rules)}
+            tree = ""
+        self._by_prefix = by_prefix
+        self._tree = re.compile(tree, re.DOTALL)
+        self._nodes = {}
+        # The scan tables are not needed any more.
+        self._prefixes, self._wilds, self._chunks, self._floating = None, (), None, None
+        return self._tree
+
+    def scan(self, path: str) -> Rule | None:
+        """The deciding rule for the match string ``path``, found by trying
+        the rules in precedence order (the first that matches decides,
+        PATH-5); :meth:`decide` gives the same answer, and uses it for a
+        rule set's first verdicts."""
+        if self._base is not None:
+            return self._base.scan(path)
+        prefixes = self._prefixes
+        if prefixes is None:
+            prefixes, self._wilds = _scan_table(self.rules)
+            if len(prefixes) > _CHUNK:
+                prefixes, self._floating = _float(prefixes, self._wilds)
+                self._chunks = tuple(
+                    prefixes[i : i + _CHUNK] for i in range(0, len(prefixes), _CHUNK)
+                )
+                self._scans -= sum(len(rule.pattern) for rule in self.rules) // _CHARS_PER_SCAN
+            self._prefixes = prefixes
+        wilds = self._wilds
+        best = len(prefixes)
+        start = 0
+        for chunk in self._chunks or (prefixes,):
+            # One C-level call rejects most chunks; in the others, only the
+            # rules whose literal prefix and required segment are both in
+            # the path need the full check.
+            if path.startswith(chunk):
+                for index in range(start, start + len(chunk)):
+                    prefix = prefixes[index]
+                    if path.startswith(prefix):
+                        wild = wilds[index]
+                        if wild is None or (
+                            wild[0] in path and _wild_matches(len(prefix), wild, path)
+                        ):
+                            best = index
+                            break
+                if best < len(prefixes):
+                    break
+            start += len(chunk)
+        floating = self._floating
+        if floating is not None:
+            best = self._best_floating(floating, path, best)
+        return self.rules[best] if best < len(prefixes) else None
+
+    def _best_floating(self, floating: _Floating, path: str, best: int) -> int:
+        """The first rule in precedence order, before ``best``, of those
+        :func:`_float` indexed that matches ``path``; else ``best``."""
+        if len(path) - _GRAM < len(floating):
+            grams: Iterable[str] = {path[i : i + _GRAM] for i in range(len(path) - _GRAM + 1)}
+        else:  # a long path: try each segment start the rules have instead
+            grams = [gram for gram in floating if gram in path]
+        for gram in grams:
+            for index, prefix, wild in floating.get(gram, ()):
+                if index >= best:
+                    break
+                if path.startswith(prefix) and _wild_matches(len(prefix), wild, path):
+                    best = index
+                    break
+        return best
+
+    def _node(self, prefix: str) -> Node:
+        by_prefix = self._by_prefix or {}
+        candidates = [
+            rule for size in range(len(prefix) + 1) for rule in by_prefix.get(prefix[:size], ())
+        ]
+        node = Node(prefix, candidates)
+        if self._nodes is not None:
+            self._nodes[prefix] = node
+        return node
+
+    def decide(self, path: str) -> Rule | None:
+        """The deciding rule for the match string ``path``, or ``None``."""
+        if self._base is not None:
+            return self._base.decide(path)
+        if not self.rules:
+            return None
+        tree = self._tree
+        if tree is None:
+            # A small rule set (the median file has 6 rules for a crawler) is
+            # always scanned: about as fast as the tree, and no compiled
+            # state to keep per cached origin.
+            if len(self.rules) <= _SCAN_ONLY_MAX:
+                return self.scan(path)
+            # Compiling costs as much as a few dozen scans: a rule set used
+            # for a few verdicts is only scanned.
+            self._scans += 1
+            if self._scans <= _SCANS_BEFORE_COMPILE:
+                return self.scan(path)
+            tree = self._compile()
+        found = tree.match(path)
+        prefix = path[: found.end()] if found is not None else ""
+        node = (self._nodes or {}).get(prefix) or self._node(prefix)
+        return node.decide(path)
+
+    def deciding_rule(self, path: str) -> Rule | None:
+        """:meth:`decide`, except that in ``rfc`` mode ``/robots.txt``
+        itself is decided by no rule (D-1, RFC 9309 §2.2.2)."""
+        if self.mode == "rfc" and path == ROBOTS_TXT_PATH:
+            return None
+        return self.decide(path)
+
+    def explain(self, path: str) -> tuple[Rule | None, str]:
+        """The rule that decides the match string ``path`` (RFC 9309
+        §2.2.2: the longest match) and why, in words: the one wording of a
+        verdict's reason, for :meth:`RobotsTxt.explain` and the middleware."""
+        if self.mode == "rfc" and path == ROBOTS_TXT_PATH:
+            return None, "/robots.txt is always allowed (RFC 9309 §2.2.2)"
+        if not self.agents:
+            named = "" if self.token == "*" else f"no group names {self.token!r} and "
+            return None, f"{named}there is no '*' group"
+        rule = self.decide(path)
+        group = ", ".join(repr(agent) for agent in self.agents)
+        if rule is None:
+            return None, f"no rule of the group for {group} matches {path!r}"
+        reason = (
+            f"{rule.kind} rule {rule.pattern!r} on line {rule.line} is the "
+            f"longest match for {path!r} in the group for {group}"
+        )
+        if rule.index_of is not None:
+            reason += f" (derived from allow: {rule.index_of})"
+        return rule, reason
+
+    def allowed_path(self, path: str) -> bool:
+        """The verdict for a match string already in this mode's form."""
+        rule = self.deciding_rule(path)
+        return rule is None or rule.allow
+
+    def allowed(self, url: str | bytes) -> bool:
+        """The verdict for ``url``: :meth:`allowed_path` of its match string,
+        with the common case (a small rule set, scanned) inline."""
+        if not self.rules:
+            return True
+        if self._base is not None:
+            return self._base.allowed(url)
+        mode = self.mode
+        path = canonical_match_string(url, mode)
+        if mode == "rfc" and path == ROBOTS_TXT_PATH:
+            return True  # D-1, RFC 9309 §2.2.2
+        if self._tree is None and len(self.rules) <= _SCAN_ONLY_MAX:
+            rule = self.scan(path)
+        else:
+            rule = self.decide(path)
+        return rule is None or rule.allow
+
+
+__all__ = [
+    "MODES",
+    "ROBOTS_TXT_PATH",
+    "URI_ILLEGAL",
+    "AgentRules",
+    "Mode",
+    "Rule",
+    "canonical_match_string",
+    "escape_pattern",
+    "literal_prefix",
+    "match_string",
+    "pattern_matches",
+]

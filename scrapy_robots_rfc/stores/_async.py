@@ -1,0 +1,292 @@
+"""Access to the robots.txt store shared by crawlers (``ROBOTSTXT_RFC_STORE``):
+calls in the store's own threads, one fetch per origin at a time through a
+lease that follows its holder, and memory while the store fails (README.rst,
+"Stores").
+
+The lease (``ROBOTSTXT_RFC_LEASE``) is renewed every third of its length
+while the fetch runs, so it outlives a slow fetch, but not a crawler that
+died: the others poll for the holder's record, and the first poll after the
+lease lapsed takes it over, one crawler only. A holder whose lease was taken
+over meanwhile cannot store its copy (the store's fencing).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
+from twisted.internet.defer import Deferred
+
+from .._logging import LOGGER_NAME, duration
+from .._timers import call_later as reactor_call_later
+from ._base import Record, Store, StoreError
+from ._circuit_breaker import StoreHealth
+from ._open import SETTING, store_close
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from scrapy import Spider
+    from scrapy.statscollectors import StatsCollector
+    from twisted.python.threadpool import ThreadPool
+
+    from .._timers import Timer
+    from ..policy import Entry
+
+__all__ = ["POLL_INTERVAL", "SharedStore"]
+
+logger = logging.getLogger(LOGGER_NAME)
+
+#: Seconds between looks at the store while another crawler fetches.
+POLL_INTERVAL = 0.5
+
+T = TypeVar("T")
+
+
+class SharedStore:
+    """The store, called off the reactor. On a :class:`StoreError` the
+    store is set aside until it answers again (:class:`.StoreHealth`):
+    meanwhile every call answers as an empty store, and the crawl goes on
+    with memory only.
+
+    ``call_later`` (the reactor's by default) times the polls, the lease
+    renewals and the probes; ``in_thread`` runs a store method off the
+    reactor (by default in a pool of the store's own).
+    """
+
+    def __init__(
+        self,
+        store: Store | None,
+        *,
+        stats: StatsCollector,
+        spider: Callable[[], Spider | None],
+        call_later: Callable[[float, Callable[[], None]], Timer] = reactor_call_later,
+        in_thread: Callable[..., Deferred[Any]] | None = None,
+    ) -> None:
+        self.store = store
+        #: Set when the crawl ends: nothing is stored any more (a fetch cut
+        #: off by the shutdown must not be shared as "unreachable").
+        self.closing = False
+        self._stats = stats
+        self._spider = spider
+        self._call_later = call_later
+        self._pool: ThreadPool | None = None
+        self._run: Callable[..., Deferred[Any]] = in_thread or self._in_pool
+        #: ``None`` without a store, and once closed.
+        self.health: StoreHealth | None = None
+        if store is not None:
+            self.health = StoreHealth(
+                store,
+                describe=str(getattr(store, "source", SETTING)),
+                stats=stats,
+                spider=spider,
+                call_later=call_later,
+                in_thread=self._run,
+            )
+
+    @property
+    def available(self) -> bool:
+        """Whether the store is in use: there is one, it is not closed, and
+        it did not fail since it last answered."""
+        return self.health is not None and self.health.up
+
+    async def fleet_call(self, func: Callable[..., T], *args: Any, default: T) -> T:
+        """``func(*args)``, a method of the store or of an object that uses
+        its server, in the store's threads; ``default`` at once while the
+        store is not :attr:`available`, or if ``func`` raises
+        :class:`StoreError` (the store is then set aside until it answers
+        again)."""
+        if not self.available:
+            return default
+        try:
+            return await maybe_deferred_to_future(self._run(func, *args))
+        except StoreError as exc:
+            if self.health is not None:
+                self.health.failed(exc)
+            return default
+
+    async def get(self, name: str) -> Record | None:
+        store = self.store
+        return None if store is None else await self.fleet_call(store.get, name, default=None)
+
+    async def put(self, name: str, record: Record) -> bool:
+        """Store ``record``; ``False`` only when the store refused it: our
+        lease was taken over since (fencing)."""
+        store = self.store
+        if store is None:
+            return True
+        return await self.fleet_call(store.put, name, record, default=True)
+
+    async def acquire(self, name: str, lease: float) -> bool:
+        store = self.store
+        if store is None:
+            return False
+        return await self.fleet_call(store.acquire, name, lease, default=False)
+
+    async def renew(self, name: str, lease: float) -> bool:
+        """Extend our lease on ``name`` to ``lease`` seconds from now;
+        ``False`` when it is no longer ours. While the store fails nobody can
+        take the lease over: ``True``."""
+        store = self.store
+        if store is None:
+            return True
+        return await self.fleet_call(store.renew, name, lease, default=True)
+
+    async def release(self, name: str) -> None:
+        """Give our lease back; while the store fails it lapses by itself."""
+        store = self.store
+        if store is not None:
+            await self.fleet_call(store.release, name, default=None)
+
+    def _in_pool(self, func: Callable[..., T], *args: Any) -> Deferred[T]:
+        """Run ``func`` in the store's thread pool, not the reactor's, which
+        Scrapy's DNS resolver uses: a slow store must not stall name
+        lookups."""
+        from twisted.internet import reactor
+        from twisted.internet.threads import deferToThreadPool
+        from twisted.python.threadpool import ThreadPool
+
+        if self._pool is None:
+            self._pool = ThreadPool(minthreads=0, maxthreads=4, name="robotstxt_rfc-store")
+            self._pool.start()
+        return deferToThreadPool(reactor, self._pool, func, *args)
+
+    async def _sleep(self, seconds: float) -> None:
+        d: Deferred[None] = Deferred()
+        self._call_later(seconds, lambda: d.callback(None))
+        await maybe_deferred_to_future(d)
+
+    async def fetch_once(
+        self,
+        name: str,
+        *,
+        lease: float,
+        use: Callable[[Record, str], Awaitable[Entry | None]],
+        fetch: Callable[[Record | None], Awaitable[tuple[Entry, Record | None]]],
+    ) -> Entry:
+        """The entry of origin ``name``: from the store when ``use`` finds
+        its record fresh (``use`` gets the stat to count, and returns
+        ``None`` for a record that is due), else from ``fetch`` (given the
+        last record read), which only the holder of the origin's lease runs;
+        what it found is stored.
+
+        The others poll every :data:`POLL_INTERVAL` for the holder's record
+        with no time limit: the lease bounds a holder that died, and the
+        first poll after it lapsed takes it over, so one crawler fetches in
+        its place and the others go on waiting for its record."""
+        record = await self.get(name)
+        stat = "robotstxt/store/hit"
+        locked = False
+        renewal: _Renewal | None = None
+        try:
+            while True:
+                if record is not None:
+                    entry = await use(record, stat)
+                    if entry is not None:
+                        return entry
+                if locked or not self.available:
+                    break
+                stat = "robotstxt/store/shared"
+                locked = await self.acquire(name, lease)
+                if not locked:
+                    await self._sleep(POLL_INTERVAL)
+                # Read again, lease or not: reading then leasing is not
+                # atomic, and the holder may have stored its copy.
+                record = await self.get(name)
+            if locked:
+                renewal = _Renewal(
+                    renew=lambda: self.renew(name, lease),
+                    lost=lambda: self._lease_lost(name, lease),
+                    every=lease / 3,
+                    call_later=self._call_later,
+                )
+            entry, new = await fetch(record)
+            if new is not None and entry.unreachable_since is not None:
+                # Never replace a good copy another crawler stored meanwhile
+                # with a failure.
+                current = await self.get(name)
+                if current is not None and current.good and current != record:
+                    new = None
+            if new is not None and not self.closing and not await self.put(name, new):
+                self._stats.inc_value("robotstxt/store/fenced")
+                logger.debug(
+                    "Another crawler took over fetching the robots.txt of %(origin)s: its "
+                    "copy is kept in ROBOTSTXT_RFC_STORE, not this one",
+                    {"origin": name},
+                    extra={"spider": self._spider()},
+                )
+            return entry
+        finally:
+            if renewal is not None:
+                renewal.stop()
+            if locked:
+                await self.release(name)
+
+    def _lease_lost(self, name: str, lease: float) -> None:
+        """Our lease on ``name`` lapsed before the fetch ended (the crawler
+        stalled, or the store was away longer than the lease)."""
+        self._stats.inc_value("robotstxt/lock/lost")
+        logger.warning(
+            "The lease on fetching the robots.txt of %(origin)s lapsed before the fetch "
+            "ended (ROBOTSTXT_RFC_LEASE is %(lease)s s): another crawler may fetch it too, "
+            "and then its copy is the one kept",
+            {"origin": name, "lease": duration(lease)},
+            extra={"spider": self._spider()},
+        )
+
+    def close(self) -> None:
+        """The crawl is over: stop probing, stop the threads, close the
+        store."""
+        self.closing = True
+        if self.health is not None:
+            self.health.close()
+            self.health = None
+        if self.store is not None:
+            store_close(self.store)
+            self.store = None
+        if self._pool is not None:
+            self._pool.stop()
+            self._pool = None
+
+
+class _Renewal:
+    """Renews a lease every ``every`` seconds while the fetch runs, until
+    :meth:`stop`; calls ``lost`` and stops when ``renew`` says the lease is
+    no longer ours."""
+
+    def __init__(
+        self,
+        *,
+        renew: Callable[[], Awaitable[bool]],
+        lost: Callable[[], None],
+        every: float,
+        call_later: Callable[[float, Callable[[], None]], Timer],
+    ) -> None:
+        self._renew = renew
+        self._lost = lost
+        self._every = every
+        self._call_later = call_later
+        self._stopped = False
+        self._timer: Timer | None = self._call_later(every, self._tick)
+
+    def _tick(self) -> None:
+        self._timer = None
+        if not self._stopped:
+            deferred_from_coro(self._renew_once())
+
+    async def _renew_once(self) -> None:
+        renewed = await self._renew()
+        if self._stopped:
+            return
+        if renewed:
+            self._timer = self._call_later(self._every, self._tick)
+        else:
+            self._stopped = True
+            self._lost()
+
+    def stop(self) -> None:
+        self._stopped = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
