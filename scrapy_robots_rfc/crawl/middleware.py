@@ -472,25 +472,20 @@ class RobotsTxtMiddleware:
     def _fetch(self, key: Origin, trigger: Request, token: Token) -> Waiting:
         """Start fetching ``key``'s robots.txt unless a fetch is under way,
         or the backoff of an unreachable one has not ended (RFC 9309
-        §2.3.1.4)."""
-        waiting = self._room.join(key, trigger, token)
-        if not waiting.fetching:
-            waiting.trigger = trigger
-            entry = self._cache.get(key)
-            now = self.clock()
-            if entry is not None and entry.unreachable_since is not None and not entry.due(now):
-                self._room.backoff(key, waiting, entry.retry_at - now, entry.outcome)
-            else:
-                self._start(key, waiting)
-        return waiting
+        §2.3.1.4): the origin's life decides (:class:`.policy.OriginLife`)."""
+        entry = self._cache.get(key)
+        now = self.clock()
+        if entry is None or entry.unreachable_since is None or entry.due(now):
+            return self._room.fetch(key, trigger, token, retry_in=None, outcome="")
+        return self._room.fetch(
+            key, trigger, token, retry_in=entry.retry_at - now, outcome=entry.outcome
+        )
 
     def _start(self, key: Origin, waiting: Waiting) -> None:
-        waiting.fetching = True
         deferred_from_coro(self._fetch_and_settle(key, waiting))
 
     async def _fetch_and_settle(self, key: Origin, waiting: Waiting) -> None:
         entry, fetched = await self._resolver.decide(key, waiting)
-        waiting.fetching = False
         try:
             now = self.clock()
             usable = entry.usable(now, self.config.allow_after)
@@ -498,11 +493,12 @@ class RobotsTxtMiddleware:
                 self._kept.keep(key, fetched, waiting.asked)
                 waiting.asked = set()
             since = entry.unreachable_since
-            if waiting.held and waiting.unreachable_at is None and since is not None:
-                # Held requests are dropped by the fleet's clock: the record's.
-                waiting.unreachable_at = self._fleet.to_monotonic(since)
             self._room.settle(
-                key, decided=usable, retry_in=None if usable else entry.retry_at - now
+                key,
+                decided=usable,
+                retry_in=None if usable else entry.retry_at - now,
+                # Held requests are dropped by the fleet's clock: the record's.
+                unreachable_since=None if since is None else self._fleet.to_monotonic(since),
             )
         except Exception:
             logger.error(
