@@ -23,6 +23,7 @@ from scrapy_robots_rfc.policy import (
     CountWaiting,
     Drop,
     DropFired,
+    Entry,
     Event,
     ExpireHeld,
     FetchEnded,
@@ -41,12 +42,14 @@ from scrapy_robots_rfc.policy import (
     RetryNow,
     SendBack,
     SpiderClosed,
+    Standing,
     StartFetch,
     Timer,
     Unheld,
     WaitInPlace,
     WarnDropping,
     WarnUnreachable,
+    standing,
 )
 
 WAIT = 600.0
@@ -319,6 +322,7 @@ TABLE: list[tuple[str, Event[str, str], Phase, list[Action[str, str]]]] = [
     ("refetching_early", RetryFired(35.0), Phase.REFETCHING, []),
     # Nobody waits when the backoff ends: nothing to fetch for.
     ("backoff_alone", RetryFired(30.0), Phase.BACKOFF, []),
+    ("backoff_alone", RetryNow(10.0), Phase.BACKOFF, [CancelTimer(RETRY)]),
     ("refetching", DropFired(605.0), Phase.REFETCHING, [WarnDropping(), Drop(("a",))]),
     ("refetching", HeldLeft(40.0, None, None), Phase.REFETCHING, []),
     ("refetching", Unheld(40.0, 1), Phase.REFETCHING, []),
@@ -464,3 +468,81 @@ def _at(template: Any, now: float, n: int) -> Any:
     if isinstance(template, HoldOne):
         fields["since"] = min(fields["since"], now)
     return type(template)(**fields)
+
+
+# -- where an origin stands for a request that arrives -----------------------
+
+NOW = 1000.0
+ALLOW_AFTER = 30 * 86400.0
+RULES: dict[str, Any] = {"examplebot": object()}
+OTHER: dict[str, Any] = {"otherbot": object()}
+
+
+def _entry(rules: dict[str, Any] | None, **fields: Any) -> Entry:
+    fields.setdefault("good", True)
+    fields.setdefault("expires", NOW + 1000)
+    fields.setdefault("outcome", "200")
+    return Entry(rules, **fields)  # type: ignore[arg-type]
+
+
+def _unreachable(
+    rules: dict[str, Any] | None, *, good: bool, retry_at: float, since: float = 950.0
+) -> Entry:
+    return _entry(
+        rules,
+        good=good,
+        expires=0.0,
+        outcome="HTTP 503",
+        unreachable_since=since,
+        retry_at=retry_at,
+    )
+
+
+@pytest.mark.parametrize(
+    ("entry", "expected"),
+    [
+        pytest.param(None, Standing.UNDECIDED, id="unknown"),
+        pytest.param(_entry(RULES), Standing.DECIDED, id="fresh rules"),
+        pytest.param(_entry(None), Standing.DECIDED, id="fresh allow-all"),
+        pytest.param(
+            _entry(None, good=False, refused=True, outcome="refused"),
+            Standing.DECIDED,
+            id="refused locally",
+        ),
+        pytest.param(_entry(OTHER), Standing.UNDECIDED, id="no rules kept for the name"),
+        pytest.param(_entry(RULES, expires=NOW), Standing.UNDECIDED, id="expired"),
+        pytest.param(
+            _unreachable(None, good=False, retry_at=NOW + 100),
+            Standing.BACKOFF,
+            id="unreachable in its backoff",
+        ),
+        pytest.param(
+            _unreachable(None, good=False, retry_at=NOW),
+            Standing.UNDECIDED,
+            id="unreachable, retry due",
+        ),
+        pytest.param(
+            _unreachable(RULES, good=True, retry_at=NOW + 100),
+            Standing.DECIDED,
+            id="good copy in force",
+        ),
+        pytest.param(
+            _unreachable(RULES, good=True, retry_at=NOW),
+            Standing.RETRY_DUE,
+            id="good copy in force, retry due",
+        ),
+        pytest.param(
+            _unreachable(OTHER, good=True, retry_at=NOW + 100),
+            Standing.BACKOFF,
+            id="good copy without the name, in its backoff",
+        ),
+        pytest.param(
+            _unreachable(None, good=False, retry_at=NOW + 100, since=NOW - ALLOW_AFTER),
+            Standing.DECIDED,
+            id="unreachable for ROBOTSTXT_RFC_UNREACHABLE_DAYS: allow all",
+        ),
+    ],
+)
+def test_where_an_origin_stands_for_a_request(entry: Entry | None, expected: Standing) -> None:
+    with no_clock():
+        assert standing(entry, "examplebot", NOW, ALLOW_AFTER) is expected

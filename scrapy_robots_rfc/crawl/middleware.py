@@ -41,7 +41,7 @@ from .._logging import LOGGER_NAME, reaches_a_handler
 from .._timers import call_later
 from ..exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable
 from ..fleet import JOBDIR_FILE, FleetRoom, let_go, load_waiting, save_waiting
-from ..policy import Origin, Origins, State, Verdict, origin
+from ..policy import Origin, Origins, Standing, State, Verdict, origin, standing
 from ..robotstxt import (
     NO_PREFERENCES,
     USAGE_META_KEY,
@@ -313,7 +313,7 @@ class RobotsTxtMiddleware:
             # an unreachable origin (RFC 9309 §2.3.1.4); else the fetch starts,
             # unless one is under way or the backoff runs.
             known = self._cache.get(key)
-            if known is not None and await self._may_not_wait(key, request, known):
+            if known is not None and await self._may_not_wait(key, request, known, token):
                 self._drop(key, known.outcome, request)
             waiting = self._fetch(key, request, token)
             if asks and unlike_the_fetch(request) is None:
@@ -350,30 +350,25 @@ class RobotsTxtMiddleware:
         entry = self._cache.get(key)
         if entry is None and key not in self._room and self._fleet.holding:
             entry = await self._resolver.peek(key, request, token)
-        now = self.clock()
-        if entry is None or not entry.usable(now, self.config.allow_after):
-            return None
-        rules = entry.rules
-        agent = None if rules is None else rules.get(token)
-        if rules is not None and agent is None:  # no rules kept for this name yet
+        where = standing(entry, token, self.clock(), self.config.allow_after)
+        if entry is None or where not in (Standing.DECIDED, Standing.RETRY_DUE):
             return None
         self._cache.touch(key)
-        if entry.due(now):  # a good copy in force while unreachable
+        if where is Standing.RETRY_DUE:  # a good copy in force while unreachable
             self._fetch(key, request, token)
         let_go(request)
-        return entry, agent
+        return entry, None if entry.rules is None else entry.rules.get(token)
 
-    async def _may_not_wait(self, key: Origin, request: Request, entry: policy.Entry) -> bool:
+    async def _may_not_wait(
+        self, key: Origin, request: Request, entry: policy.Entry, token: Token
+    ) -> bool:
         """Whether ``request``, for an undecided origin, is dropped at once:
         held in Redis long enough (:mod:`.fleet`), or unreachable and in its
         backoff while it may not wait (:meth:`.WaitingRoom.no_time_to_wait`)."""
         if await self._fleet.expired(key, request, entry):
             return True
-        return (
-            entry.unreachable_since is not None
-            and not entry.due(self.clock())
-            and self._room.no_time_to_wait(key, request)
-        )
+        where = standing(entry, token, self.clock(), self.config.allow_after)
+        return where is Standing.BACKOFF and self._room.no_time_to_wait(key, request)
 
     async def _park(self, key: Origin, request: Request, taker: str | None) -> Request:
         """The copy of scheduled ``request`` that waits out of the

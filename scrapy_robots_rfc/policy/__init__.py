@@ -35,12 +35,14 @@ from ._origin_life import (
     RetryNow,
     SendBack,
     SpiderClosed,
+    Standing,
     StartFetch,
     Timer,
     Unheld,
     WaitInPlace,
     WarnDropping,
     WarnUnreachable,
+    standing,
 )
 from ._policy import (
     DEFAULT_TTL,
@@ -91,6 +93,7 @@ __all__ = [
     "RetryNow",
     "SendBack",
     "SpiderClosed",
+    "Standing",
     "StartFetch",
     "State",
     "Timer",
@@ -104,4 +107,5 @@ __all__ = [
     "lifetime",
     "origin",
     "retry_after",
+    "standing",
 ]

@@ -34,6 +34,10 @@ phase; :data:`TRANSITIONS` is the table the tests check)::
 
 A timer event for a timer that is not armed, and any event after CLOSED,
 raise :class:`OriginLifeError`.
+
+Before a request waits, :func:`standing` says from the cache's entry where
+its origin stands for it (:class:`Standing`): decided, decided with a good
+copy whose retry is due, unreachable in its backoff, or undecided.
 """
 
 from __future__ import annotations
@@ -41,7 +45,11 @@ from __future__ import annotations
 import enum
 from collections import deque
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from ..robotstxt import Token
+    from ._policy import Entry
 
 __all__ = [
     "TRANSITIONS",
@@ -69,12 +77,14 @@ __all__ = [
     "RetryNow",
     "SendBack",
     "SpiderClosed",
+    "Standing",
     "StartFetch",
     "Timer",
     "Unheld",
     "WaitInPlace",
     "WarnDropping",
     "WarnUnreachable",
+    "standing",
 ]
 
 R = TypeVar("R")
@@ -91,6 +101,42 @@ class Phase(enum.Enum):
     BACKOFF = "backoff"
     REFETCHING = "refetching"
     CLOSED = "closed"
+
+
+class Standing(enum.Enum):
+    """Where an origin stands for a request that arrives, from the cache's
+    entry (:func:`standing`)."""
+
+    #: Fresh (CACHE-1), refused locally, allow-all, or a good copy in force
+    #: while unreachable (HTTP-5), with rules kept for the request's name
+    #: (or none: allow all): the verdict is now.
+    DECIDED = "decided"
+    #: As :attr:`DECIDED`, a good copy in force while robots.txt is
+    #: unreachable, whose retry is due: the verdict is now, and robots.txt
+    #: is fetched again meanwhile (RFC 9309 §2.3.1.4).
+    RETRY_DUE = "retry_due"
+    #: Unreachable with no copy in force for the name, and the backoff runs
+    #: (RFC 9309 §2.3.1.4): the request waits for the retry, or is dropped
+    #: if it may not wait (:meth:`OriginLife.may_not_wait`).
+    BACKOFF = "backoff"
+    #: Unknown, expired, or no rules kept for the name: fetch, and wait.
+    UNDECIDED = "undecided"
+
+
+def standing(entry: Entry | None, token: Token, now: float, allow_after: float) -> Standing:
+    """Where ``entry``'s origin stands for a request decided for ``token``
+    at ``now`` (wall clock); ``allow_after``: ``ROBOTSTXT_RFC_UNREACHABLE_DAYS``
+    in seconds (RFC 9309 §2.3.1.4)."""
+    if entry is None:
+        return Standing.UNDECIDED
+    due = entry.due(now)
+    if entry.usable(now, allow_after):
+        rules = entry.rules
+        if rules is None or rules.get(token) is not None:
+            return Standing.RETRY_DUE if due else Standing.DECIDED
+    if entry.unreachable_since is not None and not due:
+        return Standing.BACKOFF
+    return Standing.UNDECIDED
 
 
 class Timer(enum.Enum):
@@ -343,7 +389,7 @@ TRANSITIONS: dict[tuple[Phase, type], tuple[Phase, ...]] = {
     (Phase.BACKOFF, RetryFired): (Phase.BACKOFF, Phase.REFETCHING),
     (Phase.REFETCHING, RetryFired): (Phase.REFETCHING,),
     **{(p, RetryNow): (p,) for p in (Phase.WAITING, Phase.FETCHING, Phase.REFETCHING)},
-    (Phase.BACKOFF, RetryNow): (Phase.REFETCHING,),
+    (Phase.BACKOFF, RetryNow): (Phase.BACKOFF, Phase.REFETCHING),
     (Phase.BACKOFF, DropFired): (Phase.BACKOFF, Phase.CLOSED),
     (Phase.REFETCHING, DropFired): (Phase.REFETCHING, Phase.CLOSED),
     **{(p, HeldLeft): (p, Phase.CLOSED) for p in _LIVE},
