@@ -20,12 +20,42 @@ from __future__ import annotations
 import logging
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from scrapy.exceptions import IgnoreRequest
 from twisted.internet.defer import Deferred
 
 from .._logging import LOGGER_NAME, duration
+from ..policy import (
+    Action,
+    ArmTimer,
+    CancelTimer,
+    CountWaiting,
+    Drop,
+    DropFired,
+    Event,
+    ExpireHeld,
+    FetchEnded,
+    FetchWanted,
+    Forget,
+    HeldLeft,
+    HoldOne,
+    OriginLife,
+    Park,
+    PutAside,
+    Release,
+    ReleaseHeld,
+    RetryFired,
+    RetryNow,
+    SendBack,
+    SpiderClosed,
+    StartFetch,
+    Unheld,
+    WaitInPlace,
+    WarnDropping,
+    WarnUnreachable,
+)
+from ..policy import Timer as LifeTimer
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -153,46 +183,81 @@ class HeldRequests(Protocol):
 @dataclass(eq=False)
 class Waiting:
     """An origin whose robots.txt is being fetched, or is unreachable, and
-    the requests that wait for it."""
+    the requests that wait for it: what the fetch needs and the timers'
+    handles here; the waiting life itself, every decision on it, in
+    :class:`.policy.OriginLife` (the fields below read it)."""
 
     #: The request that triggered the current fetch: its proxy and slot are
     #: used, and ``robots_parsed`` receives it.
     trigger: Request
-    fetching: bool = False
-    #: Requests taken out of the scheduler, with when they began to wait,
-    #: oldest first.
-    parked: deque[tuple[Request, float]] = field(default_factory=deque)
-    #: Deferreds of requests waiting inside ``process_request``, the same
-    #: way; fired with ``None`` to decide again, or a reason to drop.
-    in_place: deque[tuple[Deferred[str | None], float]] = field(default_factory=deque)
-    #: Parked requests that wait for the fetch under way only
-    #: (:data:`NO_WAIT_KEY`).
-    no_wait: list[Request] = field(default_factory=list)
     #: Product tokens the next parse must keep rules for.
     tokens: set[Token] = field(default_factory=set)
     #: The taker ids of the spider requests for this robots.txt itself
     #: that wait: the fetch that decides the origin keeps its response for
     #: them (:mod:`.kept`); one that is dropped meanwhile leaves the set.
     asked: set[str] = field(default_factory=set)
-    #: When a fetch first found the origin unreachable:
-    #: ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` counts from here or from when the
-    #: request began to wait, whichever is later; a first fetch that is only
-    #: slow never drops anything.
-    unreachable_at: float | None = None
     retry_timer: Timer | None = None
     drop_timer: Timer | None = None
-    #: Requests held in Redis for the origin that this worker watches
-    #: (:mod:`.fleet`), as far as it knows.
-    held: int = 0
-    #: When the longest-held of them began to wait (monotonic clock).
-    held_since: float | None = None
+    #: The state machine of the origin's waiting life.
+    life: OriginLife[Request, Deferred[str | None]] = field(default_factory=lambda: OriginLife(0.0))
+
+    @property
+    def fetching(self) -> bool:
+        """A fetch is under way."""
+        return self.life.fetching
+
+    @fetching.setter
+    def fetching(self, value: bool) -> None:
+        self.life.fetching = value
+
+    @property
+    def unreachable_at(self) -> float | None:
+        """When a fetch first found the origin unreachable (monotonic):
+        ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` counts from here or from when the
+        request began to wait, whichever is later."""
+        return self.life.unreachable_at
+
+    @unreachable_at.setter
+    def unreachable_at(self, value: float | None) -> None:
+        self.life.unreachable_at = value
+
+    @property
+    def parked(self) -> deque[tuple[Request, float]]:
+        """Requests taken out of the scheduler, with when they began to
+        wait, oldest first."""
+        return self.life.parked
+
+    @property
+    def in_place(self) -> deque[tuple[Deferred[str | None], float]]:
+        """Deferreds of requests waiting inside ``process_request``, fired
+        with ``None`` to decide again, or a reason to drop."""
+        return self.life.in_place
+
+    @property
+    def no_wait(self) -> list[Request]:
+        """Parked requests that wait for the fetch under way only
+        (:data:`NO_WAIT_KEY`)."""
+        return self.life.no_wait
+
+    @property
+    def held(self) -> int:
+        """Requests held in Redis for the origin that this worker watches
+        (:mod:`.fleet`), as far as it knows."""
+        return self.life.held
+
+    @property
+    def held_since(self) -> float | None:
+        """When the longest-held of them began to wait (monotonic clock)."""
+        return self.life.held_since
 
     def has_waiters(self) -> bool:
-        return bool(self.parked or self.in_place or self.no_wait or self.held)
+        return self.life.has_waiters()
 
 
 class WaitingRoom:
-    """Every origin's :class:`Waiting`, and the timers that move them on.
+    """Every origin's :class:`Waiting`; turns what happens to an origin into
+    events for its :class:`.policy.OriginLife` and runs the actions it
+    answers with: timers, fetches, releases and drops.
 
     ``start`` begins a fetch of an origin; ``release`` gives requests back to
     the engine; ``reason`` says why an origin's requests are dropped.
@@ -243,7 +308,7 @@ class WaitingRoom:
         ``token`` is a name whose rules the next parse must keep."""
         waiting = self._origins.get(key)
         if waiting is None:
-            waiting = self._origins[key] = Waiting(trigger)
+            waiting = self._origins[key] = Waiting(trigger, life=OriginLife(self.wait))
         waiting.tokens.add(token)
         return waiting
 
@@ -278,30 +343,33 @@ class WaitingRoom:
             raise IgnoreRequest  # Redis has it
         key = self._to_park.pop(request, None)
         waiting = None if key is None else self._origins.get(key)
-        no_wait = bool(request.meta.get(NO_WAIT_KEY))
-        # Decided meanwhile, or (no_wait) the fetch ended: decide it again.
-        if key is None or waiting is None or (no_wait and not waiting.fetching):
+        if key is None or waiting is None:  # decided meanwhile: decide it again
             request.meta[SCHEDULED_KEY] = True
             return
-        if no_wait:
-            waiting.no_wait.append(request)
-        else:
-            waiting.parked.append((request, self._monotonic()))
-        self._joined(key, waiting)
+        no_wait = bool(request.meta.get(NO_WAIT_KEY))
+        actions = self._handle(key, waiting, Park(request, self._monotonic(), no_wait))
+        if any(isinstance(action, SendBack) for action in actions):
+            return  # no fetch under way for a no-wait request: decide it again
         raise IgnoreRequest  # keeps it out of the scheduler; the engine logs nothing
 
     def wait_in_place(self, key: Origin, waiting: Waiting) -> Deferred[str | None]:
         """Wait inside ``process_request``: the Deferred fires with ``None``
         once ``key`` is decided, or with why the request is dropped."""
         d: Deferred[str | None] = Deferred()
-        waiting.in_place.append((d, self._monotonic()))
-        self._joined(key, waiting)
+        self._handle(key, waiting, WaitInPlace(d, self._monotonic()))
         return d
 
-    def _joined(self, key: Origin, waiting: Waiting) -> None:
-        self._stats.inc_value("robotstxt/waiting")
-        self._report.row(key).waited += 1
-        self._arm_drop_timer(key, waiting)
+    def fetch(
+        self, key: Origin, trigger: Request, token: Token, *, retry_in: float | None, outcome: str
+    ) -> Waiting:
+        """``trigger`` needs ``key`` decided: fetch it, unless a fetch is
+        under way or, unreachable (``outcome``), its backoff has
+        ``retry_in`` seconds to run (RFC 9309 §2.3.1.4)."""
+        waiting = self.join(key, trigger, token)
+        if not waiting.fetching:
+            waiting.trigger = trigger
+            self._handle(key, waiting, FetchWanted(self._monotonic(), retry_in, outcome))
+        return waiting
 
     # -- held in Redis (:mod:`.fleet`) ------------------------------------------
 
@@ -312,31 +380,20 @@ class WaitingRoom:
         waiting = self._origins.get(key)
         if waiting is None:
             return False
-        self._stats.inc_value("robotstxt/waiting/held")
-        self.adopted(key, waiting, since)
-        self._joined(key, waiting)
+        self._handle(key, waiting, HoldOne(since, self._monotonic()))
         return True
 
     def adopted(self, key: Origin, waiting: Waiting, since: float) -> None:
-        """``waiting`` watches one more held request, or an origin adopted
-        from another worker, whose oldest request began to wait at
-        ``since`` (monotonic)."""
-        waiting.held += 1
-        if waiting.held_since is None or since < waiting.held_since:
-            waiting.held_since = since
-        self._arm_drop_timer(key, waiting)
+        """``waiting`` watches an origin adopted from another worker, whose
+        oldest held request began to wait at ``since`` (monotonic)."""
+        self._handle(key, waiting, HoldOne(since, self._monotonic(), count=False))
 
     def unhold(self, key: Origin, count: int) -> None:
         """``count`` of ``key``'s held requests are no longer held (another
         worker released them)."""
         waiting = self._origins.get(key)
-        if waiting is None:
-            return
-        waiting.held = max(0, waiting.held - count)
-        if not waiting.held:
-            waiting.held_since = None
-        if not waiting.has_waiters() and not waiting.fetching:
-            self._close(key, waiting)
+        if waiting is not None:
+            self._handle(key, waiting, Unheld(self._monotonic(), count))
 
     def held_left(self, key: Origin, left: int | None, oldest: float | None) -> None:
         """After :meth:`HeldRequests.release_expired`: ``left`` requests are
@@ -344,63 +401,35 @@ class WaitingRoom:
         ``oldest`` (monotonic). The drop timer looks again no sooner than in
         a second, so that workers whose clocks disagree never spin."""
         waiting = self._origins.get(key)
-        if waiting is None:
-            return
-        if left is not None:
-            waiting.held = left
-        waiting.held_since = oldest if waiting.held else None
-        if not waiting.has_waiters() and not waiting.fetching:
-            self._close(key, waiting)
-        else:
-            self._arm_drop_timer(key, waiting, at_least=1.0)
+        if waiting is not None:
+            self._handle(key, waiting, HeldLeft(self._monotonic(), left, oldest))
 
     # -- moving on -----------------------------------------------------------
 
-    def settle(self, key: Origin, *, decided: bool, retry_in: float | None) -> None:
+    def settle(
+        self,
+        key: Origin,
+        *,
+        decided: bool,
+        retry_in: float | None,
+        unreachable_since: float | None = None,
+    ) -> None:
         """After a fetch: release what waits for ``key`` if it is
         ``decided``; otherwise drop the requests that waited for this fetch
         only (:data:`NO_WAIT_KEY`), keep the others waiting, and fetch again
-        in ``retry_in`` seconds (RFC 9309 §2.3.1.4)."""
+        in ``retry_in`` seconds (RFC 9309 §2.3.1.4). Held requests wait
+        from ``unreachable_since`` (monotonic), the stored record's."""
         waiting = self._origins.get(key)
-        if waiting is None or waiting.fetching:
-            return
-        if decided:
-            self._close(key, waiting)
-            if waiting.held and self.fleet is not None:
-                self.fleet.release_soon(key)
-            self._release([*(request for request, _ in waiting.parked), *waiting.no_wait])
-            for d, _ in waiting.in_place:
-                d.callback(None)
-            return
-        if waiting.no_wait:
-            impatient, waiting.no_wait = waiting.no_wait, []
-            reason = self._reason(key)
-            for request in impatient:
-                request.meta[DROP_KEY] = reason
-            self._release(impatient)
-        if not waiting.has_waiters():
-            self._close(key, waiting)
-            return
-        if retry_in is not None:
-            if waiting.unreachable_at is None:
-                waiting.unreachable_at = self._monotonic()
-            # This fetch's backoff replaces any earlier timer: the next try
-            # is the one the WARNING of this fetch announced.
-            if waiting.retry_timer is not None:
-                waiting.retry_timer.cancel()
-                waiting.retry_timer = None
-            self._retry_later(key, waiting, retry_in)
-            self._arm_drop_timer(key, waiting)
+        if waiting is not None:
+            event = FetchEnded(self._monotonic(), decided, retry_in, unreachable_since)
+            self._handle(key, waiting, event)
 
     def backoff(self, key: Origin, waiting: Waiting, retry_in: float, outcome: str) -> None:
         """``key`` is unreachable (``outcome``) and its backoff has
         ``retry_in`` seconds to run: requests wait for the retry (RFC 9309
         §2.3.1.4). The first to wait starts the wait's clock
         (``ROBOTSTXT_RFC_UNREACHABLE_WAIT``) and the WARNING that says so."""
-        if waiting.unreachable_at is None:
-            waiting.unreachable_at = self._monotonic()
-            self.warn_unreachable(key, outcome, retry_in)
-        self._retry_later(key, waiting, retry_in)
+        self._handle(key, waiting, FetchWanted(self._monotonic(), retry_in, outcome))
 
     def no_time_to_wait(self, key: Origin, request: Request) -> bool:
         """Whether ``request``, for an unreachable origin in its backoff,
@@ -408,16 +437,15 @@ class WaitingRoom:
         under way, and it may not wait (``ROBOTSTXT_RFC_UNREACHABLE_WAIT``
         is 0, or :data:`NO_WAIT_KEY`)."""
         waiting = self._origins.get(key)
-        if waiting is not None and waiting.fetching:
-            return False
-        return self.wait <= 0 or bool(request.meta.get(NO_WAIT_KEY))
+        life: OriginLife[Any, Any] = OriginLife(self.wait) if waiting is None else waiting.life
+        return life.may_not_wait(bool(request.meta.get(NO_WAIT_KEY)))
 
     def outlook(self, key: Origin, retry_in: float) -> Outlook:
         """What happens next to ``key``'s requests, robots.txt being
         unreachable and fetched again in ``retry_in`` seconds."""
         waiting = self._origins.get(key)
         now = self._monotonic()
-        when = None if waiting is None else self._drop_time(waiting, since=now)
+        when = None if waiting is None else waiting.life.drop_time(since=now)
         dropped = 0 if waiting is None else len(waiting.no_wait)
         return Outlook(retry_in, None if when is None else when - now, self.wait, dropped)
 
@@ -447,111 +475,109 @@ class WaitingRoom:
             extra={"spider": self._spider()},
         )
 
-    def _retry_later(self, key: Origin, waiting: Waiting, delay: float) -> None:
-        """Fetch ``key`` again in ``delay`` seconds, if requests still wait
-        then (the backoff of RFC 9309 §2.3.1.4)."""
-        if waiting.retry_timer is None:
-            waiting.retry_timer = self._call_later(max(0.0, delay), lambda: self._retry(key))
-
     def retry_now(self, key: Origin) -> None:
         """Fetch ``key`` now rather than when its backoff ends: another
         worker found robots.txt since (:mod:`.fleet`)."""
         waiting = self._origins.get(key)
-        if waiting is not None and waiting.retry_timer is not None:
-            waiting.retry_timer.cancel()
-            self._retry(key)
+        if waiting is not None:
+            self._handle(key, waiting, RetryNow(self._monotonic()))
 
-    def _retry(self, key: Origin) -> None:
+    def _timer_fired(self, key: Origin, timer: LifeTimer) -> None:
         waiting = self._origins.get(key)
         if waiting is None:
             return
-        waiting.retry_timer = None
-        if waiting.has_waiters() and not waiting.fetching:
-            self._start(key, waiting)
-
-    def _drop_time(self, waiting: Waiting, since: float | None = None) -> float | None:
-        """When the longest-waiting request is to be dropped, if the origin
-        is unreachable (``since``, when it is not known to be yet)."""
-        since = waiting.unreachable_at if waiting.unreachable_at is not None else since
-        if since is None:
-            return None
-        starts = [queue[0][1] for queue in (waiting.parked, waiting.in_place) if queue]
-        if waiting.held_since is not None:
-            starts.append(waiting.held_since)
-        if not starts:
-            return None
-        return max(min(starts), since) + self.wait
-
-    def _arm_drop_timer(self, key: Origin, waiting: Waiting, at_least: float = 0.0) -> None:
-        if waiting.drop_timer is not None:
-            return
-        when = self._drop_time(waiting)
-        if when is not None:
-            delay = max(at_least, when - self._monotonic())
-            waiting.drop_timer = self._call_later(delay, lambda: self._drop_expired(key))
-
-    def _drop_expired(self, key: Origin) -> None:
-        """Send back, to be dropped, the requests that waited too long
-        (``ROBOTSTXT_RFC_UNREACHABLE_WAIT``) for an unreachable origin."""
-        waiting = self._origins.get(key)
-        if waiting is None:
-            return
-        waiting.drop_timer = None
-        if waiting.unreachable_at is None:
-            return
-        # Requests wait from when they came or from when the origin turned
-        # unreachable, whichever is later: the queues are in that order.
-        limit = self._monotonic() - self.wait
-        if waiting.unreachable_at > limit:
-            self._arm_drop_timer(key, waiting)
-            return
-        reason = self._reason(key)
-        expired: list[Request] = []
-        while waiting.parked and waiting.parked[0][1] <= limit:
-            expired.append(waiting.parked.popleft()[0])
-        while waiting.in_place and waiting.in_place[0][1] <= limit:
-            waiting.in_place.popleft()[0].callback(reason)
-        if waiting.held_since is not None and waiting.held_since <= limit and self.fleet:
-            waiting.held_since = None  # until held_left() says what is left
-            self.fleet.release_expired(key, limit)
-        if expired:
-            if key not in self._warned:
-                self._warned.add(key)
-                logger.warning(
-                    "Dropping requests to %(origin)s: its robots.txt has been unreachable "
-                    "(%(reason)s) for ROBOTSTXT_RFC_UNREACHABLE_WAIT (%(wait)s s); more "
-                    "requests to it will be dropped the same way while it stays unreachable",
-                    {"origin": key, "reason": reason, "wait": duration(self.wait)},
-                    extra={"spider": self._spider()},
-                )
-            for request in expired:
-                request.meta[DROP_KEY] = reason
-            self._release(expired)
-        if not waiting.has_waiters() and not waiting.fetching:
-            self._close(key, waiting)  # nobody waits: the next request fetches again
-            return
-        self._arm_drop_timer(key, waiting)
-
-    def _close(self, key: Origin, waiting: Waiting) -> None:
-        del self._origins[key]
-        _cancel(waiting)
+        now = self._monotonic()
+        if timer is LifeTimer.RETRY:
+            waiting.retry_timer = None
+            self._handle(key, waiting, RetryFired(now))
+        else:
+            waiting.drop_timer = None
+            self._handle(key, waiting, DropFired(now))
 
     def close(self) -> list[Request]:
         """The spider closed: stop every timer, drop the requests waiting in
         place, and hand back the parked ones (the held ones are in Redis)."""
         parked: list[Request] = []
-        for waiting in self._origins.values():
-            _cancel(waiting)
-            parked.extend(request for request, _ in waiting.parked)
-            parked.extend(waiting.no_wait)
-            for d, _ in waiting.in_place:
-                d.callback("the spider closed")
+        for key, waiting in list(self._origins.items()):
+            for action in self._handle(key, waiting, SpiderClosed(self._monotonic())):
+                if isinstance(action, PutAside):
+                    parked.extend(action.requests)
         self._origins.clear()
         return parked
 
+    # -- running the actions -------------------------------------------------
 
-def _cancel(waiting: Waiting) -> None:
-    for timer in (waiting.retry_timer, waiting.drop_timer):
-        if timer is not None:
-            timer.cancel()
-    waiting.retry_timer = waiting.drop_timer = None
+    def _handle(
+        self, key: Origin, waiting: Waiting, event: Event[Request, Deferred[str | None]]
+    ) -> list[Action[Request, Deferred[str | None]]]:
+        """Run the actions ``key``'s life answers ``event`` with, and return
+        them for what only the caller does with them."""
+        actions = waiting.life.handle(event)
+        for action in actions:
+            self._run(key, waiting, action)
+        return actions
+
+    def _run(
+        self, key: Origin, waiting: Waiting, action: Action[Request, Deferred[str | None]]
+    ) -> None:
+        if isinstance(action, StartFetch):
+            self._start(key, waiting)
+        elif isinstance(action, ArmTimer):
+            timer = action.timer
+            handle = self._call_later(action.delay, lambda: self._timer_fired(key, timer))
+            if timer is LifeTimer.RETRY:
+                waiting.retry_timer = handle
+            else:
+                waiting.drop_timer = handle
+        elif isinstance(action, CancelTimer):
+            armed = waiting.retry_timer if action.timer is LifeTimer.RETRY else waiting.drop_timer
+            if armed is not None:
+                armed.cancel()
+            if action.timer is LifeTimer.RETRY:
+                waiting.retry_timer = None
+            else:
+                waiting.drop_timer = None
+        elif isinstance(action, CountWaiting):
+            if action.held:
+                self._stats.inc_value("robotstxt/waiting/held")
+            self._stats.inc_value("robotstxt/waiting")
+            self._report.row(key).waited += 1
+        elif isinstance(action, SendBack):
+            action.request.meta[SCHEDULED_KEY] = True
+        elif isinstance(action, Release):
+            self._release(action.requests)
+            for d in action.resumed:
+                d.callback(None)
+        elif isinstance(action, Drop):
+            reason = action.reason if action.reason is not None else self._reason(key)
+            for d in action.resumed:
+                d.callback(reason)
+            for request in action.requests:
+                request.meta[DROP_KEY] = reason
+            if action.requests:
+                self._release(action.requests)
+        elif isinstance(action, ReleaseHeld):
+            if self.fleet is not None:
+                self.fleet.release_soon(key)
+        elif isinstance(action, ExpireHeld):
+            if self.fleet is not None:
+                self.fleet.release_expired(key, action.limit)
+        elif isinstance(action, WarnUnreachable):
+            self.warn_unreachable(key, action.outcome, action.retry_in)
+        elif isinstance(action, WarnDropping):
+            self._warn_dropping(key)
+        elif isinstance(action, Forget) and self._origins.get(key) is waiting:
+            del self._origins[key]
+        # PutAside: close() collects them.
+
+    def _warn_dropping(self, key: Origin) -> None:
+        if key in self._warned:
+            return
+        self._warned.add(key)
+        logger.warning(
+            "Dropping requests to %(origin)s: its robots.txt has been unreachable "
+            "(%(reason)s) for ROBOTSTXT_RFC_UNREACHABLE_WAIT (%(wait)s s); more "
+            "requests to it will be dropped the same way while it stays unreachable",
+            {"origin": key, "reason": self._reason(key), "wait": duration(self.wait)},
+            extra={"spider": self._spider()},
+        )

@@ -41,7 +41,7 @@ from .._logging import LOGGER_NAME, reaches_a_handler
 from .._timers import call_later
 from ..exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable
 from ..fleet import JOBDIR_FILE, FleetRoom, let_go, load_waiting, save_waiting
-from ..policy import Origin, Origins, State, Verdict, origin
+from ..policy import Origin, Origins, Standing, State, Verdict, origin, standing
 from ..robotstxt import (
     NO_PREFERENCES,
     USAGE_META_KEY,
@@ -273,7 +273,9 @@ class RobotsTxtMiddleware:
 
     async def process_request(self, request: Request, spider: Spider | None = None) -> Any:
         """``None`` to let ``request`` through, ``IgnoreRequest`` to drop it,
-        or a copy of it to take it out of the downloader while it waits."""
+        or a copy of it to take it out of the downloader while it waits.
+        Read top to bottom: a cache hit is decided in step 1; a miss starts
+        the fetch (2) and waits (3), then comes through again (4)."""
         meta = request.meta
         scheduled = meta.pop(SCHEDULED_KEY, False)
         if meta.pop(FILTER_KEY, False) and scheduled:
@@ -283,7 +285,6 @@ class RobotsTxtMiddleware:
             meta[USAGE_META_KEY] = NO_PREFERENCES  # the header's part only (U-6)
             return None
         token = self._token(request)
-        allow_after = self.config.allow_after
         # The spider's own request for this robots.txt (a SitemapSpider's):
         # answered with the fetch's response (:mod:`.kept`) if it waited for
         # the fetch as ``taker``; dropped instead, it gives up its share.
@@ -291,72 +292,99 @@ class RobotsTxtMiddleware:
         taker: str | None = meta.pop(TAKER_KEY, None) if asks else None
         try:
             reason = meta.pop(DROP_KEY, None)
+            if reason is not None:  # sent back by the waiting room to be dropped
+                self._drop(key, reason, request)
+            # 1. Decided: the verdict now.
+            hit = await self._cache_hit(key, request, token)
+            if hit is not None:
+                entry, agent = hit
+                self._decide(request, key, entry, agent)
+                self._usage.on_request(request, key, agent, entry.url or key.robots_url)
+                if asks:
+                    served = self._kept.serve(key, request, taker)
+                    taker = None  # served or not, its share is taken
+                    if served is not None:
+                        return served
+                if agent is not None and agent.crawl_delay and self.config.crawl_delay:
+                    # Crawl-delay, across the fleet (OTHER-2)
+                    await self._resolver.pacer.turn(key, request, agent.crawl_delay)
+                return None
+            # 2. Not decided: dropped now if it may not wait for the retry of
+            # an unreachable origin (RFC 9309 §2.3.1.4); else the fetch starts,
+            # unless one is under way or the backoff runs.
+            known = self._cache.get(key)
+            if known is not None and await self._may_not_wait(key, request, known, token):
+                self._drop(key, known.outcome, request)
+            waiting = self._fetch(key, request, token)
+            if asks and unlike_the_fetch(request) is None:
+                if taker is not None:  # its share of an earlier fetch
+                    self._let_taker_go(key, taker)
+                taker = self._kept.taker()
+                waiting.asked.add(taker)
+            # 3. It waits: out of the downloader (parked, or held in Redis) if
+            # it came through the scheduler, else in place.
+            if scheduled:
+                copy = await self._park(key, request, taker)
+                taker = None  # the copy carries it
+                return copy
+            reason = await maybe_deferred_to_future(self._room.wait_in_place(key, waiting))
             if reason is not None:
                 self._drop(key, reason, request)
-            while True:
-                entry = self._cache.get(key)
-                now = self.clock()
-                if entry is None and key not in self._room and self._fleet.holding:
-                    # Another worker may have decided it: one store read.
-                    entry = await self._resolver.peek(key, request, token)
-                    now = self.clock()
-                if entry is not None and entry.usable(now, allow_after):
-                    rules = entry.rules
-                    agent = None if rules is None else rules.get(token)
-                    if rules is None or agent is not None:
-                        self._cache.touch(key)
-                        if entry.due(now):  # a good copy in force while unreachable
-                            self._fetch(key, request, token)
-                        let_go(request)
-                        self._decide(request, key, entry, agent)
-                        self._usage.on_request(request, key, agent, entry.url or key.robots_url)
-                        if asks:
-                            served = self._kept.serve(key, request, taker)
-                            taker = None  # served or not, its share is taken
-                            if served is not None:
-                                return served
-                        if agent is not None and agent.crawl_delay and self.config.crawl_delay:
-                            # Crawl-delay, across the fleet (OTHER-2)
-                            await self._resolver.pacer.turn(key, request, agent.crawl_delay)
-                        return None
-                # Unreachable and in its backoff (RFC 9309 §2.3.1.4): a request
-                # that may not wait for the retry, or that was held in Redis
-                # long enough, is dropped now.
-                if entry is not None and (
-                    await self._fleet.expired(key, request, entry)
-                    or (
-                        entry.unreachable_since is not None
-                        and not entry.due(now)
-                        and self._room.no_time_to_wait(key, request)
-                    )
-                ):
-                    self._drop(key, entry.outcome, request)
-                # Not decided yet: fetch if nobody is, and wait.
-                waiting = self._fetch(key, request, token)
-                if asks and unlike_the_fetch(request) is None:
-                    if taker is not None:  # its share of an earlier fetch
-                        self._let_taker_go(key, taker)
-                    taker = self._kept.taker()
-                    waiting.asked.add(taker)
-                if scheduled:
-                    # dont_filter lets the copy past the dupefilter, which has
-                    # seen the request once; it is set back on the verdict.
-                    copy = request
-                    if not request.dont_filter:
-                        copy = request.replace(dont_filter=True)
-                        copy.meta[FILTER_KEY] = True
-                    if taker is not None:
-                        copy.meta[TAKER_KEY] = taker
-                    if not await self._hold(key, copy):
-                        self._room.park_when_scheduled(copy, key)
-                    taker = None  # the copy carries it
-                    return copy
-                reason = await maybe_deferred_to_future(self._room.wait_in_place(key, waiting))
-                if reason is not None:
-                    self._drop(key, reason, request)
+            if taker is not None:  # carried to step 4
+                meta[TAKER_KEY], taker = taker, None
         finally:
             if taker is not None:
                 self._let_taker_go(key, taker)
+        # 4. Decided while it waited in place: through again, as a parked
+        # request comes back from the engine.
+        return await self.process_request(request)
+
+    async def _cache_hit(
+        self, key: Origin, request: Request, token: Token
+    ) -> tuple[policy.Entry, AgentRules | None] | None:
+        """The usable entry of ``key`` that keeps rules for ``token`` (or
+        has none: allow all), and those rules; ``None`` on a miss. In a
+        fleet, an origin no one here waits for costs one store read: another
+        worker may have decided it. A good copy in force while robots.txt is
+        unreachable is fetched again when its backoff is due."""
+        entry = self._cache.get(key)
+        if entry is None and key not in self._room and self._fleet.holding:
+            entry = await self._resolver.peek(key, request, token)
+        where = standing(entry, token, self.clock(), self.config.allow_after)
+        if entry is None or where not in (Standing.DECIDED, Standing.RETRY_DUE):
+            return None
+        self._cache.touch(key)
+        if where is Standing.RETRY_DUE:  # a good copy in force while unreachable
+            self._fetch(key, request, token)
+        let_go(request)
+        return entry, None if entry.rules is None else entry.rules.get(token)
+
+    async def _may_not_wait(
+        self, key: Origin, request: Request, entry: policy.Entry, token: Token
+    ) -> bool:
+        """Whether ``request``, for an undecided origin, is dropped at once:
+        held in Redis long enough (:mod:`.fleet`), or unreachable and in its
+        backoff while it may not wait (:meth:`.WaitingRoom.no_time_to_wait`)."""
+        if await self._fleet.expired(key, request, entry):
+            return True
+        where = standing(entry, token, self.clock(), self.config.allow_after)
+        return where is Standing.BACKOFF and self._room.no_time_to_wait(key, request)
+
+    async def _park(self, key: Origin, request: Request, taker: str | None) -> Request:
+        """The copy of scheduled ``request`` that waits out of the
+        downloader, carrying ``taker``: held in Redis in a fleet, else
+        parked by the ``request_scheduled`` handler. ``dont_filter`` lets
+        the copy past the dupefilter, which has seen the request once; it is
+        set back on the verdict."""
+        copy = request
+        if not request.dont_filter:
+            copy = request.replace(dont_filter=True)
+            copy.meta[FILTER_KEY] = True
+        if taker is not None:
+            copy.meta[TAKER_KEY] = taker
+        if not await self._hold(key, copy):
+            self._room.park_when_scheduled(copy, key)
+        return copy
 
     def process_response(
         self, request: Request, response: Response, spider: Spider | None = None
@@ -472,25 +500,20 @@ class RobotsTxtMiddleware:
     def _fetch(self, key: Origin, trigger: Request, token: Token) -> Waiting:
         """Start fetching ``key``'s robots.txt unless a fetch is under way,
         or the backoff of an unreachable one has not ended (RFC 9309
-        §2.3.1.4)."""
-        waiting = self._room.join(key, trigger, token)
-        if not waiting.fetching:
-            waiting.trigger = trigger
-            entry = self._cache.get(key)
-            now = self.clock()
-            if entry is not None and entry.unreachable_since is not None and not entry.due(now):
-                self._room.backoff(key, waiting, entry.retry_at - now, entry.outcome)
-            else:
-                self._start(key, waiting)
-        return waiting
+        §2.3.1.4): the origin's life decides (:class:`.policy.OriginLife`)."""
+        entry = self._cache.get(key)
+        now = self.clock()
+        if entry is None or entry.unreachable_since is None or entry.due(now):
+            return self._room.fetch(key, trigger, token, retry_in=None, outcome="")
+        return self._room.fetch(
+            key, trigger, token, retry_in=entry.retry_at - now, outcome=entry.outcome
+        )
 
     def _start(self, key: Origin, waiting: Waiting) -> None:
-        waiting.fetching = True
         deferred_from_coro(self._fetch_and_settle(key, waiting))
 
     async def _fetch_and_settle(self, key: Origin, waiting: Waiting) -> None:
         entry, fetched = await self._resolver.decide(key, waiting)
-        waiting.fetching = False
         try:
             now = self.clock()
             usable = entry.usable(now, self.config.allow_after)
@@ -498,11 +521,12 @@ class RobotsTxtMiddleware:
                 self._kept.keep(key, fetched, waiting.asked)
                 waiting.asked = set()
             since = entry.unreachable_since
-            if waiting.held and waiting.unreachable_at is None and since is not None:
-                # Held requests are dropped by the fleet's clock: the record's.
-                waiting.unreachable_at = self._fleet.to_monotonic(since)
             self._room.settle(
-                key, decided=usable, retry_in=None if usable else entry.retry_at - now
+                key,
+                decided=usable,
+                retry_in=None if usable else entry.retry_at - now,
+                # Held requests are dropped by the fleet's clock: the record's.
+                unreachable_since=None if since is None else self._fleet.to_monotonic(since),
             )
         except Exception:
             logger.error(
