@@ -1,17 +1,17 @@
 """``python -m scrapy_robots_rfc``: check URLs against a robots.txt, and
 lint one.
 
-Pure: like :mod:`.parser` and :mod:`.matcher` it never imports Scrapy. A
+Pure: like :mod:`.robotstxt._parser` and :mod:`.robotstxt._matcher` it never imports Scrapy. A
 robots.txt given as an ``http``/``https`` URL is fetched by
-:mod:`.robots_file` under the status policy of docs/decisions.md (RFC 9309
+:mod:`.cli._robots_file` under the status policy of docs/decisions.md (RFC 9309
 §2.3.1; HTTP-1 to HTTP-8), reading at most 500 KiB (RFC 9309 §2.5, HTTP-12).
 
 ``check ROBOTS URL...`` prints one line per URL: the URL and its
 :class:`.Verdict`, as the middleware's log and ``scrapy robots`` say it
 (``--json``: JSON Lines), with the usage preferences robots.txt states for
-it (:mod:`.usage`) when it has content-usage or content-signal lines.
+it (:mod:`.robotstxt._usage`) when it has content-usage or content-signal lines.
 ``lint ROBOTS`` prints one ``SOURCE:LINE: CODE: message`` line per finding
-of :mod:`.lint`, then their count. What they print, and their exit
+of :mod:`.robotstxt._lint`, then their count. What they print, and their exit
 statuses (:data:`EXIT_OK` to :data:`EXIT_PIPE`), are described in their
 ``--help`` epilogs below and in README.rst.
 """

@@ -1,7 +1,7 @@
 """A robots.txt as the command line reads it: a file, standard input, or
 an ``http``/``https`` URL fetched with :mod:`urllib.request`.
 
-Pure: like :mod:`.parser` it never imports Scrapy. A URL is fetched under
+Pure: like :mod:`.robotstxt._parser` it never imports Scrapy. A URL is fetched under
 the status policy of docs/decisions.md (RFC 9309 §2.3.1; HTTP-1 to HTTP-8), the
 middleware's (:mod:`.policy`), reading at most 500 KiB (RFC 9309 §2.5,
 HTTP-12). :mod:`.cli` prints what :func:`load` returns.

@@ -22,7 +22,7 @@ unreachable) or dropped for a usage preference, 2 error (bad arguments, a
 crawl that could not start, a request that failed for another reason).
 
 ``--json`` prints the report as one object, the ``robots`` schema of
-:mod:`..schemas`; without it, :func:`.text.report_text` prints the same as
+:mod:`..schemas`; without it, :func:`.commands.text.report_text` prints the same as
 aligned lines.
 
 Scrapy imports this module for every ``scrapy`` command (entry points are
@@ -221,7 +221,7 @@ class _Run:
 
     def allowed(self, response: Response) -> None:
         # Answered by ProbeMiddleware, or for a robots.txt URL by the
-        # middleware with its fetch's response (:mod:`..kept`): after the
+        # middleware with its fetch's response (:mod:`.crawl._kept_responses`): after the
         # verdict either way, and the URL was not downloaded again.
         if NOT_DOWNLOADED in response.flags or SERVED_FLAG in response.flags:
             self.verdict = "allowed"

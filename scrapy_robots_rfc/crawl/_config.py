@@ -461,7 +461,7 @@ def setting_names() -> dict[str, str]:
     ``ROBOTSTXT_RFC_CACHE_TTL``), unless the field says otherwise (the
     crawler's name comes from Scrapy's ``ROBOTSTXT_USER_AGENT`` and
     ``USER_AGENT``). The one list of this package's settings: the start-up
-    check of misspelt names (:mod:`.spelling`) reads it."""
+    check of misspelt names (:mod:`.crawl._misspelt_settings`) reads it."""
     return {f.name: f.metadata.get(_FROM, PREFIX + f.name.upper()) for f in fields(Config)}
 
 

@@ -11,7 +11,7 @@ Two things keep the requests to an origin at least its crawl-delay apart:
   (:class:`Pacer`): an allowed request waits in ``process_request`` until
   the origin's next allowed start, which one Redis script reserves on the
   server's clock for all workers at once (``next:<origin>``; the
-  ``RESERVE`` script of :mod:`.stores.redis_lua`). Without Redis, or while
+  ``RESERVE`` script of :mod:`.stores._redis_lua`). Without Redis, or while
   it fails, the turns are kept in memory.
 
 A request waits for its turn before it enters the download slot, so that

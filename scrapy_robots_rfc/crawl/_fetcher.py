@@ -64,7 +64,7 @@ class Fetched:
     #: A download error (logged at ERROR, as the built-in logs it).
     error: bool = False
     #: The last response, for the spider's own request for this robots.txt
-    #: (:mod:`.kept`); ``None`` when the fetch ended without one (a download
+    #: (:mod:`.crawl._kept_responses`); ``None`` when the fetch ended without one (a download
     #: error, a refusal).
     response: Response | None = None
     #: Whether ``response``'s body is not all the server sent: cut at

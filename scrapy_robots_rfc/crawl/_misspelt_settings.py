@@ -3,13 +3,13 @@
 Scrapy takes any name as a setting and never says that nothing reads one:
 ``-s ROBOTSTXT_RFC_TIMOUT=5`` would run as if nothing were set. Every
 setting whose name starts with ``ROBOTSTXT_RFC_`` (this package's prefix,
-:data:`.config.PREFIX`) and is not one of ours gets one WARNING that names
+:data:`.crawl._config.PREFIX`) and is not one of ours gets one WARNING that names
 it and the closest name that is. A ``ROBOTSTXT_`` name that is neither ours
 nor Scrapy's (``ROBOTSTXT_OBEY``, ``ROBOTSTXT_USER_AGENT``,
 ``ROBOTSTXT_PARSER``) gets one only when it is close to a name of either,
 e.g. ``ROBOTSTXT_CRAWL_DELAY``: other packages may have names of their own.
 
-Our names come from :func:`.config.setting_names`, Scrapy's from its
+Our names come from :func:`.crawl._config.setting_names`, Scrapy's from its
 default settings; neither is listed here.
 """
 

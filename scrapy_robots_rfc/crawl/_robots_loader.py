@@ -1,5 +1,5 @@
-"""Deciding an origin: its robots.txt fetched (:mod:`.fetcher`) or read from
-the shared store (:mod:`.shared`), parsed, turned into a cache entry by the
+"""Deciding an origin: its robots.txt fetched (:mod:`.crawl._fetcher`) or read from
+the shared store (:mod:`.stores._async`), parsed, turned into a cache entry by the
 policy (:mod:`.policy`), counted and logged; then what follows parsing, the
 crawl-delay and the ``robots_parsed`` signal."""
 
@@ -45,7 +45,7 @@ __all__ = ["FROM_THE_STORE", "Resolver"]
 logger = logging.getLogger(LOGGER_NAME)
 
 #: Why :meth:`Resolver.decide` has no fetch of this crawler's to show: the
-#: entry came from ``ROBOTSTXT_RFC_STORE`` (the DEBUG line of :mod:`.kept`).
+#: entry came from ``ROBOTSTXT_RFC_STORE`` (the DEBUG line of :mod:`.crawl._kept_responses`).
 FROM_THE_STORE = "the copy in use came from ROBOTSTXT_RFC_STORE, not from a fetch"
 
 
@@ -95,7 +95,7 @@ class Resolver:
         """Fetch (or read from the store) ``key``'s robots.txt and cache the
         entry it gives; also what this crawler's fetch found, or why there
         is none (the entry came from the store, or an error of ours ended
-        the fetch), for :mod:`.kept`. Never raises."""
+        the fetch), for :mod:`.crawl._kept_responses`. Never raises."""
         previous = self.cache.get(key)
         fetched: Fetched | str
         try:
@@ -348,7 +348,7 @@ class Resolver:
         crawl-delay becomes the download slot's delay, capped by
         ``ROBOTSTXT_RFC_CRAWL_DELAY_MAX``; it never shortens a longer one.
         The slot's jitter is turned off, so that it never starts a request
-        sooner than the delay (:func:`.pacing.floor_slot`). ``True`` if
+        sooner than the delay (:func:`.crawl._crawl_delay.floor_slot`). ``True`` if
         the delay raised the slot's."""
         delay = self.pacer.delay(agent.crawl_delay)
         if not delay:

@@ -194,7 +194,7 @@ class Waiting:
     tokens: set[Token] = field(default_factory=set)
     #: The taker ids of the spider requests for this robots.txt itself
     #: that wait: the fetch that decides the origin keeps its response for
-    #: them (:mod:`.kept`); one that is dropped meanwhile leaves the set.
+    #: them (:mod:`.crawl._kept_responses`); one that is dropped meanwhile leaves the set.
     asked: set[str] = field(default_factory=set)
     retry_timer: Timer | None = None
     drop_timer: Timer | None = None

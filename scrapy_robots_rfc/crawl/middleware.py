@@ -4,12 +4,12 @@ storage (README.rst, "How it works").
 
 How a request travels:
 
-1. ``process_request`` finds the request's origin (:mod:`.origin`). With a
+1. ``process_request`` finds the request's origin (:mod:`.policy._origin`). With a
    usable copy of that origin's robots.txt in the cache (:mod:`.policy`),
    the verdict is immediate: ``None``, or :class:`.ForbiddenByRobotsTxt`.
 2. Otherwise the robots.txt fetch starts, once per origin
-   (:mod:`.fetcher`, through :mod:`.shared` with a store), and the request
-   waits in the :mod:`.waiting` room, out of the downloader; in a fleet on
+   (:mod:`.crawl._fetcher`, through :mod:`.stores._async` with a store), and the request
+   waits in the :mod:`.crawl._waiting_room` room, out of the downloader; in a fleet on
    scrapy-redis, it is held in Redis (:mod:`.fleet`).
 3. When the origin is decided, its waiting requests go back to the engine
    and come through step 1 again; a request still waiting after
@@ -17,12 +17,12 @@ How a request travels:
    :class:`.RobotsTxtUnreachable`.
 4. A spider request for an origin's robots.txt itself (a ``SitemapSpider``
    on ``/robots.txt``) waits for the fetch in the same way, and is answered
-   with the fetch's response instead of a second download (:mod:`.kept`).
+   with the fetch's response instead of a second download (:mod:`.crawl._kept_responses`).
 
 Every outcome is counted in ``robotstxt/*`` stats and in the crawl report
-(:mod:`.report`). Usage preferences (``Content-Usage``, ``Content-Signal``)
+(:mod:`.crawl._report`). Usage preferences (``Content-Usage``, ``Content-Signal``)
 go into each request's and response's meta, and drop those
-``ROBOTSTXT_RFC_USAGE`` says the crawl may not use (:mod:`.usage_gate`).
+``ROBOTSTXT_RFC_USAGE`` says the crawl may not use (:mod:`.crawl._usage_gate`).
 """
 
 from __future__ import annotations
@@ -286,7 +286,7 @@ class RobotsTxtMiddleware:
             return None
         token = self._token(request)
         # The spider's own request for this robots.txt (a SitemapSpider's):
-        # answered with the fetch's response (:mod:`.kept`) if it waited for
+        # answered with the fetch's response (:mod:`.crawl._kept_responses`) if it waited for
         # the fetch as ``taker``; dropped instead, it gives up its share.
         asks = asks_for_robots_txt(request.url)
         taker: str | None = meta.pop(TAKER_KEY, None) if asks else None
@@ -389,7 +389,7 @@ class RobotsTxtMiddleware:
     def process_response(
         self, request: Request, response: Response, spider: Spider | None = None
     ) -> Response:
-        """Usage preferences of the ``Content-Usage`` header (U-6, :mod:`.usage_gate`)."""
+        """Usage preferences of the ``Content-Usage`` header (U-6, :mod:`.crawl._usage_gate`)."""
         return self._usage.on_response(request, response)
 
     def _decide(

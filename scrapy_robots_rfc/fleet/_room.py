@@ -6,7 +6,7 @@ with scrapy-redis").
 RFC 9309 §2.3.1 asks a crawler to know an origin's rules before it crawls
 there. A request that comes through the scheduler while its origin is
 undecided is *held*: serialised the way scrapy-redis's queue serialises
-requests and put in the origin's held set (:mod:`.stores.redis_fleet`).
+requests and put in the origin's held set (:mod:`.stores._redis_fleet`).
 Once the origin is decided, by whichever worker, one script moves its held
 requests straight back into the scrapy-redis queue. The workers that wait
 for an origin watch it; a worker that dies stops watching, and after one
@@ -21,7 +21,7 @@ worker pops them (:meth:`FleetRoom.expired`).
 
 Held only when the store is Redis and the scheduler is scrapy-redis's, on the
 same server and database, and ``ROBOTSTXT_RFC_HOLD`` is ``"auto"``;
-otherwise requests wait in memory (:mod:`.waiting`) as they always did, and
+otherwise requests wait in memory (:mod:`.crawl._waiting_room`) as they always did, and
 those still waiting when a single crawl pauses are kept in ``JOBDIR``
 (:func:`save_waiting`, :func:`load_waiting`) for the next run.
 
@@ -30,7 +30,7 @@ loaded (:func:`scheduler_queue`) gives the key, the serializer and the
 client; its settings and defaults build one the same way when the engine
 shows no scheduler. Only the release into the queue writes the queue's keys
 itself, because it must be atomic with the held set (exactly once); what it
-writes comes from one table, :data:`.stores.redis_fleet.QUEUE_LAYOUTS`
+writes comes from one table, :data:`.stores._redis_fleet.QUEUE_LAYOUTS`
 (:func:`queue_layout`), which ``tests/test_redis_fleet.py`` checks against
 scrapy-redis's own ``push`` and ``pop``.
 """
@@ -174,7 +174,7 @@ def scheduler_queue(crawler: Crawler, spider: Spider) -> tuple[Any, bool] | None
 
 def queue_layout(queue_class: type) -> Layout | None:
     """How ``queue_class`` lays requests out in Redis
-    (:data:`.stores.redis_fleet.QUEUE_LAYOUTS`): that of the scrapy-redis
+    (:data:`.stores._redis_fleet.QUEUE_LAYOUTS`): that of the scrapy-redis
     queue class it is, or derives from and keeps the ``push`` of; ``None``
     for a class that writes requests its own way."""
     push = getattr(queue_class, "push", None)
@@ -194,7 +194,7 @@ def _close(client: Any) -> None:
 
 class FleetRoom:
     """The held requests of this worker's crawl, next to the memory
-    :class:`.waiting.WaitingRoom`: holding, releasing, watching, adopting
+    :class:`.crawl._waiting_room.WaitingRoom`: holding, releasing, watching, adopting
     and handing over.
 
     ``adopt(key, trigger, since)`` is called for each origin this worker
@@ -342,7 +342,7 @@ class FleetRoom:
         """Hold ``request`` for ``key`` in Redis; it returns once Redis has
         it. ``False`` when it is not held, and must wait in memory: not
         :attr:`holding`, a request that waits for one fetch only
-        (:data:`.waiting.NO_WAIT_KEY`), one that cannot be serialised
+        (:data:`.crawl._waiting_room.NO_WAIT_KEY`), one that cannot be serialised
         (logged once per callback), or a store error."""
         fleet, meta = self._fleet, request.meta
         if fleet is None or not self.holding or meta.get(NO_WAIT_KEY):

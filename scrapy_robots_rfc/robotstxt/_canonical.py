@@ -1,7 +1,7 @@
 """URL -> match string, and the canonical form of patterns and match
 strings (RFC 9309 §2.2.2, §2.2.3; ENC-1, ENC-3, ENC-6, URL-1..URL-5).
 
-Pure Python, no Scrapy import; :mod:`.matcher` matches what this gives.
+Pure Python, no Scrapy import; :mod:`.robotstxt._matcher` matches what this gives.
 The IDs in comments point into ``docs/spec-ids.md`` and ``docs/decisions.md``.
 """
 

@@ -2,7 +2,7 @@
 which keys are read and how they may be spelt, and the notes about a line
 that is read other than it is written (RFC 9309 §2.2; FMT-6..FMT-12, D-4,
 D-5). A port of robots.cc ``GetKeyAndValueFrom`` and
-``ParsedRobotsKey::Parse``; :mod:`.parser` builds the groups on it.
+``ParsedRobotsKey::Parse``; :mod:`.robotstxt._parser` builds the groups on it.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ __all__ = [
     "unread_note",
 ]
 
-#: A note as a plain tuple: line, code, text (:class:`.parser.Note`).
+#: A note as a plain tuple: line, code, text (:class:`.robotstxt._parser.Note`).
 Noted = tuple[int, str, str]
 WHITESPACE = b" \t\n\v\f\r"  # absl::ascii_isspace (FMT-7)
 Spellings = tuple[bytes, ...]

@@ -1,7 +1,7 @@
 """What a robots.txt author would want to know: ``python -m scrapy_robots_rfc
 lint``.
 
-Pure, like :mod:`.parser` and :mod:`.matcher`: it never imports Scrapy and
+Pure, like :mod:`.robotstxt._parser` and :mod:`.robotstxt._matcher`: it never imports Scrapy and
 does no I/O; :mod:`.cli` reads the file and prints. The findings come from
 two places:
 
@@ -12,7 +12,7 @@ two places:
   match nothing, never match, never decide (``shadowed``) or repeat another
   (``duplicate``);
 * the content-usage and content-signal lines (:attr:`.RobotsTxt.usage_rules`,
-  :mod:`.usage`): statements that are not a Structured Fields Dictionary or
+  :mod:`.robotstxt._usage`): statements that are not a Structured Fields Dictionary or
   state nothing, keys and values that are ignored, and preferences for URLs
   robots.txt disallows, which never apply.
 
@@ -107,7 +107,7 @@ def lint(body: bytes, mode: Mode = "rfc", *, truncated: bool = False) -> list[Fi
     """The findings for the robots.txt ``body``, in line order.
 
     ``truncated`` says that ``body`` was cut at the 500 KiB limit
-    (:func:`~.parser.cut_at_limit`), which is then a finding too.
+    (:func:`~.robotstxt._parser.cut_at_limit`), which is then a finding too.
     """
     robots = RobotsTxt.parse(body, mode, truncated=truncated)
     found = [Finding(note.line, note.code, note.text) for note in robots.notes]
@@ -296,7 +296,7 @@ def _usage_findings(robots: RobotsTxt) -> list[Finding]:
 
 def _statement_findings(rule: UsageRule) -> list[Finding]:
     """What is wrong with ``rule``'s statement: not a Dictionary, empty,
-    or members that state nothing (:attr:`.usage.Statement.ignored`)."""
+    or members that state nothing (:attr:`.robotstxt._usage.Statement.ignored`)."""
     kind, line = rule.kind, rule.line
     statement = parse_statement(rule.statement, kind)
     if statement.error is not None:

@@ -186,7 +186,7 @@ class AgentRules:
 
     The first verdicts scan the rules (:meth:`scan`). A rule set of more
     than 16 rules that keeps being asked is compiled into a prefix tree (one
-    regex, :mod:`.tree`), so that one C-level ``match`` finds the few rules
+    regex, :mod:`.robotstxt._rule_tree`), so that one C-level ``match`` finds the few rules
     that can match a path; those are then tried in precedence order.
     """
 
@@ -231,7 +231,7 @@ class AgentRules:
         self.agents = agents
         self.crawl_delay = crawl_delay
         #: The content-usage/content-signal rules that apply, as rule sets
-        #: matched each on its own, longest first (:mod:`.usage`; U-1, U-2);
+        #: matched each on its own, longest first (:mod:`.robotstxt._usage`; U-1, U-2);
         #: ``None`` without any.
         self.usage = usage
         self.mode: Mode = mode

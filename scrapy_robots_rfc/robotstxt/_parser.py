@@ -21,7 +21,7 @@ unknown lines are skipped without ending a group.
 
 A line that is skipped, cut or read other than it is written gets a
 :class:`Note` (:attr:`RobotsTxt.notes`, codes in :data:`NOTE_CODES`), which
-``python -m scrapy_robots_rfc lint`` prints (:mod:`.lint`).
+``python -m scrapy_robots_rfc lint`` prints (:mod:`.robotstxt._lint`).
 """
 
 from __future__ import annotations
@@ -272,7 +272,7 @@ class RobotsTxt:
         The name is the crawler's product token (RFC 9309 §2.2.1), compared
         case-insensitively. In ``rfc`` mode a name that is not one is first
         reduced to the crawler's product name, as a User-Agent header is
-        (D-21, :func:`.agents.crawler_name`): ``BadBot/1.0`` and
+        (D-21, :func:`.robotstxt._names.crawler_name`): ``BadBot/1.0`` and
         ``Mozilla/5.0 (compatible; BadBot/1.0)`` get ``BadBot``'s groups, and
         ``MJ12bot`` stays whole (never ``mj``). ``google`` mode compares the
         name verbatim, as Google's parser does. ``*`` asks for the global
@@ -384,7 +384,7 @@ class RobotsTxt:
     def usage(self, url: str | bytes, user_agent: Name) -> Preferences:
         """The usage preferences robots.txt states for ``url`` and the
         crawler named ``user_agent`` (U-1..U-5; none for a URL
-        it disallows); :func:`.usage.robots_preferences` says how."""
+        it disallows); :func:`.robotstxt._usage.robots_preferences` says how."""
         if self._usage is None:
             return NO_PREFERENCES  # no usage line: nothing to look up
         rules = self.for_agent(user_agent)

@@ -3,7 +3,7 @@ literal prefixes as one regular expression, and per tree node the rules to
 try, filtered by their required segments when there are many (RFC 9309
 §2.2.2 longest match, PATH-5, PATH-6, PATH-11: nothing backtracks).
 
-:class:`.matcher.AgentRules` compiles a rule set into it after its first
+:class:`.robotstxt._matcher.AgentRules` compiles a rule set into it after its first
 verdicts; pure Python, no Scrapy import.
 """
 
@@ -32,7 +32,7 @@ __all__ = [
 def pattern_regex(pattern: str) -> str:
     """The regular expression for a robots.txt pattern, matched from the
     start of the match string (PATH-1), with the semantics of
-    :func:`.matcher.pattern_matches`.
+    :func:`.robotstxt._patterns.pattern_matches`.
 
     Each ``*`` is an atomic group that takes the leftmost occurrence of the next literal
     segment and is never re-entered, which is exact for patterns whose only

@@ -110,7 +110,7 @@ _found: dict[object, Preferences] = {}
 class UsageRule(NamedTuple):
     """One ``content-usage`` or ``content-signal`` line as it is matched.
 
-    ``pattern`` is the path as :func:`.canonical.escape_pattern` gives it
+    ``pattern`` is the path as :func:`.robotstxt._canonical.escape_pattern` gives it
     for the mode (the same form and octet length as an allow/disallow
     rule, draft-ietf-aipref-attach-05 §3.1), ``"/"`` for a line without a
     path (U-2). ``statement`` is the rest of the value, as written

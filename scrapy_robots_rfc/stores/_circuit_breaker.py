@@ -1,5 +1,5 @@
 """Store errors that heal (README.rst, "Stores"): after a
-:class:`~.stores.base.StoreError` the crawl goes on with the in-memory
+:class:`~.stores._base.StoreError` the crawl goes on with the in-memory
 cache, the store is asked again with a backoff (1 s, doubling up to 60 s),
 and used again as soon as it answers.
 

@@ -37,7 +37,7 @@ def is_import_path(value: str) -> bool:
 
 
 def missing_methods(cls: type[Any]) -> list[str]:
-    """The methods of :class:`.base.Store` that ``cls`` lacks, in the
+    """The methods of :class:`.stores._base.Store` that ``cls`` lacks, in the
     protocol's order."""
     return [name for name in METHODS if not callable(getattr(cls, name, None))]
 

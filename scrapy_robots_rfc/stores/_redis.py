@@ -13,9 +13,9 @@ own token.
 Every key expires: records ``ttl`` seconds after their last write (by
 default 31 days: the 30 days of RFC 9309 §2.3.1.4 during which an
 unreachable origin stays disallowed, plus the cache lifetime of §2.4), the
-lock after one lease. :mod:`.redis_lua` lists the keys and the scripts;
+lock after one lease. :mod:`.stores._redis_lua` lists the keys and the scripts;
 :meth:`RedisStore.fleet` gives the requests held for a fleet of workers
-(:mod:`.redis_fleet`).
+(:mod:`.stores._redis_fleet`).
 
 The ``v1`` in the keys is their layout; the record's own format version is
 inside the value, and a record of another version counts as absent.
@@ -276,7 +276,7 @@ class RedisStore:
     def fleet(self, namespace: str) -> RedisFleet:
         """The requests held for the scrapy-redis queue ``namespace``
         (``"<spider>:requests"``), and crawl-delay turns, through this
-        store's connections; see :mod:`.redis_fleet`."""
+        store's connections; see :mod:`.stores._redis_fleet`."""
         return RedisFleet(
             self._client, namespace, source=self.source, lease=self.lease, ttl=self.ttl
         )

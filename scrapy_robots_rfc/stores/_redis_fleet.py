@@ -32,7 +32,7 @@ its ``Crawl-delay`` on the server's clock (not a rule of RFC 9309: one of the
 
 Synchronous, like the stores: the middleware calls it from the store's
 thread pool. Every error of redis-py or of the socket becomes a
-:class:`~.base.StoreError` naming the setting and the server.
+:class:`~.stores._base.StoreError` naming the setting and the server.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ _PROBE_TTL = 10.0
 
 
 def store_error(source: str, doing: str, exc: BaseException) -> StoreError:
-    """The :class:`~.base.StoreError` for ``exc``, raised while ``doing``
+    """The :class:`~.stores._base.StoreError` for ``exc``, raised while ``doing``
     something with the store ``source`` names."""
     return StoreError(f"{source}: {doing} failed: {type(exc).__name__}: {exc}")
 
@@ -124,7 +124,7 @@ class RedisFleet:
     """The held requests of one namespace (a scrapy-redis queue key), and
     crawl-delay turns, in the Redis server ``client`` talks to.
 
-    Made by :meth:`.redis.RedisStore.fleet`, which shares its client.
+    Made by :meth:`.stores._redis.RedisStore.fleet`, which shares its client.
     ``lease`` is how long an origin stays watched after the last
     :meth:`hold` or :meth:`watch` (so a dead worker's origins are adopted
     within about one lease), ``ttl`` how long a held set lives after its
@@ -314,7 +314,7 @@ class RedisFleet:
         :meth:`release` move held requests into its queue. A key written
         here (expiring in 10 s) must read the same there. An error of
         ``client`` is ``False``; an error of this store a
-        :class:`~.base.StoreError`."""
+        :class:`~.stores._base.StoreError`."""
         nonce = secrets.token_hex(16).encode()
         key = f"{KEY_PREFIX}probe:{nonce.decode()}"
         try:

@@ -1,5 +1,5 @@
 """The key layout and the Lua scripts of the Redis store (issue 13, "Fleets on
-scrapy-redis"). Constants only: :mod:`.redis` and :mod:`.redis_fleet` run
+scrapy-redis"). Constants only: :mod:`.stores._redis` and :mod:`.stores._redis_fleet` run
 them.
 
 Every script runs atomically in the server, so each state change below is

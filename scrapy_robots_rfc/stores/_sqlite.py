@@ -4,7 +4,7 @@ SQLite file, with no server. For one machine and for ``JOBDIR`` crawls.
 The URL reads as SQLAlchemy reads it: ``sqlite:///relative/path.db`` (three
 slashes) is relative to the working directory, ``sqlite:////absolute/path.db``
 (four slashes) is absolute. Folders are never created: a missing one is a
-start-up error (:mod:`..config`), not a new folder where a typo points.
+start-up error (:mod:`.crawl._config`), not a new folder where a typo points.
 
 Several crawls may share the file: SQLite's own locking serialises writers
 (``BEGIN IMMEDIATE`` with a busy timeout), and the fetch lock is a row with
@@ -134,7 +134,7 @@ class SqliteStore:
     def put(self, origin: str, record: Record) -> bool:
         """Store ``record``; under our lease, ``False`` (nothing written)
         when it lapsed and another crawl took it since (fencing, as in
-        :meth:`.redis.RedisStore.put`)."""
+        :meth:`.stores._redis.RedisStore.put`)."""
         token = self._tokens.get(origin)
 
         def write(db: sqlite3.Connection) -> bool:
