@@ -588,7 +588,8 @@ def test_flush_on_start_drops_what_an_earlier_run_held(
 
 
 #: A crawl in a process of its own, with the settings of its first
-#: argument; it prints the scrapy-redis modules it imported.
+#: argument; it prints the scrapy-redis modules it imported, then whether
+#: it imported the package's fleet.
 _CRAWL_AND_LIST_MODULES = """
 import json, sys
 from scrapy import Spider
@@ -602,6 +603,7 @@ process = CrawlerProcess(json.loads(sys.argv[1]))
 process.crawl(Empty)
 process.start()
 print(sorted(m for m in sys.modules if m.partition(".")[0] == "scrapy_redis"))
+print("scrapy_robots_rfc.fleet" in sys.modules)
 """
 
 
@@ -610,7 +612,8 @@ def test_scrapy_redis_is_imported_only_by_a_crawl_on_its_scheduler(
     redis_server: RedisServer, activation: dict[str, Any], scrapy_redis_scheduler: bool
 ) -> None:
     """scrapy-redis stays optional: a crawl with a Redis store and Scrapy's
-    scheduler never imports it."""
+    scheduler never imports it, nor the package's fleet, which the
+    middleware loads by name on scrapy-redis only."""
     settings = {
         **activation,
         "ROBOTSTXT_OBEY": True,
@@ -631,11 +634,12 @@ def test_scrapy_redis_is_imported_only_by_a_crawl_on_its_scheduler(
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    imported = done.stdout.strip().splitlines()[-1]
+    imported, fleet = done.stdout.strip().splitlines()[-2:]
     if scrapy_redis_scheduler:
         assert "'scrapy_redis.scheduler'" in imported, done.stdout
     else:
         assert imported == "[]", done.stderr
+    assert fleet == str(scrapy_redis_scheduler), done.stdout
 
 
 def _reactor() -> Any:

@@ -40,7 +40,6 @@ from .. import policy
 from .._logging import LOGGER_NAME, reaches_a_handler
 from .._timers import call_later
 from ..exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable
-from ..fleet import JOBDIR_FILE, FleetRoom, let_go, load_waiting, save_waiting
 from ..policy import Origin, Origins, Standing, State, Verdict, origin, standing
 from ..robotstxt import (
     NO_PREFERENCES,
@@ -55,6 +54,8 @@ from ..robotstxt import (
 from ..stores import SharedStore, open_store
 from ._config import Config
 from ._fetcher import DOWNLOAD_PRIORITY, Fetcher
+from ._holding import hold_class, let_go
+from ._jobdir import JOBDIR_FILE, load_waiting, save_waiting
 from ._kept_responses import TAKER_KEY, KeptResponses, asks_for_robots_txt, unlike_the_fetch
 from ._misspelt_settings import warn_about_misspelt_settings
 from ._report import Report
@@ -174,7 +175,7 @@ class RobotsTxtMiddleware:
             clock=self._now,
             spider=self._current_spider,
         )
-        self._fleet = FleetRoom(
+        self._fleet = hold_class(config, crawler.settings)(
             crawler,
             config,
             self._shared,

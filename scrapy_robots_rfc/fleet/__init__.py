@@ -1,29 +1,18 @@
 """Optional support for fleets on scrapy-redis (README.rst, "Fleets on
 scrapy-redis"): requests held in Redis while their origin's robots.txt is
-unknown, and the JOBDIR file of the requests that wait.
+unknown.
 
-Only :mod:`..crawl.middleware` imports this package (``lint-imports``
-checks it).
+Nothing in the package imports this one (``lint-imports`` checks it): the
+middleware loads :class:`FleetRoom` by name for a crawl whose scheduler is
+scrapy-redis's (:func:`..crawl._holding.hold_class`).
 """
 
 from __future__ import annotations
 
-from ._room import (
-    JOBDIR_FILE,
-    FleetRoom,
-    let_go,
-    load_waiting,
-    queue_layout,
-    save_waiting,
-    scheduler_queue,
-)
+from ._room import FleetRoom, queue_layout, scheduler_queue
 
 __all__ = [
-    "JOBDIR_FILE",
     "FleetRoom",
-    "let_go",
-    "load_waiting",
     "queue_layout",
-    "save_waiting",
     "scheduler_queue",
 ]

@@ -14,16 +14,17 @@ for an origin watch it; a worker that dies stops watching, and after one
 decides it and releases its requests. A worker that stops on purpose hands
 its origins over at once.
 
-A held request keeps when it first waited (:data:`SINCE_KEY`, wall clock), so
+A held request keeps when it first waited (``SINCE_KEY``, wall clock), so
 the requests of an origin that stays unreachable are dropped after
 ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` (RFC 9309 §2.3.1.4) once, by whichever
 worker pops them (:meth:`FleetRoom.expired`).
 
 Held only when the store is Redis and the scheduler is scrapy-redis's, on the
 same server and database, and ``ROBOTSTXT_RFC_HOLD`` is ``"auto"``;
-otherwise requests wait in memory (:mod:`.crawl._waiting_room`) as they always did, and
-those still waiting when a single crawl pauses are kept in ``JOBDIR``
-(:func:`save_waiting`, :func:`load_waiting`) for the next run.
+otherwise requests wait in memory (:class:`.crawl._holding.MemoryHold`, which
+:class:`FleetRoom` extends) as they always did. Nothing outside this package
+imports it: the middleware loads :class:`FleetRoom` by name
+(:func:`.crawl._holding.hold_class`) for a crawl on scrapy-redis.
 
 scrapy-redis is used through what it offers: the queue object its scheduler
 loaded (:func:`scheduler_queue`) gives the key, the serializer and the
@@ -40,8 +41,6 @@ from __future__ import annotations
 import functools
 import importlib
 import logging
-import os
-import pickle
 import secrets
 from typing import TYPE_CHECKING, Any
 
@@ -52,7 +51,14 @@ from scrapy.utils.python import global_object_name
 from scrapy.utils.request import request_from_dict
 
 from .._logging import LOGGER_NAME
-from ..crawl import NO_WAIT_KEY, SCHEDULED_KEY
+from ..crawl import (
+    HOLD_KEY,
+    NO_WAIT_KEY,
+    SCHEDULED_KEY,
+    SINCE_KEY,
+    MemoryHold,
+    on_scrapy_redis,
+)
 from ..policy import origin
 from ..stores import QUEUE_LAYOUTS, Layout, QueueTarget, RedisStore
 
@@ -66,47 +72,21 @@ if TYPE_CHECKING:
     from .._timers import Timer
     from ..crawl import Config, WaitingRoom
     from ..policy import Entry, Origin
-    from ..stores import Record, RedisFleet, SharedStore
+    from ..stores import RedisFleet, SharedStore
 
 __all__ = [
-    "DROP_TOLERANCE",
-    "HOLD_KEY",
-    "JOBDIR_FILE",
     "MAX_ADOPT",
-    "SINCE_KEY",
     "FleetRoom",
-    "let_go",
-    "load_waiting",
     "queue_layout",
-    "save_waiting",
     "scheduler_queue",
 ]
 
 logger = logging.getLogger(LOGGER_NAME)
 
-#: A random value, new at each hold, so that two identical requests are two
-#: members of the held set.
-HOLD_KEY = "_robotstxt_rfc_hold"
-#: When the request first waited for robots.txt (seconds since the epoch):
-#: ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` counts from here in every worker.
-SINCE_KEY = "_robotstxt_rfc_since"
-#: Seconds of clock skew between workers that the drop rule allows for.
-DROP_TOLERANCE = 2.0
-#: ``JOBDIR`` file for requests still waiting when a crawl without a fleet
-#: pauses.
-JOBDIR_FILE = "robotstxt_rfc.waiting"
 #: Origins one sweep adopts at most.
 MAX_ADOPT = 16
 #: The shortest time between two sweeps, in seconds.
 _MIN_SWEEP = 0.5
-
-
-def let_go(request: Request) -> None:
-    """Take the hold's keys off ``request``, which leaves the waiting for
-    good: crawled, forbidden or dropped."""
-    meta = request.meta
-    meta.pop(HOLD_KEY, None)
-    meta.pop(SINCE_KEY, None)
 
 
 def _scrapy_redis(module: str) -> Any:
@@ -128,22 +108,13 @@ def scheduler_queue(crawler: Crawler, spider: Spider) -> tuple[Any, bool] | None
     settings, with its own defaults, and a client from its ``REDIS_URL``
     settings (``scrapy_redis.connection``), which the caller closes."""
     settings = crawler.settings
-    scheduler_class = settings.get("SCHEDULER")
-    try:
-        if isinstance(scheduler_class, str):
-            scheduler_class = load_object(scheduler_class)
-    except (ImportError, AttributeError, ValueError, NameError):
-        return None
-    # Scrapy has imported the scheduler already: scrapy-redis is imported
-    # only when it is scrapy-redis's.
-    if not isinstance(scheduler_class, type) or not any(
-        cls.__module__.partition(".")[0] == "scrapy_redis" for cls in scheduler_class.__mro__
-    ):
+    if not on_scrapy_redis(settings):
         return None
     try:
         scheduler_module = _scrapy_redis("scheduler")
     except ImportError:
         return None
+    scheduler_class = load_object(settings.get("SCHEDULER"))
     if not issubclass(scheduler_class, scheduler_module.Scheduler):
         return None
     engine = crawler.engine
@@ -192,17 +163,17 @@ def _close(client: Any) -> None:
         logger.debug("Error closing a Redis client of scrapy-redis", exc_info=True)
 
 
-class FleetRoom:
+class FleetRoom(MemoryHold):
     """The held requests of this worker's crawl, next to the memory
     :class:`.crawl._waiting_room.WaitingRoom`: holding, releasing, watching, adopting
-    and handing over.
+    and handing over. Where it cannot hold (the module's docstring), it
+    acts as :class:`.crawl._holding.MemoryHold`.
 
     ``adopt(key, trigger, since)`` is called for each origin this worker
     adopts, with a request that stands for it (the oldest held) and when
     that request began to wait (seconds since the epoch): the caller
     decides the origin, and the waiting room releases the held requests
-    then (:meth:`release_soon`). ``clock`` is the wall clock of
-    :data:`SINCE_KEY`; ``monotonic`` the waiting room's.
+    then (:meth:`release_soon`).
     """
 
     def __init__(
@@ -218,20 +189,21 @@ class FleetRoom:
         adopt: Callable[[Origin, Request, float], None],
         stats: StatsCollector,
     ) -> None:
-        self._crawler = crawler
-        self._config = config
-        self._shared = shared
-        self._room = room
+        super().__init__(
+            crawler,
+            config,
+            shared,
+            room,
+            clock=clock,
+            monotonic=monotonic,
+            call_later=call_later,
+            adopt=adopt,
+            stats=stats,
+        )
         room.fleet = self
-        self._clock = clock
-        self._monotonic = monotonic
-        self._call_later = call_later
-        self._adopt = adopt
-        self._stats = stats
         self._fleet: RedisFleet | None = None
         self._target: QueueTarget | None = None
         self._serializer: Any = None
-        self._spider: Spider | None = None
         self._sweep_timer: Timer | None = None
         #: Set when the spider closes: a sweep under way adopts nothing more.
         self._closing = False
@@ -265,7 +237,7 @@ class FleetRoom:
         """Find out whether requests can be held (the module's docstring);
         if so, sweep at once: a worker that stopped, or died, may have left
         requests for this one."""
-        self._spider = spider
+        await super().open(spider)
         if self._config.hold == "memory":
             return
         try:
@@ -431,41 +403,16 @@ class FleetRoom:
         since = None if left == 0 else before if oldest is None else oldest[1]
         self._room.held_left(key, left, None if since is None else self.to_monotonic(since))
 
-    def to_monotonic(self, wall: float) -> float:
-        """The time ``wall`` (seconds since the epoch, the clock of
-        :data:`SINCE_KEY` and of records) on the waiting room's clock."""
-        return self._monotonic() - max(0.0, self._clock() - wall)
-
-    def waited_since(self, request: Request) -> float:
-        """When held ``request`` first waited, on the waiting room's clock."""
-        return self.to_monotonic(float(request.meta.get(SINCE_KEY, self._clock())))
-
     async def expired(self, key: Origin, request: Request, entry: Entry) -> bool:
-        """Whether held ``request``, for ``key`` whose robots.txt is
-        unreachable with no good copy (``entry``), has waited
-        ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``: from when it first waited, or
-        when the origin turned unreachable, whichever is later (RFC 9309
-        §2.3.1.4), with :data:`DROP_TOLERANCE` for the clocks of workers.
-        The stored record has the last word: another worker may have
-        reached robots.txt since ``entry``."""
+        """:meth:`.MemoryHold.expired`; the stored record has the last word
+        while requests are held: another worker may have reached robots.txt
+        since ``entry``."""
         if not self._waited(request, entry):
             return False
         if not self.holding:
             return True
         record = await self._shared.get(str(key))
         return record is None or self._waited(request, record)
-
-    def _waited(self, request: Request, state: Entry | Record) -> bool:
-        since = request.meta.get(SINCE_KEY)
-        unreachable_since = state.unreachable_since
-        if since is None or state.good or unreachable_since is None:
-            return False
-        now, config = self._clock(), self._config
-        if now - unreachable_since >= config.allow_after:
-            return False  # allowed now (RFC 9309 §2.3.1.4)
-        return (
-            now - max(float(since), unreachable_since) >= config.unreachable_wait - DROP_TOLERANCE
-        )
 
     # -- the sweep -----------------------------------------------------------------
 
@@ -590,50 +537,3 @@ class FleetRoom:
                 extra={"spider": self._spider},
             )
         return kept
-
-
-# -- JOBDIR, without a fleet -------------------------------------------------------
-
-
-def load_waiting(path: str, spider: Spider) -> list[Request] | None:
-    """The requests :func:`save_waiting` left in ``path``, which is removed;
-    ``None`` when it cannot be read (it is left in place: nothing is lost,
-    and the next run tries again)."""
-    try:
-        with open(path, "rb") as f:
-            requests = [
-                request_from_dict(pickle.loads(blob), spider=spider) for blob in pickle.load(f)
-            ]
-    except Exception:
-        logger.error(
-            "Cannot read %(path)s, the requests that were waiting for robots.txt "
-            "when the crawl paused",
-            {"path": path},
-            exc_info=True,
-            extra={"spider": spider},
-        )
-        return None
-    os.remove(path)
-    return requests
-
-
-def save_waiting(path: str, requests: list[Request], spider: Spider) -> tuple[int, int]:
-    """Save ``requests`` in ``path``; how many were saved and how many could
-    not be. Each request is pickled on its own, as Scrapy's disk queues do,
-    so that one that cannot be does not take the others with it."""
-    saved: list[bytes] = []
-    for request in requests:
-        try:
-            saved.append(pickle.dumps(request.to_dict(spider=spider), protocol=4))
-        except Exception:  # one that cannot be saved does not take the others along
-            logger.error(
-                "Cannot save %(request)s, which was waiting for robots.txt, in JOBDIR",
-                {"request": request},
-                exc_info=True,
-                extra={"spider": spider},
-            )
-    partial = f"{path}.partial"
-    with open(partial, "wb") as f:
-        pickle.dump(saved, f, protocol=4)
-    os.replace(partial, path)  # never a half-written file
-    return len(saved), len(requests) - len(saved)
