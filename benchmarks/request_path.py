@@ -1,0 +1,171 @@
+"""The path of one request through the package's modules, on a real crawl:
+how many modules it enters, how many times it comes back to a module it
+had left, and how many of those are call-backs (a call into a module that is
+lower on the call stack, as a room calling its middleware), for a cache miss (the first request to an origin, whose robots.txt
+is fetched) and a cache hit (the next request to it).
+
+It is a measure of the code's shape, not of speed: a profiler
+(``sys.setprofile``) follows which of the package's modules runs, call by
+call, while a spider crawls two pages of a local server. Calls outside the
+package (Scrapy, Twisted) are not counted; the pure ``robotstxt`` package
+can be counted as one unit (``--core-as-one``), as a library called through
+``RobotsTxt.parse``.
+
+    python benchmarks/request_path.py [--core-as-one] [--show]
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import FrameType
+from typing import Any
+
+import harness
+from scrapy import Request, Spider
+from scrapy.crawler import CrawlerProcess
+
+PACKAGE = "scrapy_robots_rfc"
+ROBOTS = b"User-agent: *\nDisallow: /private\nCrawl-delay: 0\n"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = ROBOTS if self.path == "/robots.txt" else b"<html><body>page</body></html>"
+        kind = "text/plain" if self.path == "/robots.txt" else "text/html"
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+class _Path:
+    """The modules that ran, phase by phase, consecutive repeats collapsed."""
+
+    def __init__(self, core_as_one: bool) -> None:
+        self.core_as_one = core_as_one
+        self.phase: str | None = None
+        self.steps: dict[str, list[str]] = {"miss": [], "hit": []}
+        #: Calls into a module that is lower on the call stack: a module
+        #: called back by one it called (a web, not layers).
+        self.callbacks: dict[str, list[str]] = {"miss": [], "hit": []}
+
+    def unit(self, frame: FrameType | None) -> str | None:
+        """The package module of the innermost package frame, if any."""
+        while frame is not None:
+            name = frame.f_globals.get("__name__", "")
+            if name == PACKAGE or name.startswith(PACKAGE + "."):
+                if self.core_as_one and name.startswith(PACKAGE + ".robotstxt"):
+                    return PACKAGE + ".robotstxt"
+                return str(name)
+            frame = frame.f_back
+        return None
+
+    def profile(self, frame: FrameType, event: str, arg: object) -> None:
+        if event not in ("call", "return"):
+            return
+        if self.phase is None:
+            code = frame.f_code
+            if event == "call" and code.co_name == "process_request":
+                if frame.f_globals.get("__name__", "").startswith(PACKAGE):
+                    self.phase = "miss"
+            if self.phase is None:
+                return
+        steps = self.steps.get(self.phase)
+        if steps is None:
+            return
+        where = self.unit(frame if event == "call" else frame.f_back)
+        if event == "call" and where is not None:
+            self._callback(frame, where)
+        if where is not None and (not steps or steps[-1] != where):
+            steps.append(where)
+
+
+    def _callback(self, frame: FrameType, module: str) -> None:
+        caller = self.unit(frame.f_back)
+        if caller is None or caller == module:
+            return
+        below = frame.f_back
+        while below is not None:
+            if self.unit(below) == module and below.f_globals.get("__name__", "").startswith(
+                module
+            ):
+                assert self.phase is not None
+                self.callbacks[self.phase].append(f"{caller} -> {module}")
+                return
+            below = below.f_back
+
+
+def counts(steps: list[str]) -> tuple[int, int]:
+    """Modules entered, and returns to a module the path had left."""
+    seen: set[str] = set()
+    returns = 0
+    for module in steps:
+        if module in seen:
+            returns += 1
+        seen.add(module)
+    return len(seen), returns
+
+
+def main() -> None:
+    parser = harness.arguments(__doc__, "(no effect: the run is short)")
+    parser.add_argument("--core-as-one", action="store_true", help="count robotstxt/ as one unit")
+    parser.add_argument("--show", action="store_true", help="print each path's modules")
+    options = parser.parse_args()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    path = _Path(options.core_as_one)
+
+    class TwoPages(Spider):
+        name = "two_pages"
+
+        async def start(self) -> Any:
+            yield Request(f"{base}/one", callback=self.first)
+
+        def first(self, response: Any) -> Any:
+            path.phase = "hit"
+            yield Request(f"{base}/two", callback=self.second)
+
+        def second(self, response: Any) -> None:
+            path.phase = "done"
+
+    process = CrawlerProcess(
+        {
+            "ROBOTSTXT_OBEY": True,
+            "ADDONS": {"scrapy_robots_rfc.Addon": 0},
+            "LOG_LEVEL": "WARNING",
+            "TELNETCONSOLE_ENABLED": False,
+        }
+    )
+    process.crawl(TwoPages)
+    sys.setprofile(path.profile)
+    try:
+        process.start()
+    finally:
+        sys.setprofile(None)
+        server.shutdown()
+    harness.title("request path", False)
+    print(f"tree: {harness.git_state()}")
+    print("pure core counted as one unit" if options.core_as_one else "every module counted")
+    rows = []
+    for phase, steps in path.steps.items():
+        modules, returns = counts(steps)
+        back = str(len(path.callbacks[phase]))
+        rows.append([f"cache {phase}", str(modules), str(returns), back, str(len(steps))])
+    print(harness.table(["path", "modules", "returns", "call-backs", "steps"], rows))
+    if options.show:
+        for phase, steps in path.steps.items():
+            short = [step.removeprefix(PACKAGE + ".") for step in steps]
+            print(f"\n{phase}: " + " > ".join(short))
+            for edge in path.callbacks[phase]:
+                print(f"  called back: {edge.replace(PACKAGE + '.', '')}")
+
+
+if __name__ == "__main__":
+    main()
