@@ -13,6 +13,7 @@ from twisted.internet import defer
 from twisted.internet.task import Clock
 
 from scrapy_robots_rfc._logging import LOGGER_NAME
+from scrapy_robots_rfc._runtime import Runtime
 from scrapy_robots_rfc.stores._base import StoreError
 from scrapy_robots_rfc.stores._circuit_breaker import StoreHealth
 
@@ -54,12 +55,13 @@ class Health:
         self.stats = Stats()
         self.health = StoreHealth(
             self.store,  # type: ignore[arg-type]
+            runtime=Runtime(
+                self.stats,  # type: ignore[arg-type]
+                monotonic=self.clock.seconds,
+                call_later=self.clock.callLater,
+            ),
             describe=SOURCE,
-            stats=self.stats,  # type: ignore[arg-type]
-            spider=lambda: None,
-            call_later=self.clock.callLater,
             in_thread=lambda func, *args: defer.maybeDeferred(func, *args),
-            monotonic=self.clock.seconds,
         )
 
     def run(self, until: float) -> None:
@@ -190,12 +192,13 @@ def test_a_probe_answered_after_closing_changes_nothing():
     pending: defer.Deferred[Any] = defer.Deferred()
     h.health = StoreHealth(
         h.store,  # type: ignore[arg-type]
+        runtime=Runtime(
+            h.stats,  # type: ignore[arg-type]
+            monotonic=h.clock.seconds,
+            call_later=h.clock.callLater,
+        ),
         describe=SOURCE,
-        stats=h.stats,  # type: ignore[arg-type]
-        spider=lambda: None,
-        call_later=h.clock.callLater,
         in_thread=lambda func, *args: pending,
-        monotonic=h.clock.seconds,
     )
     h.health.failed(ERROR)
     h.run(1.0)

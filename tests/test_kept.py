@@ -13,6 +13,7 @@ from scrapy.http import TextResponse
 from scrapy.utils.test import get_crawler
 from twisted.internet.task import Clock
 
+from scrapy_robots_rfc._runtime import Runtime
 from scrapy_robots_rfc.crawl._fetcher import Fetched
 from scrapy_robots_rfc.crawl._kept_responses import KEEP_FOR, SERVED_FLAG, KeptResponses
 from scrapy_robots_rfc.crawl._robots_loader import FROM_THE_STORE
@@ -42,12 +43,8 @@ def fetched(
 def kept(clock: Clock, *, follows_redirects: bool = True) -> tuple[KeptResponses, Any]:
     stats = get_crawler().stats
     assert stats is not None
-    responses = KeptResponses(
-        stats=stats,
-        call_later=clock.callLater,
-        follows_redirects=follows_redirects,
-        spider=lambda: None,
-    )
+    runtime = Runtime(stats, call_later=clock.callLater)
+    responses = KeptResponses(runtime, follows_redirects=follows_redirects)
     return responses, stats
 
 

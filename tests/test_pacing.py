@@ -27,6 +27,7 @@ from twisted.internet import defer
 from twisted.internet.defer import CancelledError, Deferred
 from twisted.internet.task import Clock
 
+from scrapy_robots_rfc._runtime import Runtime
 from scrapy_robots_rfc.crawl._config import Config
 from scrapy_robots_rfc.crawl._crawl_delay import BUSY_POLL, Pacer, floor_slot, slot_clock, slot_lag
 from scrapy_robots_rfc.policy._origin import Origin
@@ -140,14 +141,17 @@ class Turns:
         self.clock = Clock()
         self.stats = Stats()
         self.downloader = downloader()
-        shared = SharedStore(None, stats=self.stats, spider=lambda: None)  # type: ignore[arg-type]
+        runtime = Runtime(
+            self.stats,  # type: ignore[arg-type]
+            monotonic=self.clock.seconds,
+            call_later=self.clock.callLater,
+        )
+        shared = SharedStore(None, runtime)
         self.pacer = Pacer(
+            runtime,
             config(**settings),
             shared,
             downloader=lambda: self.downloader,
-            stats=self.stats,  # type: ignore[arg-type]
-            monotonic=self.clock.seconds,
-            call_later=self.clock.callLater,
             to_future=lambda d: d,
         )
         self.given: list[tuple[str, float]] = []
@@ -321,9 +325,10 @@ def test_the_reserve_script_spaces_turns_on_the_servers_clock(redis_url: str) ->
 
 def redis_pacer(url: str, stats: Stats) -> tuple[Pacer, SharedStore]:
     """A crawler's pacer on the Redis store at ``url``, on the reactor."""
-    shared = SharedStore(RedisStore(url), stats=stats, spider=lambda: None)  # type: ignore[arg-type]
+    runtime = Runtime(stats)  # type: ignore[arg-type]
+    shared = SharedStore(RedisStore(url), runtime)
     dl = downloader()
-    pacer = Pacer(config(), shared, downloader=lambda: dl, stats=stats)  # type: ignore[arg-type]
+    pacer = Pacer(runtime, config(), shared, downloader=lambda: dl)
     return pacer, shared
 
 

@@ -23,6 +23,8 @@ from twisted.internet.task import Clock, deferLater
 
 from scrapy_robots_rfc import policy
 from scrapy_robots_rfc._logging import LOGGER_NAME
+from scrapy_robots_rfc._runtime import Runtime
+from scrapy_robots_rfc.crawl._robots_loader import FROM_THE_STORE
 from scrapy_robots_rfc.policy._origin import Origin
 from scrapy_robots_rfc.stores import entry_from_record
 from scrapy_robots_rfc.stores._async import POLL_INTERVAL, SharedStore
@@ -148,9 +150,7 @@ class Crawler:
         self.store = LeaseStore(backend, name)
         self.shared = SharedStore(
             self.store,  # type: ignore[arg-type]
-            stats=self.stats,  # type: ignore[arg-type]
-            spider=lambda: None,
-            call_later=self.clock.callLater,
+            Runtime(self.stats, call_later=self.clock.callLater),  # type: ignore[arg-type]
             in_thread=lambda func, *args: defer.maybeDeferred(func, *args),
         )
         self.fetches: list[float] = []
@@ -345,17 +345,7 @@ def test_fleet_call_answers_the_default_when_the_store_fails(down):
     assert called == ([21] if down else [21, 1]), "not called while set aside"
 
 
-# -- Resolver.peek: what the store knows, without fetching -------------------------
-
-
-class Room:
-    """What the resolver asks of the waiting room when nobody waits."""
-
-    def __contains__(self, key: object) -> bool:
-        return False
-
-    def get(self, key: Any) -> None:
-        return None
+# -- RobotsLoader.peek: what the store knows, without fetching ---------------------
 
 
 def make_resolver(backend: Backend) -> tuple[Any, Stats]:
@@ -363,32 +353,29 @@ def make_resolver(backend: Backend) -> tuple[Any, Stats]:
 
     from scrapy_robots_rfc.crawl._config import Config
     from scrapy_robots_rfc.crawl._report import Report
-    from scrapy_robots_rfc.crawl._robots_loader import Resolver
+    from scrapy_robots_rfc.crawl._robots_loader import RobotsLoader
     from scrapy_robots_rfc.policy._origin import Origins
 
     crawler = get_crawler(settings_dict={"ROBOTSTXT_OBEY": True, "USER_AGENT": "TestBot/1.0"})
     stats = Stats()
+    runtime = Runtime(stats, clock=lambda: WALL, call_later=backend.clock.callLater)  # type: ignore[arg-type]
     shared = SharedStore(
         LeaseStore(backend, "peeker"),  # type: ignore[arg-type]
-        stats=stats,  # type: ignore[arg-type]
-        spider=lambda: None,
-        call_later=backend.clock.callLater,
+        runtime,
         # Answers on a later turn of the reactor, as from a thread.
         in_thread=lambda func, *args: deferLater(reactor, 0, func, *args),
     )
-    resolver = Resolver(
+    resolver = RobotsLoader(
+        runtime,
         crawler,
         Config.from_settings(crawler.settings),
-        stats,  # type: ignore[arg-type]
         policy.LruCache(10),
         Report(10),
         None,  # type: ignore[arg-type]  # never fetches
         shared,
         Origins(),
-        room=Room(),  # type: ignore[arg-type]
         token="testbot",
-        clock=lambda: WALL,
-        spider=lambda: None,
+        keep=(),
     )
     return resolver, stats
 
@@ -414,10 +401,12 @@ def test_a_peek_finds_the_record_another_crawler_stored():
     resolver, stats = make_resolver(backend)
     trigger = Request("https://example.com/a")
     peeks = [deferred_from_coro(resolver.peek(PEEKED, trigger, "testbot")) for _ in range(3)]
-    entries = yield defer.gatherResults(peeks)
+    loads = yield defer.gatherResults(peeks)
     assert backend.reads == 1, "concurrent peeks of one origin share one read"
-    entry = entries[0]
-    assert entries == [entry, entry, entry]
+    loaded = loads[0]
+    assert loads == [loaded, loaded, loaded]
+    assert (loaded.fetched, loaded.unreachable) == (FROM_THE_STORE, None)
+    entry = loaded.entry
     assert entry.outcome == "200"
     assert not entry.rules["testbot"].allowed("https://example.com/private/x")
     assert resolver.cache.get(PEEKED) is entry

@@ -6,24 +6,33 @@ from __future__ import annotations
 
 import logging
 from collections import deque
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
+from scrapy.settings import Settings
+from twisted.internet.defer import Deferred
 from twisted.internet.task import Clock
 
 from scrapy_robots_rfc._logging import LOGGER_NAME
+from scrapy_robots_rfc._runtime import Runtime
+from scrapy_robots_rfc.crawl._config import Config
+from scrapy_robots_rfc.crawl._crawler_names import CrawlerNames
+from scrapy_robots_rfc.crawl._holding import MemoryHold
+from scrapy_robots_rfc.crawl._kept_responses import KeptResponses
 from scrapy_robots_rfc.crawl._report import Report
 from scrapy_robots_rfc.crawl._waiting_room import (
     DROP_KEY,
     NO_WAIT_KEY,
     SCHEDULED_KEY,
     Outlook,
-    Waiting,
     WaitingRoom,
 )
+from scrapy_robots_rfc.policy import Answer, Entry, LruCache, Origins, State, entry_for
 from scrapy_robots_rfc.policy._origin import Origin
+from scrapy_robots_rfc.stores import SharedStore
 
 ORIGIN = Origin("https", "example.com", 443)
 WAIT = 600.0
@@ -37,6 +46,19 @@ class Stats:
         self.values[key] = self.values.get(key, 0) + count
 
 
+class Loader:
+    """Stands for the room's robots.txt loader: records each fetch the room
+    starts, which never ends by itself (the tests say how it ended with
+    :meth:`Room.fail_fetch` or ``settle``)."""
+
+    def __init__(self, room: Room) -> None:
+        self._room = room
+
+    async def load(self, key: Origin, trigger: Request, tokens: set[str]) -> Any:
+        self._room.started.append((key, self._room.clock.seconds()))
+        await Deferred()  # never fires
+
+
 class Room:
     """A waiting room on a fake clock, recording what it starts and releases."""
 
@@ -46,21 +68,32 @@ class Room:
         self.released: list[Request] = []
         self.stats = Stats()
         self.report = Report(10)
-        self.room = WaitingRoom(
-            wait=wait,
+        settings = Settings({"ROBOTSTXT_RFC_UNREACHABLE_WAIT": wait})
+        self.config = Config.from_settings(settings)
+        self.cache: LruCache[Origin, Entry] = LruCache(10)
+        runtime = Runtime(
+            self.stats,  # type: ignore[arg-type]
+            clock=self.clock.seconds,
             monotonic=self.clock.seconds,
             call_later=self.clock.callLater,
-            start=self._start,
-            release=self.released.extend,
-            reason=lambda key: "HTTP 503",
-            stats=self.stats,  # type: ignore[arg-type]
-            report=self.report,
-            spider=lambda: None,
+            start_soon=Deferred.fromCoroutine,
         )
-
-    def _start(self, key: Origin, waiting: Waiting) -> None:
-        waiting.fetching = True
-        self.started.append((key, self.clock.seconds()))
+        crawler: Any = SimpleNamespace(
+            settings=settings, engine=SimpleNamespace(crawl=self.released.append)
+        )
+        self.room = WaitingRoom(
+            runtime,
+            crawler,
+            self.config,
+            cache=self.cache,
+            report=self.report,
+            shared=SharedStore(None, runtime),
+            kept=KeptResponses(runtime, follows_redirects=True),
+            names=CrawlerNames(self.config),
+            origins=Origins(),
+            owner=self,
+        )
+        self.room.loader = Loader(self)  # type: ignore[assignment]
 
     def park(self, url: str, **meta: Any) -> Request:
         """A request that came through the scheduler, parked."""
@@ -75,17 +108,32 @@ class Room:
         """A fetch of the origin begins."""
         waiting = self.room.get(ORIGIN)
         assert waiting is not None
-        self._start(ORIGIN, waiting)
+        waiting.fetching = True
+        self.started.append((ORIGIN, self.clock.seconds()))
 
     def timers(self) -> list[float]:
         """When the pending timers fire, soonest first."""
         return sorted(call.getTime() for call in self.clock.getDelayedCalls())
+
+    def unreachable(self, retry_in: float) -> None:
+        """The cache says robots.txt is unreachable (HTTP 503), to be
+        fetched again in ``retry_in`` seconds, as the loader leaves it."""
+        entry = entry_for(
+            Answer(State.UNREACHABLE, "HTTP 503", status=503),
+            self.cache.get(ORIGIN),
+            rules=None,
+            now=self.clock.seconds(),
+            fresh_for=0,
+            first_retry=retry_in,
+        )
+        self.cache.put(ORIGIN, entry)
 
     def fail_fetch(self, retry_in: float) -> None:
         """The fetch under way found robots.txt unreachable."""
         waiting = self.room.get(ORIGIN)
         assert waiting is not None
         waiting.fetching = False
+        self.unreachable(retry_in)
         self.room.settle(ORIGIN, decided=False, retry_in=retry_in)
 
 
@@ -331,9 +379,9 @@ def test_a_request_in_the_backoff_waits_at_most_the_wait_and_is_told(caplog):
     new request waits ROBOTSTXT_RFC_UNREACHABLE_WAIT from when it comes,
     not until the retry and that long again, and the WARNING says so."""
     room = Room(wait=60)
-    waiting = room.room.join(ORIGIN, Request("https://example.com/a"), "examplebot")
+    room.unreachable(400)
     with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
-        room.room.backoff(ORIGIN, waiting, 400, "HTTP 503")
+        room.room.need(ORIGIN, Request("https://example.com/a"), "examplebot")
     request = room.park("https://example.com/a")
     assert warnings(caplog) == [
         "https://example.com/robots.txt is unreachable (HTTP 503): requests to it are "
@@ -350,8 +398,8 @@ def test_the_retry_timer_is_the_one_the_last_fetch_set():
     """A fetch that began while a retry timer ran (a request came just as
     the backoff ended) replaces that timer with its own backoff."""
     room = Room()
-    waiting = room.room.join(ORIGIN, Request("https://example.com/a"), "examplebot")
-    room.room.backoff(ORIGIN, waiting, 30, "HTTP 503")
+    room.unreachable(30)
+    room.room.need(ORIGIN, Request("https://example.com/a"), "examplebot")
     room.park("https://example.com/a")
     room.clock.advance(29.99)
     room.fetch()
@@ -433,10 +481,13 @@ def test_who_has_no_time_to_wait_for_a_retry(wait, meta, fetching, expected):
 # -- requests held in Redis (fleet.py) ----------------------------------------------
 
 
-class Held:
+class Held(MemoryHold):
     """Where held requests go, recording what the room asks of it."""
 
-    def __init__(self) -> None:
+    def __init__(self, room: Room) -> None:
+        runtime = Runtime(room.stats, clock=room.clock.seconds, monotonic=room.clock.seconds)  # type: ignore[arg-type]
+        crawler: Any = SimpleNamespace(settings=Settings())
+        super().__init__(runtime, crawler, room.config, SharedStore(None, runtime), room.room)
         self.released: list[Origin] = []
         self.expired: list[tuple[Origin, float]] = []
 
@@ -448,8 +499,8 @@ class Held:
 
 
 def held_room(wait: float = WAIT) -> tuple[Room, Held]:
-    room, held = Room(wait), Held()
-    room.room.fleet = held
+    room = Room(wait)
+    held = room.room.hold = Held(room)
     return room, held
 
 

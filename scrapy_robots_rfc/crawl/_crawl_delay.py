@@ -35,7 +35,6 @@ from scrapy.core.downloader import Slot
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
-from .._timers import call_later as reactor_call_later
 from ..stores import RedisStore
 
 if TYPE_CHECKING:
@@ -43,8 +42,8 @@ if TYPE_CHECKING:
 
     from scrapy.core.downloader import Downloader
     from scrapy.http import Request
-    from scrapy.statscollectors import StatsCollector
 
+    from .._runtime import Runtime
     from .._timers import Timer
     from ..policy import Origin
     from ..stores import RedisFleet, SharedStore
@@ -125,28 +124,24 @@ class Pacer:
     Within one crawler, the requests to one origin take their turns one at
     a time, in the order they came: only the first asks Redis.
 
-    ``downloader`` gives Scrapy's downloader; ``call_later`` and
-    ``to_future`` (what awaits a Deferred) are the reactor's by default,
-    so that tests can run it on ``twisted.internet.task.Clock``.
+    ``downloader`` gives Scrapy's downloader; the runtime's ``call_later``
+    and ``to_future`` (what awaits a Deferred) are the reactor's by
+    default, so that tests can run it on ``twisted.internet.task.Clock``.
     """
 
     def __init__(
         self,
+        runtime: Runtime,
         config: Config,
         shared: SharedStore,
         *,
         downloader: Callable[[], Downloader],
-        stats: StatsCollector,
-        monotonic: Callable[[], float] = time.monotonic,
-        call_later: Callable[[float, Callable[[], None]], Timer] = reactor_call_later,
         to_future: Callable[[Deferred[Any]], Awaitable[Any]] = maybe_deferred_to_future,
     ) -> None:
+        self._runtime = runtime
         self._config = config
         self._shared = shared
         self._downloader = downloader
-        self._stats = stats
-        self._monotonic = monotonic
-        self._call_later = call_later
         self._to_future = to_future
         store = shared.store
         #: The fleet's turns; the namespace is for held requests only.
@@ -198,7 +193,7 @@ class Pacer:
             elif first and not line[0].called:  # a cancelled waiter is already called
                 line[0].callback(None)
         if waited:
-            self._stats.inc_value("robotstxt/crawl_delay/waited")
+            self._runtime.stats.inc_value("robotstxt/crawl_delay/waited")
 
     async def seed(self, key: Origin, request: Request, crawl_delay: float | None) -> None:
         """Count the robots.txt fetch of ``key`` that just ended (in the slot
@@ -229,12 +224,12 @@ class Pacer:
                 if wait <= 0:
                     # Kept in memory too: if the store fails, this crawler
                     # goes on from its own last turn.
-                    self._remember(key, self._monotonic() + spacing)
+                    self._remember(key, self._runtime.monotonic() + spacing)
                 return wait
         return self._reserve_in_memory(key, spacing, force=force)
 
     def _reserve_in_memory(self, key: Origin, spacing: float, *, force: bool) -> float:
-        now = self._monotonic()
+        now = self._runtime.monotonic()
         next_at = self._next.get(key, 0.0)
         if next_at > now and not force:
             return next_at - now
@@ -243,7 +238,7 @@ class Pacer:
 
     def _remember(self, key: Origin, next_at: float) -> None:
         if len(self._next) >= _MEMORY_TURNS:
-            now = self._monotonic()
+            now = self._runtime.monotonic()
             self._next = {k: t for k, t in self._next.items() if t > now}
         self._next[key] = next_at
 
@@ -252,5 +247,5 @@ class Pacer:
         timer with it."""
         timers: list[Timer] = []
         d: Deferred[None] = Deferred(lambda _: timers[0].cancel())
-        timers.append(self._call_later(seconds, lambda: d.callback(None)))
+        timers.append(self._runtime.call_later(seconds, lambda: d.callback(None)))
         await self._to_future(d)

@@ -30,13 +30,10 @@ from ..policy import Answer, State
 from ..robotstxt import cut_at_limit
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from scrapy import Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response
-    from scrapy.statscollectors import StatsCollector
 
+    from .._runtime import Runtime
     from ..policy import Origin
     from ._config import Config
 
@@ -98,14 +95,11 @@ class Fetcher:
     """Fetches robots.txt for the middleware; counts ``robotstxt/*`` stats
     of the requests and responses."""
 
+    runtime: Runtime
     crawler: Crawler
     config: Config
-    stats: StatsCollector
-    spider: Callable[[], Spider | None]
     #: The middleware, which no other middleware's traceback can name.
     owner: object
-    #: The wall clock (``Retry-After`` dates).
-    clock: Callable[[], float]
     #: robots.txt requests in flight: bytes received so far, and the
     #: response as the download handler returned it.
     _receiving: dict[Request, _Receiving] = field(default_factory=dict)
@@ -127,16 +121,16 @@ class Fetcher:
                 return Fetched(answer, fresh_for=config.cache_ttl)
             except Exception as exc:
                 if not isinstance(exc, IgnoreRequest):
-                    self.stats.inc_value(f"robotstxt/exception_count/{type(exc)}")
+                    self.runtime.stats.inc_value(f"robotstxt/exception_count/{type(exc)}")
                 answer = chain.ended(State.UNREACHABLE, f"{type(exc).__name__}: {exc}")
                 return Fetched(answer, error=True)
             status = response.status
-            self.stats.inc_value("robotstxt/response_count")
-            self.stats.inc_value(f"robotstxt/response_status_count/{status}")
+            self.runtime.stats.inc_value("robotstxt/response_count")
+            self.runtime.stats.inc_value(f"robotstxt/response_status_count/{status}")
             location = response.headers.get(b"Location")
             step = chain.follow(status, location.decode("latin-1") if location else None)
             if isinstance(step, str):
-                self.stats.inc_value("robotstxt/redirects")
+                self.runtime.stats.inc_value("robotstxt/redirects")
                 continue
             return self._answered(key, step, response)
 
@@ -149,7 +143,7 @@ class Fetcher:
         cache_control = parse_cachecontrol(headers.get(b"Cache-Control") or b"")
         fresh_for = policy.lifetime(cache_control, config.cache_ttl)
         if answer.state is State.UNREACHABLE:
-            hint = policy.retry_after(headers.get(b"Retry-After"), self.clock())
+            hint = policy.retry_after(headers.get(b"Retry-After"), self.runtime.clock())
             return Fetched(replace(answer, retry_hint=hint), response=response, cut=cut)
         if answer.state is not State.RULES:
             return Fetched(answer, fresh_for=fresh_for, response=response, cut=cut)
@@ -161,19 +155,19 @@ class Fetcher:
         # HTTP-12, HTTP-13: at most max_bytes; a line cut there is dropped.
         body, truncated = cut_at_limit(response.body, config.max_bytes)
         if truncated:
-            self.stats.inc_value("robotstxt/truncated")
+            self.runtime.stats.inc_value("robotstxt/truncated")
             logger.info(
                 "%(url)s is larger than ROBOTSTXT_RFC_MAX_BYTES (%(limit)d bytes); the rest is "
                 "ignored (RFC 9309 §2.5)",
                 {"url": key.robots_url, "limit": config.max_bytes},
-                extra={"spider": self.spider()},
+                extra=self.runtime.log,
             )
         return Fetched(answer, body, fresh_for, response=response, cut=cut or truncated)
 
     def _warn_refused(self, key: Origin, url: str, by: str, error: IgnoreRequest) -> None:
         """docs/decisions.md "robots.txt request refused locally": one WARNING
         per origin."""
-        self.stats.inc_value("robotstxt/refused")
+        self.runtime.stats.inc_value("robotstxt/refused")
         if key in self._warned_refused:
             return
         self._warned_refused.add(key)
@@ -183,7 +177,7 @@ class Fetcher:
             "built-in allows it. Let robots.txt requests through (their meta has "
             "dont_obey_robotstxt) to obey the site's rules.",
             {"url": url, "by": by, "error": error, "origin": key},
-            extra={"spider": self.spider()},
+            extra=self.runtime.log,
         )
 
     def _request(self, url: str, trigger: Request) -> Request:
@@ -205,7 +199,7 @@ class Fetcher:
         }
         if "proxy" in trigger.meta:
             meta["proxy"] = trigger.meta["proxy"]
-        self.stats.inc_value("robotstxt/request_count")
+        self.runtime.stats.inc_value("robotstxt/request_count")
         return Request(
             url,
             priority=DOWNLOAD_PRIORITY,

@@ -24,14 +24,11 @@ from scrapy.utils.misc import load_object
 from .._logging import LOGGER_NAME
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
-    from scrapy.statscollectors import StatsCollector
 
-    from .._timers import Timer
+    from .._runtime import Runtime
     from ..policy import Entry, Origin
     from ..stores import Record, SharedStore
     from ._config import Config
@@ -101,33 +98,25 @@ class MemoryHold:
     :class:`.WaitingRoom`): nothing is held elsewhere. The fleet's room
     extends it; the middleware calls the same methods on either.
 
-    ``clock`` is the wall clock of :data:`SINCE_KEY`; ``monotonic`` the
-    waiting room's. ``adopt(key, trigger, since)`` is for a room that
-    adopts origins from other workers; memory never does."""
+    The waiting room makes its hold and passes itself as ``room``: a
+    fleet's hold watches the room's origins and gives it the origins it
+    adopts from other workers (:meth:`.WaitingRoom.adopt`). The runtime's
+    ``clock`` is the wall clock of :data:`SINCE_KEY`; its ``monotonic`` the
+    waiting room's."""
 
     def __init__(
         self,
+        runtime: Runtime,
         crawler: Crawler,
         config: Config,
         shared: SharedStore,
         room: WaitingRoom,
-        *,
-        clock: Callable[[], float],
-        monotonic: Callable[[], float],
-        call_later: Callable[[float, Callable[[], None]], Timer],
-        adopt: Callable[[Origin, Request, float], None],
-        stats: StatsCollector,
     ) -> None:
+        self._runtime = runtime
         self._crawler = crawler
         self._config = config
         self._shared = shared
         self._room = room
-        self._clock = clock
-        self._monotonic = monotonic
-        self._call_later = call_later
-        self._adopt = adopt
-        self._stats = stats
-        self._spider: Spider | None = None
 
     @property
     def holding(self) -> bool:
@@ -141,7 +130,6 @@ class MemoryHold:
 
     async def open(self, spider: Spider) -> None:
         """The spider opened."""
-        self._spider = spider
 
     async def hold(self, key: Origin, request: Request) -> bool:
         """Hold ``request`` for ``key`` outside this worker; ``False``: it
@@ -157,11 +145,11 @@ class MemoryHold:
     def to_monotonic(self, wall: float) -> float:
         """The time ``wall`` (seconds since the epoch, the clock of
         :data:`SINCE_KEY` and of records) on the waiting room's clock."""
-        return self._monotonic() - max(0.0, self._clock() - wall)
+        return self._runtime.monotonic() - max(0.0, self._runtime.clock() - wall)
 
     def waited_since(self, request: Request) -> float:
         """When held ``request`` first waited, on the waiting room's clock."""
-        return self.to_monotonic(float(request.meta.get(SINCE_KEY, self._clock())))
+        return self.to_monotonic(float(request.meta.get(SINCE_KEY, self._runtime.clock())))
 
     async def expired(self, key: Origin, request: Request, entry: Entry) -> bool:
         """Whether ``request``, once held, for ``key`` whose robots.txt is
@@ -176,7 +164,7 @@ class MemoryHold:
         unreachable_since = state.unreachable_since
         if since is None or state.good or unreachable_since is None:
             return False
-        now, config = self._clock(), self._config
+        now, config = self._runtime.clock(), self._config
         if now - unreachable_since >= config.allow_after:
             return False  # allowed now (RFC 9309 §2.3.1.4)
         return (

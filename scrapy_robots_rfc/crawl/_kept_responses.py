@@ -38,12 +38,9 @@ from ..policy import classify
 from ..robotstxt import ROBOTS_TXT_PATH
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from scrapy import Spider
     from scrapy.http import Request, Response
-    from scrapy.statscollectors import StatsCollector
 
+    from .._runtime import Runtime
     from .._timers import Timer
     from ..policy import Origin
     from ._fetcher import Fetched
@@ -143,16 +140,12 @@ class KeptResponses:
 
     def __init__(
         self,
+        runtime: Runtime,
         *,
-        stats: StatsCollector,
-        call_later: Callable[[float, Callable[[], None]], Timer],
         follows_redirects: bool,
-        spider: Callable[[], Spider | None],
     ) -> None:
-        self._stats = stats
-        self._call_later = call_later
+        self._runtime = runtime
         self._follows_redirects = follows_redirects
-        self._spider = spider
         self._kept: dict[Origin, _Kept] = {}
 
     def __len__(self) -> int:
@@ -184,7 +177,7 @@ class KeptResponses:
         if not takers:
             return
         kept = self._kept[key] = _Kept(response, why, redirected, set(takers))
-        kept.timer = self._call_later(KEEP_FOR, lambda: self._expire(key, kept))
+        kept.timer = self._runtime.call_later(KEEP_FOR, lambda: self._expire(key, kept))
 
     def release(self, key: Origin, taker: str) -> None:
         """``taker`` will not take its share (it was dropped)."""
@@ -217,18 +210,18 @@ class KeptResponses:
                 else:
                     served = self._copy(kept.response, request, kept.redirected)
         if served is None:
-            self._stats.inc_value("robotstxt/spider_request/downloaded")
+            self._runtime.stats.inc_value("robotstxt/spider_request/downloaded")
             logger.debug(
                 "Downloading %(request)s: %(why)s",
                 {"request": request, "why": why},
-                extra={"spider": self._spider()},
+                extra=self._runtime.log,
             )
             return None
-        self._stats.inc_value("robotstxt/spider_request/served")
+        self._runtime.stats.inc_value("robotstxt/spider_request/served")
         logger.debug(
             "Answered %(request)s with the response of the robots.txt fetch: %(response)s",
             {"request": request, "response": served},
-            extra={"spider": self._spider()},
+            extra=self._runtime.log,
         )
         return served
 

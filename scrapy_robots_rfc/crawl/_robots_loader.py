@@ -1,11 +1,16 @@
-"""Deciding an origin: its robots.txt fetched (:mod:`.crawl._fetcher`) or read from
-the shared store (:mod:`.stores._async`), parsed, turned into a cache entry by the
-policy (:mod:`.policy`), counted and logged; then what follows parsing, the
-crawl-delay and the ``robots_parsed`` signal."""
+"""Loading an origin's robots.txt: fetched (:mod:`.crawl._fetcher`) or read
+from the shared store (:mod:`.stores._async`), parsed, turned into a cache
+entry by the policy (:mod:`.policy`), counted; then what follows parsing,
+the crawl-delay and the ``robots_parsed`` signal.
+
+The loader never calls back into whoever asked: :meth:`RobotsLoader.load`
+answers with a :class:`Loaded`, which says what the waiting room is to
+announce when robots.txt is unreachable (:class:`Unreachable`)."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -20,56 +25,76 @@ from ..robotstxt import RobotsTxt, cut_at_limit
 from ..stores import entry_from_record, record_for
 from ._crawl_delay import Pacer, floor_slot
 from ._fetcher import Fetched
-from ._waiting_room import Waiting
 from .robotparser import RobotParser
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from scrapy import Spider
     from scrapy.core.downloader import Downloader
     from scrapy.crawler import Crawler
     from scrapy.http import Request
-    from scrapy.statscollectors import StatsCollector
 
+    from .._runtime import Runtime
     from ..policy import Origin, Origins
     from ..robotstxt import AgentRules, Token
     from ..stores import Record, SharedStore
     from ._config import Config
     from ._fetcher import Fetcher
     from ._report import Report
-    from ._waiting_room import WaitingRoom
 
-__all__ = ["FROM_THE_STORE", "Resolver"]
+__all__ = ["FROM_THE_STORE", "Loaded", "RobotsLoader", "Unreachable"]
 
 logger = logging.getLogger(LOGGER_NAME)
 
-#: Why :meth:`Resolver.decide` has no fetch of this crawler's to show: the
+#: Why :meth:`RobotsLoader.load` has no fetch of this crawler's to show: the
 #: entry came from ``ROBOTSTXT_RFC_STORE`` (the DEBUG line of :mod:`.crawl._kept_responses`).
 FROM_THE_STORE = "the copy in use came from ROBOTSTXT_RFC_STORE, not from a fetch"
 
 
+@dataclass(frozen=True, slots=True)
+class Unreachable:
+    """robots.txt is unreachable (HTTP-4 to HTTP-6), or a stored record
+    says so: the WARNING the waiting room says, with what happens next to
+    the requests that wait (:class:`.crawl._waiting_room.Outlook`)."""
+
+    outcome: str
+    #: Seconds until the next try (RFC 9309 §2.3.1.4).
+    retry_in: float
+    #: A last good copy stays in force meanwhile (HTTP-5).
+    good: bool = False
+    #: ERROR when an error of ours or the network's ended the fetch.
+    level: int = logging.WARNING
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """What :meth:`RobotsLoader.load` found: the cache entry, what this
+    crawler's fetch found (or why there is none: the entry came from the
+    store, or an error of ours ended the fetch), and what to announce if
+    robots.txt is unreachable."""
+
+    entry: policy.Entry
+    fetched: Fetched | str
+    unreachable: Unreachable | None = None
+
+
 @dataclass(eq=False)
-class Resolver:
+class RobotsLoader:
     """Turns fetches and stored records into cache entries."""
 
+    runtime: Runtime
     crawler: Crawler
     config: Config
-    stats: StatsCollector
     cache: policy.LruCache[Origin, policy.Entry]
     report: Report
     fetcher: Fetcher
     shared: SharedStore
     origins: Origins
-    #: Where requests wait: the cache never evicts their origins, and the
-    #: WARNING of an unreachable origin says what happens next to them.
-    room: WaitingRoom
     #: The crawler's lower-cased name, whose rules are always kept.
     token: Token
-    clock: Callable[[], float]
-    spider: Callable[[], Spider | None]
+    #: The origins requests wait for: the cache never evicts them, which
+    #: would reset their backoff and their waits.
+    keep: Container[Origin]
     #: Callers of :meth:`peek` waiting for the read under way, per origin.
-    _peeks: dict[Origin, list[Deferred[policy.Entry | None]]] = field(
+    _peeks: dict[Origin, list[Deferred[Loaded | None]]] = field(
         default_factory=dict, init=False, repr=False
     )
     #: The crawl-delay turns (OTHER-2): ``process_request`` awaits
@@ -78,46 +103,45 @@ class Resolver:
     #: Per origin, the crawl-delay its robots.txt asks for and the one in
     #: force, as the INFO line said them; as many origins as the cache.
     _delays_said: policy.LruCache[Origin, tuple[float, float]] = field(init=False, repr=False)
+    #: What the load under way of an origin is to announce (at most one
+    #: line per load: a fetch, or a stored record in force).
+    _unreachable: dict[Origin, Unreachable] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.pacer = Pacer(
-            self.config,
-            self.shared,
-            downloader=self._downloader,
-            stats=self.stats,
-        )
+        self.pacer = Pacer(self.runtime, self.config, self.shared, downloader=self._downloader)
         self._delays_said = policy.LruCache(self.config.max_origins)
 
     def _downloader(self) -> Downloader:
         return self.crawler.engine.downloader
 
-    async def decide(self, key: Origin, waiting: Waiting) -> tuple[policy.Entry, Fetched | str]:
+    async def load(self, key: Origin, trigger: Request, tokens: set[Token]) -> Loaded:
         """Fetch (or read from the store) ``key``'s robots.txt and cache the
-        entry it gives; also what this crawler's fetch found, or why there
-        is none (the entry came from the store, or an error of ours ended
-        the fetch), for :mod:`.crawl._kept_responses`. Never raises."""
+        entry it gives, keeping the rules of ``tokens``; ``trigger`` is the
+        request the fetch is for (its proxy and slot are used, and
+        ``robots_parsed`` receives it). Never raises."""
         previous = self.cache.get(key)
         fetched: Fetched | str
+        load = _Load(trigger, tokens)
         try:
             if not self.shared.available:
-                entry, fetched = await self._fetch_entry(key, waiting, previous)
+                entry, fetched = await self._fetch_entry(key, load, previous)
             else:
-                entry, ours = await self._through_store(key, waiting, previous)
+                entry, ours = await self._through_store(key, load, previous)
                 fetched = ours if ours is not None else FROM_THE_STORE
         except Exception as exc:  # a bug of ours must not lose requests
             logger.error(
                 "Error fetching %(url)s",
                 {"url": key.robots_url},
                 exc_info=True,
-                extra={"spider": self.spider()},
+                extra=self.runtime.log,
             )
             answer = Answer(State.UNREACHABLE, f"{type(exc).__name__}: {exc}")
             entry = self._entry(key, Fetched(answer), previous, None)
             fetched = f"an error ended the fetch ({answer.outcome})"
         self._remember(key, entry)
-        return entry, fetched
+        return Loaded(entry, fetched, self._unreachable.pop(key, None))
 
-    async def peek(self, key: Origin, trigger: Request, token: Token) -> policy.Entry | None:
+    async def peek(self, key: Origin, trigger: Request, token: Token) -> Loaded | None:
         """What the store knows of ``key``, without fetching: the entry of
         its record, cached, when the record is in force (fresh, or
         unreachable and in its backoff: another crawler decided the origin);
@@ -127,72 +151,71 @@ class Resolver:
             return None
         waiters = self._peeks.get(key)
         if waiters is not None:
-            d: Deferred[policy.Entry | None] = Deferred()
+            d: Deferred[Loaded | None] = Deferred()
             waiters.append(d)
             return await maybe_deferred_to_future(d)
         self._peeks[key] = waiters = []
-        entry = None
+        loaded = None
         try:
             record = await self.shared.get(str(key))
             if record is not None:
-                waiting = self.room.get(key)
-                tokens = {token, *(() if waiting is None else waiting.tokens)}
                 found, in_force = await self._from_record(
-                    key, Waiting(trigger, tokens=tokens), record, "robotstxt/store/hit"
+                    key, _Load(trigger, {token}), record, "robotstxt/store/hit"
                 )
                 if in_force:
-                    entry = found
-                    self._remember(key, entry)
+                    self._remember(key, found)
+                    loaded = Loaded(found, FROM_THE_STORE, self._unreachable.pop(key, None))
         except Exception:  # a bug of ours: the caller fetches instead
             logger.error(
                 "Error reading %(url)s from ROBOTSTXT_RFC_STORE",
                 {"url": key.robots_url},
                 exc_info=True,
-                extra={"spider": self.spider()},
+                extra=self.runtime.log,
             )
         finally:
+            self._unreachable.pop(key, None)
             del self._peeks[key]
             for d in waiters:
-                d.callback(entry)
-        return entry
+                d.callback(loaded)
+        return loaded
 
     async def _fetch_entry(
-        self, key: Origin, waiting: Waiting, previous: policy.Entry | None
+        self, key: Origin, load: _Load, previous: policy.Entry | None
     ) -> tuple[policy.Entry, Fetched]:
         """Fetch and apply the status policy (HTTP-1 to HTTP-8; RFC 9309
         §2.3.1). An answer that means "allow all" (4xx, redirects given up
         on) sends ``robots_parsed`` with a parser that allows everything, as
         the built-in sends one for every response."""
         if previous is not None and previous.good:
-            self.stats.inc_value("robotstxt/cache/refreshed")
+            self.runtime.stats.inc_value("robotstxt/cache/refreshed")
         row = self.report.row(key)
         row.fetches += 1
         # Fetching again the robots.txt of an origin with a crawl-delay is
         # one of its requests: it takes a turn (OTHER-2).
         paced = self._crawl_delay(previous)
         if paced:
-            await self.pacer.turn(key, waiting.trigger, paced)
-        fetched = await self.fetcher.fetch(key, waiting.trigger)
+            await self.pacer.turn(key, load.trigger, paced)
+        fetched = await self.fetcher.fetch(key, load.trigger)
         row.redirects += fetched.answer.redirects
         rules = None
         sitemaps: tuple[str, ...] = ()
         if fetched.body is not None:
-            robots, rules = self._rules(key, waiting, fetched.body)
+            robots, rules = self._rules(key, load, fetched.body)
             sitemaps = robots.sitemaps
-            self.stats.inc_value("robotstxt/rules")
-            await self._adopt(key, waiting, robots, rules)
+            self.runtime.stats.inc_value("robotstxt/rules")
+            await self._adopt(key, load, robots, rules)
             if not paced:
                 # The first fetch counts as the origin's first turn, taken
                 # before the record is stored: no crawler sharing the store
                 # sends a page sooner than the crawl-delay after it.
-                await self.pacer.seed(key, waiting.trigger, rules[self.token].crawl_delay)
+                await self.pacer.seed(key, load.trigger, rules[self.token].crawl_delay)
         entry = self._entry(key, fetched, previous, rules, sitemaps)
         if entry.allows_all_by_answer():
-            await self._send_robots_parsed(waiting, RobotsTxt.parse(b"", self.config.mode))
+            await self._send_robots_parsed(load, RobotsTxt.parse(b"", self.config.mode))
         return entry, fetched
 
     async def _through_store(
-        self, key: Origin, waiting: Waiting, previous: policy.Entry | None
+        self, key: Origin, load: _Load, previous: policy.Entry | None
     ) -> tuple[policy.Entry, Fetched | None]:
         """The entry from the store when it is fresh there; otherwise fetch,
         one crawler at a time, and store what was found; and what this
@@ -202,7 +225,7 @@ class Resolver:
 
         async def use(record: Record, stat: str) -> policy.Entry | None:
             nonlocal previous
-            entry, in_force = await self._from_record(key, waiting, record, stat)
+            entry, in_force = await self._from_record(key, load, record, stat)
             if not in_force:
                 previous = entry
                 return None
@@ -210,17 +233,17 @@ class Resolver:
 
         async def fetch(old: Record | None) -> tuple[policy.Entry, Record | None]:
             nonlocal ours
-            entry, fetched = await self._fetch_entry(key, waiting, previous)
+            entry, fetched = await self._fetch_entry(key, load, previous)
             ours = fetched
             status = fetched.answer.status
-            now = self.clock()
+            now = self.runtime.clock()
             return entry, record_for(entry, body=fetched.body, status=status, old=old, now=now)
 
         entry = await self.shared.fetch_once(str(key), lease=config.lease, use=use, fetch=fetch)
         return entry, ours
 
     async def _from_record(
-        self, key: Origin, waiting: Waiting, record: Record, stat: str
+        self, key: Origin, load: _Load, record: Record, stat: str
     ) -> tuple[policy.Entry, bool]:
         """The entry of a stored record, and whether it is in force (not
         due: no fetch is needed). One in force is counted under ``stat`` and
@@ -231,8 +254,8 @@ class Resolver:
         robots, rules = None, None
         if record.body is not None:
             body, _ = cut_at_limit(record.body, config.max_bytes)
-            robots, rules = self._rules(key, waiting, body)
-        now = self.clock()
+            robots, rules = self._rules(key, load, body)
+        now = self.runtime.clock()
         entry = entry_from_record(
             record,
             rules,
@@ -242,16 +265,16 @@ class Resolver:
         )
         if entry.due(now):
             return entry, False
-        self.stats.inc_value(stat)
+        self.runtime.stats.inc_value(stat)
         if entry.unreachable_since is not None and not entry.usable(now, config.allow_after):
             # Requests wait for the retry another crawler's backoff set: say
             # so, as a fetch of ours would.
             outcome = f"{entry.outcome}, from ROBOTSTXT_RFC_STORE"
-            self.room.warn_unreachable(key, outcome, entry.retry_at - now)
+            self._unreachable[key] = Unreachable(outcome, entry.retry_at - now)
         if robots is not None and entry.rules:
-            await self._adopt(key, waiting, robots, entry.rules)
+            await self._adopt(key, load, robots, entry.rules)
         elif entry.allows_all_by_answer():
-            await self._send_robots_parsed(waiting, RobotsTxt.parse(b"", config.mode))
+            await self._send_robots_parsed(load, RobotsTxt.parse(b"", config.mode))
         return entry, True
 
     def _entry(
@@ -264,7 +287,7 @@ class Resolver:
     ) -> policy.Entry:
         """The entry for what a fetch found, counted and logged."""
         answer, config = fetched.answer, self.config
-        now = self.clock()
+        now = self.runtime.clock()
         entry = policy.entry_for(
             answer,
             previous,
@@ -275,19 +298,18 @@ class Resolver:
             sitemaps=sitemaps,
         )
         if answer.state is State.ALLOW_ALL:  # HTTP-2, HTTP-3
-            self.stats.inc_value("robotstxt/allow_all")
+            self.runtime.stats.inc_value("robotstxt/allow_all")
             logger.debug(
                 "%(url)s: %(outcome)s",
                 {"url": key.robots_url, "outcome": answer.outcome},
-                extra={"spider": self.spider()},
+                extra=self.runtime.log,
             )
         elif answer.state is State.UNREACHABLE:  # HTTP-4 to HTTP-6
-            self.stats.inc_value("robotstxt/unreachable")
-            self.stats.inc_value(
+            self.runtime.stats.inc_value("robotstxt/unreachable")
+            self.runtime.stats.inc_value(
                 "robotstxt/unreachable/last_good" if entry.good else "robotstxt/disallow_all"
             )
-            self.room.warn_unreachable(
-                key,
+            self._unreachable[key] = Unreachable(
                 answer.outcome,
                 entry.retry_at - now,
                 good=entry.good,
@@ -296,41 +318,41 @@ class Resolver:
         return entry
 
     def _rules(
-        self, key: Origin, waiting: Waiting, body: bytes
+        self, key: Origin, load: _Load, body: bytes
     ) -> tuple[RobotsTxt, dict[Token, AgentRules]]:
         """Parse ``body`` and keep the groups of the tokens in use."""
         robots = RobotsTxt.parse(body, self.config.mode)
-        tokens = {self.token, *waiting.tokens}
+        tokens = {self.token, *load.tokens}
         previous = self.cache.get(key)
         if previous is not None and previous.rules:
             tokens.update(previous.rules)
         return robots, {token: robots.for_agent(token) for token in tokens}
 
     async def _adopt(
-        self, key: Origin, waiting: Waiting, robots: RobotsTxt, rules: dict[Token, AgentRules]
+        self, key: Origin, load: _Load, robots: RobotsTxt, rules: dict[Token, AgentRules]
     ) -> None:
         """What follows parsing, fetched or from the store: the crawl-delay
         (OTHER-2) and the ``robots_parsed`` signal (Scrapy 2.18+)."""
         agent = rules[self.token]
-        raised = self._apply_crawl_delay(waiting.trigger, agent)
+        raised = self._apply_crawl_delay(load.trigger, agent)
         self._say_crawl_delay(key, agent, raised)
-        await self._send_robots_parsed(waiting, robots)
+        await self._send_robots_parsed(load, robots)
 
-    async def _send_robots_parsed(self, waiting: Waiting, robots: RobotsTxt) -> None:
+    async def _send_robots_parsed(self, load: _Load, robots: RobotsTxt) -> None:
         """The ``robots_parsed`` signal (Scrapy 2.18+), with the request that
         triggered the fetch, as the built-in sends it."""
         robots_parsed = getattr(signals, "robots_parsed", None)
         if robots_parsed is not None:
             parser = RobotParser(robots, self.config.robots_user_agent)
             await self.crawler.signals.send_catch_log_async(
-                signal=robots_parsed, robotparser=parser, request=waiting.trigger
+                signal=robots_parsed, robotparser=parser, request=load.trigger
             )
 
     def _remember(self, key: Origin, entry: policy.Entry) -> None:
         """Cache ``entry``; never evict an origin that requests wait for,
         which would reset its backoff and its waits."""
         previous = self.cache.get(key)
-        now, allow_after = self.clock(), self.config.allow_after
+        now, allow_after = self.runtime.clock(), self.config.allow_after
         self.report.outcome(
             key,
             entry.state(now, allow_after),
@@ -339,9 +361,9 @@ class Resolver:
             None if previous is None else previous.state(now, allow_after),
             status=entry.status,
         )
-        evicted = self.cache.put(key, entry, keep=self.room)
+        evicted = self.cache.put(key, entry, keep=self.keep)
         if evicted:
-            self.stats.inc_value("robotstxt/cache/evicted", evicted)
+            self.runtime.stats.inc_value("robotstxt/cache/evicted", evicted)
 
     def _apply_crawl_delay(self, trigger: Request, agent: AgentRules) -> bool:
         """OTHER-2: with ``ROBOTSTXT_RFC_CRAWL_DELAY``, the group's
@@ -357,14 +379,14 @@ class Resolver:
         slot_key = downloader.get_slot_key(trigger)
         if not floor_slot(downloader, slot_key, delay):
             return False
-        self.stats.inc_value("robotstxt/crawl_delay/applied")
+        self.runtime.stats.inc_value("robotstxt/crawl_delay/applied")
         site = self.origins(trigger.url)
         if site is not None:
             self.report.row(site).crawl_delay_applied = delay
         logger.debug(
             "Download slot %(slot)r: crawl-delay %(delay)s s from robots.txt",
             {"slot": slot_key, "delay": delay},
-            extra={"spider": self.spider()},
+            extra=self.runtime.log,
         )
         return True
 
@@ -403,7 +425,7 @@ class Resolver:
                 "asked": asked,
                 "effect": effect,
             },
-            extra={"spider": self.spider()},
+            extra=self.runtime.log,
         )
 
     def _crawl_delay(self, entry: policy.Entry | None) -> float:
@@ -412,3 +434,12 @@ class Resolver:
         rules = None if entry is None else entry.rules
         agent = None if rules is None else rules.get(self.token)
         return self.pacer.delay(None if agent is None else agent.crawl_delay)
+
+
+@dataclass(frozen=True, slots=True)
+class _Load:
+    """One load: the request it is for, and the names whose rules the
+    parse keeps."""
+
+    trigger: Request
+    tokens: set[Token]

@@ -37,12 +37,9 @@ from ..robotstxt import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from scrapy import Spider
     from scrapy.http import Request, Response
-    from scrapy.statscollectors import StatsCollector
 
+    from .._runtime import Runtime
     from ..policy import Origin, Origins
     from ..robotstxt import AgentRules
     from ._config import Config
@@ -71,18 +68,15 @@ class UsageGate:
 
     def __init__(
         self,
+        runtime: Runtime,
         config: Config,
-        stats: StatsCollector,
         report: Report,
         origins: Origins,
-        *,
-        spider: Callable[[], Spider | None],
     ) -> None:
+        self._runtime = runtime
         self._config = config
-        self._stats = stats
         self._report = report
         self._origins = origins
-        self._spider = spider
 
     def on_request(
         self, request: Request, key: Origin, agent: AgentRules | None, robots_url: str
@@ -100,7 +94,7 @@ class UsageGate:
         categories = preferences.disallowed(self._config.usage) if self._config.usage else ()
         if not categories:
             return
-        self._stats.inc_value("robotstxt/usage/forbidden")
+        self._runtime.stats.inc_value("robotstxt/usage/forbidden")
         self._report.usage(key, categories, downloaded=False)
         if _debug():
             logger.debug(
@@ -110,7 +104,7 @@ class UsageGate:
                     "preferences": preferences.describe(categories),
                     "robots": robots_url,
                 },
-                extra={"spider": self._spider()},
+                extra=self._runtime.log,
             )
         raise ForbiddenByUsagePreference(categories, preferences, "robots.txt")
 
@@ -126,9 +120,9 @@ class UsageGate:
         if values:
             source, statement = header_source(values)  # the statement is memoised
             text = source.text
-            self._stats.inc_value("robotstxt/usage/header")
+            self._runtime.stats.inc_value("robotstxt/usage/header")
             if statement.error is not None:
-                self._stats.inc_value("robotstxt/usage/header_invalid")
+                self._runtime.stats.inc_value("robotstxt/usage/header_invalid")
             header = header_preferences(values)  # memoised per header value
             meta[USAGE_META_KEY] = preferences = robots.combined(header)
         else:
@@ -143,7 +137,7 @@ class UsageGate:
         key = self._origins(request.url) if categories else None
         if key is None:  # allowed, or a scheme robots.txt does not govern
             return response
-        self._stats.inc_value(_STATS[where])
+        self._runtime.stats.inc_value(_STATS[where])
         self._report.usage(key, categories, downloaded=True)
         if _debug():
             if where == "header":
@@ -160,6 +154,6 @@ class UsageGate:
                     "header": text,
                     "categories": ", ".join(categories),
                 },
-                extra={"spider": self._spider()},
+                extra=self._runtime.log,
             )
         raise ForbiddenByUsagePreference(categories, preferences, where)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from scrapy.exceptions import IgnoreRequest
 from twisted.internet.defer import Deferred
@@ -49,32 +49,42 @@ from ..policy import (
     RetryNow,
     SendBack,
     SpiderClosed,
+    Standing,
     StartFetch,
     Unheld,
     WaitInPlace,
     WarnDropping,
     WarnUnreachable,
+    standing,
 )
 from ..policy import Timer as LifeTimer
+from ._fetcher import Fetcher
+from ._holding import hold_class, let_go
+from ._kept_responses import TAKER_KEY
+from ._robots_loader import RobotsLoader
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Iterable
 
-    from scrapy import Spider
+    from scrapy.crawler import Crawler
     from scrapy.http import Request
-    from scrapy.statscollectors import StatsCollector
 
+    from .._runtime import Runtime
     from .._timers import Timer
-    from ..policy import Origin
-    from ..robotstxt import Token
+    from ..policy import Entry, LruCache, Origin, Origins
+    from ..robotstxt import AgentRules, Token
+    from ..stores import SharedStore
+    from ._config import Config
+    from ._crawler_names import CrawlerNames
+    from ._kept_responses import KeptResponses
     from ._report import Report
+    from ._robots_loader import Unreachable
 
 __all__ = [
     "DROP_KEY",
     "FILTER_KEY",
     "NO_WAIT_KEY",
     "SCHEDULED_KEY",
-    "HeldRequests",
     "Outlook",
     "Waiting",
     "WaitingRoom",
@@ -169,17 +179,6 @@ class Outlook:
         return self.describe()
 
 
-class HeldRequests(Protocol):
-    """Where the requests held in Redis go (:class:`.fleet.FleetRoom`)."""
-
-    def release_soon(self, key: Origin) -> None:
-        """``key`` is decided: send its held requests back to the crawl."""
-
-    def release_expired(self, key: Origin, limit: float) -> None:
-        """Send back, to be dropped, those held since ``limit`` (monotonic)
-        or earlier; then call :meth:`WaitingRoom.held_left`."""
-
-
 @dataclass(eq=False)
 class Waiting:
     """An origin whose robots.txt is being fetched, or is unreachable, and
@@ -255,36 +254,39 @@ class Waiting:
 
 
 class WaitingRoom:
-    """Every origin's :class:`Waiting`; turns what happens to an origin into
-    events for its :class:`.policy.OriginLife` and runs the actions it
-    answers with: timers, fetches, releases and drops.
+    """Every origin whose robots.txt is not decided yet, and the requests
+    that wait for it: turns what happens to an origin into events for its
+    :class:`.policy.OriginLife` and runs the actions it answers with. It
+    starts the fetches (:class:`.RobotsLoader`), arms the timers, gives
+    requests back to the engine, drops them, and holds them in Redis through
+    its hold (:class:`.MemoryHold`, or the fleet's room on scrapy-redis).
 
-    ``start`` begins a fetch of an origin; ``release`` gives requests back to
-    the engine; ``reason`` says why an origin's requests are dropped.
+    ``owner`` is the middleware, which the fetcher tells apart from the
+    other downloader middlewares that may refuse a robots.txt request.
     """
 
     def __init__(
         self,
+        runtime: Runtime,
+        crawler: Crawler,
+        config: Config,
         *,
-        wait: float,
-        monotonic: Callable[[], float],
-        call_later: Callable[[float, Callable[[], None]], Timer],
-        start: Callable[[Origin, Waiting], None],
-        release: Callable[[Iterable[Request]], None],
-        reason: Callable[[Origin], str],
-        stats: StatsCollector,
+        cache: LruCache[Origin, Entry],
         report: Report,
-        spider: Callable[[], Spider | None],
+        shared: SharedStore,
+        kept: KeptResponses,
+        names: CrawlerNames,
+        origins: Origins,
+        owner: object,
     ) -> None:
-        self.wait = wait
-        self._monotonic = monotonic
-        self._call_later = call_later
-        self._start = start
-        self._release = release
-        self._reason = reason
-        self._stats = stats
+        self.wait = config.unreachable_wait
+        self._runtime = runtime
+        self._crawler = crawler
+        self._config = config
+        self._cache = cache
         self._report = report
-        self._spider = spider
+        self._kept = kept
+        self._names = names
         self._origins: dict[Origin, Waiting] = {}
         #: Copies returned by ``process_request`` that the
         #: ``request_scheduled`` handler is to park.
@@ -292,10 +294,24 @@ class WaitingRoom:
         #: Copies returned by ``process_request`` once held in Redis: the
         #: ``request_scheduled`` handler keeps them out of the scheduler.
         self._held_copies: set[Request] = set()
-        #: Set by :class:`.fleet.FleetRoom` when requests are held in Redis.
-        self.fleet: HeldRequests | None = None
         #: Origins already named in a "Dropping requests" warning.
         self._warned: set[Origin] = set()
+        fetcher = Fetcher(runtime, crawler, config, owner=owner)
+        #: Loads robots.txt; the cache never evicts an origin that waits.
+        self.loader = RobotsLoader(
+            runtime,
+            crawler,
+            config,
+            cache,
+            report,
+            fetcher,
+            shared,
+            origins,
+            token=names.token,
+            keep=self._origins,
+        )
+        #: Where requests from the scheduler wait: in memory, or in Redis.
+        self.hold = hold_class(config, crawler.settings)(runtime, crawler, config, shared, self)
 
     def __contains__(self, key: object) -> bool:
         return key in self._origins
@@ -313,8 +329,9 @@ class WaitingRoom:
         return waiting
 
     def busy(self) -> bool:
-        """Whether any request waits (the spider must not close)."""
-        return any(waiting.has_waiters() for waiting in self._origins.values())
+        """Whether any request waits, here or held for the fleet (the
+        spider must not close)."""
+        return self.hold.busy or any(w.has_waiters() for w in self._origins.values())
 
     def fetching(self) -> bool:
         """Whether a robots.txt fetch is under way."""
@@ -324,7 +341,85 @@ class WaitingRoom:
         """The origins for which requests are held in Redis."""
         return [(key, waiting) for key, waiting in self._origins.items() if waiting.held]
 
+    # -- where an origin stands ------------------------------------------------
+
+    async def cached(
+        self, key: Origin, request: Request, token: Token
+    ) -> tuple[Entry, AgentRules | None] | None:
+        """The usable entry of ``key`` that keeps rules for ``token`` (or
+        has none: allow all), and those rules; ``None`` on a miss. In a
+        fleet, an origin no one here waits for costs one store read: another
+        worker may have decided it. A good copy in force while robots.txt is
+        unreachable is fetched again when its backoff is due (RFC 9309
+        §2.3.1.4)."""
+        entry = self._cache.get(key)
+        if entry is None and key not in self._origins and self.hold.holding:
+            loaded = await self.loader.peek(key, request, token)
+            if loaded is not None:
+                entry = loaded.entry
+                self._announce(key, loaded.unreachable)
+        where = standing(entry, token, self._runtime.clock(), self._config.allow_after)
+        if entry is None or where not in (Standing.DECIDED, Standing.RETRY_DUE):
+            return None
+        self._cache.touch(key)
+        if where is Standing.RETRY_DUE:  # a good copy in force while unreachable
+            self.need(key, request, token)
+        let_go(request)
+        return entry, None if entry.rules is None else entry.rules.get(token)
+
+    async def may_not_wait(self, key: Origin, request: Request, token: Token) -> str | None:
+        """Why ``request``, for an undecided origin, is dropped at once, or
+        ``None`` if it may wait: held in Redis long enough (:mod:`.fleet`),
+        or unreachable and in its backoff while it may not wait
+        (:meth:`.OriginLife.may_not_wait`)."""
+        entry = self._cache.get(key)
+        if entry is None:
+            return None
+        if await self.hold.expired(key, request, entry):
+            return entry.outcome
+        where = standing(entry, token, self._runtime.clock(), self._config.allow_after)
+        if where is Standing.BACKOFF and self.no_time_to_wait(key, request):
+            return entry.outcome
+        return None
+
     # -- coming in -----------------------------------------------------------
+
+    def need(self, key: Origin, trigger: Request, token: Token) -> Waiting:
+        """``trigger`` needs ``key`` decided: fetch it, unless a fetch is
+        under way or, unreachable, its backoff has not ended (RFC 9309
+        §2.3.1.4)."""
+        entry = self._cache.get(key)
+        now = self._runtime.clock()
+        waiting = self.join(key, trigger, token)
+        if waiting.fetching:
+            return waiting
+        waiting.trigger = trigger
+        if entry is None or entry.unreachable_since is None or entry.due(now):
+            event = FetchWanted(self._runtime.monotonic())
+        else:
+            event = FetchWanted(self._runtime.monotonic(), entry.retry_at - now, entry.outcome)
+        self._handle(key, waiting, event)
+        return waiting
+
+    async def park(self, key: Origin, request: Request, taker: str | None) -> Request:
+        """The copy of scheduled ``request`` that waits out of the
+        downloader, carrying ``taker``: held in Redis in a fleet, else
+        parked by the ``request_scheduled`` handler (:meth:`scheduled`).
+        ``dont_filter`` lets the copy past the dupefilter, which has seen
+        the request once; it is set back on the verdict."""
+        copy = request
+        if not request.dont_filter:
+            copy = request.replace(dont_filter=True)
+            copy.meta[FILTER_KEY] = True
+        if taker is not None:
+            copy.meta[TAKER_KEY] = taker
+        if not await self.hold.hold(key, copy):
+            self.park_when_scheduled(copy, key)
+            return copy
+        self.park_when_scheduled(copy, key, in_store=True)
+        if not self.held_one(key, self.hold.waited_since(copy)):
+            self.hold.release_soon(key)  # decided while Redis took it
+        return copy
 
     def park_when_scheduled(self, copy: Request, key: Origin, *, in_store: bool = False) -> None:
         """Park ``copy`` when the scheduler receives it (:meth:`scheduled`);
@@ -334,10 +429,12 @@ class WaitingRoom:
         else:
             self._to_park[copy] = key
 
-    def scheduled(self, request: Request) -> None:
+    def scheduled(self, request: Request, **kwargs: Any) -> None:
         """The ``request_scheduled`` handler: park a request
         ``process_request`` sent back, or mark one that came through the
-        scheduler (:data:`SCHEDULED_KEY`)."""
+        scheduler (:data:`SCHEDULED_KEY`). ``**kwargs``: PyDispatcher then
+        passes the signal's arguments as they are instead of matching them
+        to the parameters, for every request."""
         if request in self._held_copies:
             self._held_copies.discard(request)
             raise IgnoreRequest  # Redis has it
@@ -347,7 +444,7 @@ class WaitingRoom:
             request.meta[SCHEDULED_KEY] = True
             return
         no_wait = bool(request.meta.get(NO_WAIT_KEY))
-        actions = self._handle(key, waiting, Park(request, self._monotonic(), no_wait))
+        actions = self._handle(key, waiting, Park(request, self._runtime.monotonic(), no_wait))
         if any(isinstance(action, SendBack) for action in actions):
             return  # no fetch under way for a no-wait request: decide it again
         raise IgnoreRequest  # keeps it out of the scheduler; the engine logs nothing
@@ -356,20 +453,43 @@ class WaitingRoom:
         """Wait inside ``process_request``: the Deferred fires with ``None``
         once ``key`` is decided, or with why the request is dropped."""
         d: Deferred[str | None] = Deferred()
-        self._handle(key, waiting, WaitInPlace(d, self._monotonic()))
+        self._handle(key, waiting, WaitInPlace(d, self._runtime.monotonic()))
         return d
 
-    def fetch(
-        self, key: Origin, trigger: Request, token: Token, *, retry_in: float | None, outcome: str
-    ) -> Waiting:
-        """``trigger`` needs ``key`` decided: fetch it, unless a fetch is
-        under way or, unreachable (``outcome``), its backoff has
-        ``retry_in`` seconds to run (RFC 9309 §2.3.1.4)."""
+    def let_taker_go(self, key: Origin, taker: str) -> None:
+        """A spider request for ``key``'s robots.txt that waited for a fetch
+        as ``taker`` will not take its share: it was dropped."""
+        waiting = self._origins.get(key)
+        if waiting is not None:
+            waiting.asked.discard(taker)
+        self._kept.release(key, taker)
+
+    def adopt(self, key: Origin, trigger: Request, since: float) -> None:
+        """Decide ``key``, whose held requests this worker adopted from
+        another (:mod:`.fleet`); ``trigger`` stands for them, the oldest of
+        which began to wait at ``since`` (wall clock)."""
+        entry = self._cache.get(key)
+        if entry is not None and entry.usable(self._runtime.clock(), self._config.allow_after):
+            self.hold.release_soon(key)
+            return
+        token = self._names.of(trigger)
         waiting = self.join(key, trigger, token)
-        if not waiting.fetching:
-            waiting.trigger = trigger
-            self._handle(key, waiting, FetchWanted(self._monotonic(), retry_in, outcome))
-        return waiting
+        self.adopted(key, waiting, self.hold.to_monotonic(since))
+        self.need(key, trigger, token)
+
+    def release(self, requests: Iterable[Request]) -> None:
+        """Give ``requests`` back to the engine."""
+        engine = self._crawler.engine
+        for request in requests:
+            try:
+                engine.crawl(request)
+            except Exception:  # the engine is closing
+                logger.error(
+                    "Could not send %(request)s back to the engine after it waited for robots.txt",
+                    {"request": request},
+                    exc_info=True,
+                    extra=self._runtime.log,
+                )
 
     # -- held in Redis (:mod:`.fleet`) ------------------------------------------
 
@@ -380,31 +500,60 @@ class WaitingRoom:
         waiting = self._origins.get(key)
         if waiting is None:
             return False
-        self._handle(key, waiting, HoldOne(since, self._monotonic()))
+        self._handle(key, waiting, HoldOne(since, self._runtime.monotonic()))
         return True
 
     def adopted(self, key: Origin, waiting: Waiting, since: float) -> None:
         """``waiting`` watches an origin adopted from another worker, whose
         oldest held request began to wait at ``since`` (monotonic)."""
-        self._handle(key, waiting, HoldOne(since, self._monotonic(), count=False))
+        self._handle(key, waiting, HoldOne(since, self._runtime.monotonic(), count=False))
 
     def unhold(self, key: Origin, count: int) -> None:
         """``count`` of ``key``'s held requests are no longer held (another
         worker released them)."""
         waiting = self._origins.get(key)
         if waiting is not None:
-            self._handle(key, waiting, Unheld(self._monotonic(), count))
+            self._handle(key, waiting, Unheld(self._runtime.monotonic(), count))
 
     def held_left(self, key: Origin, left: int | None, oldest: float | None) -> None:
-        """After :meth:`HeldRequests.release_expired`: ``left`` requests are
+        """After :meth:`.MemoryHold.release_expired`: ``left`` requests are
         still held (``None``: unknown, the store failed), the oldest since
         ``oldest`` (monotonic). The drop timer looks again no sooner than in
         a second, so that workers whose clocks disagree never spin."""
         waiting = self._origins.get(key)
         if waiting is not None:
-            self._handle(key, waiting, HeldLeft(self._monotonic(), left, oldest))
+            self._handle(key, waiting, HeldLeft(self._runtime.monotonic(), left, oldest))
 
     # -- moving on -----------------------------------------------------------
+
+    async def _load(self, key: Origin, waiting: Waiting) -> None:
+        """The :class:`StartFetch` action: load ``key``'s robots.txt, then
+        release, keep waiting, or drop what waits for it (:meth:`settle`).
+        The spider's own requests for this robots.txt that wait get the
+        fetch's response (:mod:`.crawl._kept_responses`)."""
+        loaded = await self.loader.load(key, waiting.trigger, waiting.tokens)
+        try:
+            self._announce(key, loaded.unreachable)
+            entry, now = loaded.entry, self._runtime.clock()
+            usable = entry.usable(now, self._config.allow_after)
+            if usable and waiting.asked:
+                self._kept.keep(key, loaded.fetched, waiting.asked)
+                waiting.asked = set()
+            since = entry.unreachable_since
+            self.settle(
+                key,
+                decided=usable,
+                retry_in=None if usable else entry.retry_at - now,
+                # Held requests are dropped by the fleet's clock: the record's.
+                unreachable_since=None if since is None else self.hold.to_monotonic(since),
+            )
+        except Exception:
+            logger.error(
+                "Error releasing the requests that waited for %(url)s",
+                {"url": key.robots_url},
+                exc_info=True,
+                extra=self._runtime.log,
+            )
 
     def settle(
         self,
@@ -421,15 +570,8 @@ class WaitingRoom:
         from ``unreachable_since`` (monotonic), the stored record's."""
         waiting = self._origins.get(key)
         if waiting is not None:
-            event = FetchEnded(self._monotonic(), decided, retry_in, unreachable_since)
+            event = FetchEnded(self._runtime.monotonic(), decided, retry_in, unreachable_since)
             self._handle(key, waiting, event)
-
-    def backoff(self, key: Origin, waiting: Waiting, retry_in: float, outcome: str) -> None:
-        """``key`` is unreachable (``outcome``) and its backoff has
-        ``retry_in`` seconds to run: requests wait for the retry (RFC 9309
-        §2.3.1.4). The first to wait starts the wait's clock
-        (``ROBOTSTXT_RFC_UNREACHABLE_WAIT``) and the WARNING that says so."""
-        self._handle(key, waiting, FetchWanted(self._monotonic(), retry_in, outcome))
 
     def no_time_to_wait(self, key: Origin, request: Request) -> bool:
         """Whether ``request``, for an unreachable origin in its backoff,
@@ -444,10 +586,22 @@ class WaitingRoom:
         """What happens next to ``key``'s requests, robots.txt being
         unreachable and fetched again in ``retry_in`` seconds."""
         waiting = self._origins.get(key)
-        now = self._monotonic()
+        now = self._runtime.monotonic()
         when = None if waiting is None else waiting.life.drop_time(since=now)
         dropped = 0 if waiting is None else len(waiting.no_wait)
         return Outlook(retry_in, None if when is None else when - now, self.wait, dropped)
+
+    def _announce(self, key: Origin, unreachable: Unreachable | None) -> None:
+        """The line of a failed fetch, or of a stored record that says
+        robots.txt is unreachable (HTTP-4 to HTTP-6), if ``unreachable``."""
+        if unreachable is not None:
+            self.warn_unreachable(
+                key,
+                unreachable.outcome,
+                unreachable.retry_in,
+                good=unreachable.good,
+                level=unreachable.level,
+            )
 
     def warn_unreachable(
         self,
@@ -472,7 +626,7 @@ class WaitingRoom:
             level,
             "%(url)s is unreachable (%(outcome)s): %(policy)s",
             {"url": key.robots_url, "outcome": outcome, "policy": policy},
-            extra={"spider": self._spider()},
+            extra=self._runtime.log,
         )
 
     def retry_now(self, key: Origin) -> None:
@@ -480,13 +634,13 @@ class WaitingRoom:
         worker found robots.txt since (:mod:`.fleet`)."""
         waiting = self._origins.get(key)
         if waiting is not None:
-            self._handle(key, waiting, RetryNow(self._monotonic()))
+            self._handle(key, waiting, RetryNow(self._runtime.monotonic()))
 
     def _timer_fired(self, key: Origin, timer: LifeTimer) -> None:
         waiting = self._origins.get(key)
         if waiting is None:
             return
-        now = self._monotonic()
+        now = self._runtime.monotonic()
         if timer is LifeTimer.RETRY:
             waiting.retry_timer = None
             self._handle(key, waiting, RetryFired(now))
@@ -499,7 +653,7 @@ class WaitingRoom:
         place, and hand back the parked ones (the held ones are in Redis)."""
         parked: list[Request] = []
         for key, waiting in list(self._origins.items()):
-            for action in self._handle(key, waiting, SpiderClosed(self._monotonic())):
+            for action in self._handle(key, waiting, SpiderClosed(self._runtime.monotonic())):
                 if isinstance(action, PutAside):
                     parked.extend(action.requests)
         self._origins.clear()
@@ -521,10 +675,10 @@ class WaitingRoom:
         self, key: Origin, waiting: Waiting, action: Action[Request, Deferred[str | None]]
     ) -> None:
         if isinstance(action, StartFetch):
-            self._start(key, waiting)
+            self._runtime.start_soon(self._load(key, waiting))
         elif isinstance(action, ArmTimer):
             timer = action.timer
-            handle = self._call_later(action.delay, lambda: self._timer_fired(key, timer))
+            handle = self._runtime.call_later(action.delay, lambda: self._timer_fired(key, timer))
             if timer is LifeTimer.RETRY:
                 waiting.retry_timer = handle
             else:
@@ -539,29 +693,27 @@ class WaitingRoom:
                 waiting.drop_timer = None
         elif isinstance(action, CountWaiting):
             if action.held:
-                self._stats.inc_value("robotstxt/waiting/held")
-            self._stats.inc_value("robotstxt/waiting")
+                self._runtime.stats.inc_value("robotstxt/waiting/held")
+            self._runtime.stats.inc_value("robotstxt/waiting")
             self._report.row(key).waited += 1
         elif isinstance(action, SendBack):
             action.request.meta[SCHEDULED_KEY] = True
         elif isinstance(action, Release):
-            self._release(action.requests)
+            self.release(action.requests)
             for d in action.resumed:
                 d.callback(None)
         elif isinstance(action, Drop):
-            reason = action.reason if action.reason is not None else self._reason(key)
+            reason = action.reason if action.reason is not None else self._drop_reason(key)
             for d in action.resumed:
                 d.callback(reason)
             for request in action.requests:
                 request.meta[DROP_KEY] = reason
             if action.requests:
-                self._release(action.requests)
+                self.release(action.requests)
         elif isinstance(action, ReleaseHeld):
-            if self.fleet is not None:
-                self.fleet.release_soon(key)
+            self.hold.release_soon(key)
         elif isinstance(action, ExpireHeld):
-            if self.fleet is not None:
-                self.fleet.release_expired(key, action.limit)
+            self.hold.release_expired(key, action.limit)
         elif isinstance(action, WarnUnreachable):
             self.warn_unreachable(key, action.outcome, action.retry_in)
         elif isinstance(action, WarnDropping):
@@ -569,6 +721,10 @@ class WaitingRoom:
         elif isinstance(action, Forget) and self._origins.get(key) is waiting:
             del self._origins[key]
         # PutAside: close() collects them.
+
+    def _drop_reason(self, key: Origin) -> str:
+        entry = self._cache.get(key)
+        return entry.outcome if entry is not None else "robots.txt not fetched"
 
     def _warn_dropping(self, key: Origin) -> None:
         if key in self._warned:
@@ -578,6 +734,6 @@ class WaitingRoom:
             "Dropping requests to %(origin)s: its robots.txt has been unreachable "
             "(%(reason)s) for ROBOTSTXT_RFC_UNREACHABLE_WAIT (%(wait)s s); more "
             "requests to it will be dropped the same way while it stays unreachable",
-            {"origin": key, "reason": self._reason(key), "wait": duration(self.wait)},
-            extra={"spider": self._spider()},
+            {"origin": key, "reason": self._drop_reason(key), "wait": duration(self.wait)},
+            extra=self._runtime.log,
         )

@@ -29,50 +29,44 @@ from __future__ import annotations
 
 import logging
 import os
-import time
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
-from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
+from scrapy.utils.defer import maybe_deferred_to_future
 
 from .. import policy
 from .._logging import LOGGER_NAME, reaches_a_handler
-from .._timers import call_later
+from .._runtime import Runtime
 from ..exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable
-from ..policy import Origin, Origins, Standing, State, Verdict, origin, standing
+from ..policy import Origin, Origins, State, Verdict, origin
 from ..robotstxt import (
     NO_PREFERENCES,
     USAGE_META_KEY,
-    ascii_lower,
-    caller_name,
     canonical_match_string,
-    crawler_name,
-    name_problem,
-    product_token,
 )
 from ..stores import SharedStore, open_store
 from ._config import Config
-from ._fetcher import DOWNLOAD_PRIORITY, Fetcher
-from ._holding import hold_class, let_go
+from ._crawler_names import CrawlerNames
+from ._fetcher import DOWNLOAD_PRIORITY
+from ._holding import let_go
 from ._jobdir import JOBDIR_FILE, load_waiting, save_waiting
 from ._kept_responses import TAKER_KEY, KeptResponses, asks_for_robots_txt, unlike_the_fetch
 from ._misspelt_settings import warn_about_misspelt_settings
 from ._report import Report
-from ._robots_loader import Resolver
 from ._startup_warnings import warn_about_builtin, warn_about_robotstxt_parser
 from ._usage_gate import UsageGate
-from ._waiting_room import DROP_KEY, FILTER_KEY, SCHEDULED_KEY, Waiting, WaitingRoom
+from ._waiting_room import DROP_KEY, FILTER_KEY, SCHEDULED_KEY, WaitingRoom
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable
     from typing import NoReturn, Self
 
     from scrapy import Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Request, Response
 
-    from ..robotstxt import AgentRules, Token
+    from ..robotstxt import AgentRules
 
 __all__ = ["Origin", "RobotsTxtMiddleware", "origin"]
 
@@ -97,52 +91,15 @@ class RobotsTxtMiddleware:
         # cannot show them (README.rst, "Settings").
         logger.debug("Settings in effect: %(settings)r", {"settings": config.in_effect()})
         assert crawler.stats is not None
-        self._stats = stats = crawler.stats
-        #: The wall clock of cache lifetimes; tests replace it.
-        self.clock: Callable[[], float] = time.time
-        self._spider: Spider | None = None
+        self._runtime = runtime = Runtime(crawler.stats)
         #: Whether the crawl is a command's one-off run (set when the spider
         #: opens): no JOBDIR advice then.
         self._one_off = False
-        self._cache: policy.LruCache[Origin, policy.Entry] = policy.LruCache(config.max_origins)
-        self._origins = Origins()
-        #: Names already warned about, and what was said of the crawler's
-        #: own; User-Agent header -> lower-cased name.
-        self._warned_names: set[str] = set()
-        self._name_notes: list[str] = []
-        self._tokens: dict[bytes, str] = {}
-        #: The crawler's names (docs/decisions.md "crawler name", D-21, D-22):
-        #: ROBOTSTXT_USER_AGENT's, most specific first, else the product of
-        #: USER_AGENT that names it; in rfc mode each is reduced to the
-        #: crawler's product name.
-        if config.robots_names is not None:
-            names = tuple(
-                self._checked_name(name, "ROBOTSTXT_USER_AGENT", own=True)
-                for name in config.robots_names
-            )
-        else:
-            name = product_token(config.user_agent)
-            names = (self._checked_name(name, f"USER_AGENT {config.user_agent!r}", own=True),)
-        self._names = names
-        self._name = ", ".join(names)
-        #: The key of an entry's rules: the lower-cased name, or the family's
-        #: lower-cased names (D-22).
-        self._default_token: Token = (
-            ascii_lower(names[0]) if len(names) == 1 else tuple(map(ascii_lower, names))
-        )
+        self._names = CrawlerNames(config)
         warn_about_robotstxt_parser(crawler, config.mode)
         self._report = Report(config.max_origins)
-        self._room = WaitingRoom(
-            wait=config.unreachable_wait,
-            monotonic=time.monotonic,
-            call_later=call_later,
-            start=self._start,
-            release=self._release,
-            reason=self._drop_reason,
-            stats=stats,
-            report=self._report,
-            spider=self._current_spider,
-        )
+        self._cache: policy.LruCache[Origin, policy.Entry] = policy.LruCache(config.max_origins)
+        self._origins = Origins()
         store = open_store(
             config.store,
             crawler.settings.get("JOBDIR"),
@@ -151,43 +108,26 @@ class RobotsTxtMiddleware:
             ttl=config.store_ttl,
             fetch_bound=config.fetch_bound,
         )
-        self._shared = SharedStore(store, stats=stats, spider=self._current_spider)
-        self._usage = UsageGate(
-            config, stats, self._report, self._origins, spider=self._current_spider
-        )
+        self._shared = SharedStore(store, runtime)
+        self._usage = UsageGate(runtime, config, self._report, self._origins)
         self._kept = KeptResponses(
-            stats=stats,
-            call_later=call_later,
-            follows_redirects=crawler.settings.getbool("REDIRECT_ENABLED"),
-            spider=self._current_spider,
+            runtime, follows_redirects=crawler.settings.getbool("REDIRECT_ENABLED")
         )
-        self._resolver = Resolver(
+        self._room = WaitingRoom(
+            runtime,
             crawler,
             config,
-            stats,
-            self._cache,
-            self._report,
-            Fetcher(crawler, config, stats, self._current_spider, owner=self, clock=self._now),
-            self._shared,
-            self._origins,
-            room=self._room,
-            token=self._default_token,
-            clock=self._now,
-            spider=self._current_spider,
+            cache=self._cache,
+            report=self._report,
+            shared=self._shared,
+            kept=self._kept,
+            names=self._names,
+            origins=self._origins,
+            owner=self,
         )
-        self._fleet = hold_class(config, crawler.settings)(
-            crawler,
-            config,
-            self._shared,
-            self._room,
-            clock=self._now,
-            monotonic=time.monotonic,
-            call_later=call_later,
-            adopt=self._adopt_origin,
-            stats=stats,
-        )
+        self._pacer = self._room.loader.pacer
         connect = crawler.signals.connect
-        connect(self._request_scheduled, signal=signals.request_scheduled)
+        connect(self._room.scheduled, signal=signals.request_scheduled)
         connect(self._spider_idle, signal=signals.spider_idle)
         connect(self._spider_opened, signal=signals.spider_opened)
         connect(self._spider_closed, signal=signals.spider_closed)
@@ -199,26 +139,38 @@ class RobotsTxtMiddleware:
     # -- read-only views ---------------------------------------------------
 
     @property
+    def clock(self) -> Callable[[], float]:
+        """The wall clock of cache lifetimes (``time.time``); tests replace
+        it."""
+        return self._runtime.clock
+
+    @clock.setter
+    def clock(self, clock: Callable[[], float]) -> None:
+        self._runtime.clock = clock
+
+    # -- read-only views ---------------------------------------------------
+
+    @property
     def product_token(self) -> str:
         """The crawler's name for requests without their own User-Agent
         header: ``ROBOTSTXT_USER_AGENT``, else the product of ``USER_AGENT``
         that names the crawler, reduced to a product name in rfc mode
         (docs/decisions.md "crawler name", D-21); a crawler family's names are
         joined with ``", "``, most specific first (D-22)."""
-        return self._name
+        return self._names.name
 
     @property
     def crawler_names(self) -> tuple[str, ...]:
         """The names behind :attr:`product_token`, most specific first: one
         for a crawler, several for a crawler family (D-22)."""
-        return self._names
+        return self._names.names
 
     @property
     def name_notes(self) -> tuple[str, ...]:
         """What the start-up warnings said of the crawler's own names: for
         each name that is not a product token, what was taken and which
         groups apply (D-21); empty when every name is a product token."""
-        return tuple(self._name_notes)
+        return self._names.notes
 
     @property
     def busy(self) -> bool:
@@ -243,7 +195,7 @@ class RobotsTxtMiddleware:
         rules: allow all)."""
         entry = self.entry(url)
         rules = None if entry is None else entry.rules
-        return None if rules is None else rules.get(self._default_token)
+        return None if rules is None else rules.get(self._names.token)
 
     def sitemaps(self, url: str) -> tuple[str, ...] | None:
         """The ``Sitemap`` URLs of ``url``'s origin (RFC 9309 §2.2.4,
@@ -264,11 +216,12 @@ class RobotsTxtMiddleware:
             return None
         source = entry.url or key.robots_url
         state = entry.state(self.clock(), self.config.allow_after)
-        agent = None if entry.rules is None else entry.rules.get(self._default_token)
+        agent = None if entry.rules is None else entry.rules.get(self._names.token)
+        name = self._names.name
         if state is State.UNREACHABLE or agent is None:
-            return Verdict.of_state(url, self._name, state, entry.outcome, source=source)
+            return Verdict.of_state(url, name, state, entry.outcome, source=source)
         path = canonical_match_string(url, self.config.mode)
-        return Verdict.of_rules(url, self._name, agent, path, state=state, source=source)
+        return Verdict.of_rules(url, name, agent, path, state=state, source=source)
 
     # -- the verdict -------------------------------------------------------
 
@@ -285,7 +238,8 @@ class RobotsTxtMiddleware:
         if key is None:
             meta[USAGE_META_KEY] = NO_PREFERENCES  # the header's part only (U-6)
             return None
-        token = self._token(request)
+        room = self._room
+        token = self._names.of(request)
         # The spider's own request for this robots.txt (a SitemapSpider's):
         # answered with the fetch's response (:mod:`.crawl._kept_responses`) if it waited for
         # the fetch as ``taker``; dropped instead, it gives up its share.
@@ -296,7 +250,7 @@ class RobotsTxtMiddleware:
             if reason is not None:  # sent back by the waiting room to be dropped
                 self._drop(key, reason, request)
             # 1. Decided: the verdict now.
-            hit = await self._cache_hit(key, request, token)
+            hit = await room.cached(key, request, token)
             if hit is not None:
                 entry, agent = hit
                 self._decide(request, key, entry, agent)
@@ -308,84 +262,38 @@ class RobotsTxtMiddleware:
                         return served
                 if agent is not None and agent.crawl_delay and self.config.crawl_delay:
                     # Crawl-delay, across the fleet (OTHER-2)
-                    await self._resolver.pacer.turn(key, request, agent.crawl_delay)
+                    await self._pacer.turn(key, request, agent.crawl_delay)
                 return None
-            # 2. Not decided: dropped now if it may not wait for the retry of
-            # an unreachable origin (RFC 9309 §2.3.1.4); else the fetch starts,
-            # unless one is under way or the backoff runs.
-            known = self._cache.get(key)
-            if known is not None and await self._may_not_wait(key, request, known, token):
-                self._drop(key, known.outcome, request)
-            waiting = self._fetch(key, request, token)
+            # 2. Not decided: dropped now if it may not wait (held long
+            # enough, or unreachable in its backoff: RFC 9309 §2.3.1.4);
+            # else the fetch starts, unless one is under way or the backoff
+            # runs.
+            reason = await room.may_not_wait(key, request, token)
+            if reason is not None:
+                self._drop(key, reason, request)
+            waiting = room.need(key, request, token)
             if asks and unlike_the_fetch(request) is None:
                 if taker is not None:  # its share of an earlier fetch
-                    self._let_taker_go(key, taker)
+                    room.let_taker_go(key, taker)
                 taker = self._kept.taker()
                 waiting.asked.add(taker)
             # 3. It waits: out of the downloader (parked, or held in Redis) if
             # it came through the scheduler, else in place.
             if scheduled:
-                copy = await self._park(key, request, taker)
+                copy = await room.park(key, request, taker)
                 taker = None  # the copy carries it
                 return copy
-            reason = await maybe_deferred_to_future(self._room.wait_in_place(key, waiting))
+            reason = await maybe_deferred_to_future(room.wait_in_place(key, waiting))
             if reason is not None:
                 self._drop(key, reason, request)
             if taker is not None:  # carried to step 4
                 meta[TAKER_KEY], taker = taker, None
         finally:
             if taker is not None:
-                self._let_taker_go(key, taker)
+                room.let_taker_go(key, taker)
         # 4. Decided while it waited in place: through again, as a parked
         # request comes back from the engine.
         return await self.process_request(request)
-
-    async def _cache_hit(
-        self, key: Origin, request: Request, token: Token
-    ) -> tuple[policy.Entry, AgentRules | None] | None:
-        """The usable entry of ``key`` that keeps rules for ``token`` (or
-        has none: allow all), and those rules; ``None`` on a miss. In a
-        fleet, an origin no one here waits for costs one store read: another
-        worker may have decided it. A good copy in force while robots.txt is
-        unreachable is fetched again when its backoff is due."""
-        entry = self._cache.get(key)
-        if entry is None and key not in self._room and self._fleet.holding:
-            entry = await self._resolver.peek(key, request, token)
-        where = standing(entry, token, self.clock(), self.config.allow_after)
-        if entry is None or where not in (Standing.DECIDED, Standing.RETRY_DUE):
-            return None
-        self._cache.touch(key)
-        if where is Standing.RETRY_DUE:  # a good copy in force while unreachable
-            self._fetch(key, request, token)
-        let_go(request)
-        return entry, None if entry.rules is None else entry.rules.get(token)
-
-    async def _may_not_wait(
-        self, key: Origin, request: Request, entry: policy.Entry, token: Token
-    ) -> bool:
-        """Whether ``request``, for an undecided origin, is dropped at once:
-        held in Redis long enough (:mod:`.fleet`), or unreachable and in its
-        backoff while it may not wait (:meth:`.WaitingRoom.no_time_to_wait`)."""
-        if await self._fleet.expired(key, request, entry):
-            return True
-        where = standing(entry, token, self.clock(), self.config.allow_after)
-        return where is Standing.BACKOFF and self._room.no_time_to_wait(key, request)
-
-    async def _park(self, key: Origin, request: Request, taker: str | None) -> Request:
-        """The copy of scheduled ``request`` that waits out of the
-        downloader, carrying ``taker``: held in Redis in a fleet, else
-        parked by the ``request_scheduled`` handler. ``dont_filter`` lets
-        the copy past the dupefilter, which has seen the request once; it is
-        set back on the verdict."""
-        copy = request
-        if not request.dont_filter:
-            copy = request.replace(dont_filter=True)
-            copy.meta[FILTER_KEY] = True
-        if taker is not None:
-            copy.meta[TAKER_KEY] = taker
-        if not await self._hold(key, copy):
-            self._room.park_when_scheduled(copy, key)
-        return copy
 
     def process_response(
         self, request: Request, response: Response, spider: Spider | None = None
@@ -404,7 +312,7 @@ class RobotsTxtMiddleware:
         rule = agent.deciding_rule(path)
         if rule is None or rule.allow:
             return
-        self._stats.inc_value("robotstxt/forbidden")
+        self._runtime.stats.inc_value("robotstxt/forbidden")
         self._report.row(key).forbidden += 1
         if reaches_a_handler(logger, logging.DEBUG):
             source = entry.url or key.robots_url
@@ -417,167 +325,27 @@ class RobotsTxtMiddleware:
                     ),
                     "robots": source,
                 },
-                extra={"spider": self._spider},
+                extra=self._runtime.log,
             )
         raise ForbiddenByRobotsTxt
 
-    async def _hold(self, key: Origin, copy: Request) -> bool:
-        """Hold ``copy`` in Redis rather than in memory, if the crawl is a
-        fleet's (:mod:`.fleet`); ``False`` if it must wait in memory."""
-        if not await self._fleet.hold(key, copy):
-            return False
-        self._room.park_when_scheduled(copy, key, in_store=True)
-        if not self._room.held_one(key, self._fleet.waited_since(copy)):
-            self._fleet.release_soon(key)  # decided while Redis took it
-        return True
-
-    def _adopt_origin(self, key: Origin, trigger: Request, since: float) -> None:
-        """Decide ``key``, whose held requests this worker adopted from
-        another (:mod:`.fleet`); ``trigger`` stands for them."""
-        entry = self._cache.get(key)
-        if entry is not None and entry.usable(self.clock(), self.config.allow_after):
-            self._fleet.release_soon(key)
-            return
-        token = self._token(trigger)
-        waiting = self._room.join(key, trigger, token)
-        self._room.adopted(key, waiting, self._fleet.to_monotonic(since))
-        self._fetch(key, trigger, token)
-
-    def _let_taker_go(self, key: Origin, taker: str) -> None:
-        """A spider request for ``key``'s robots.txt that waited for a fetch
-        as ``taker`` will not take its share: it was dropped."""
-        waiting = self._room.get(key)
-        if waiting is not None:
-            waiting.asked.discard(taker)
-        self._kept.release(key, taker)
-
     def _drop(self, key: Origin, reason: str, request: Request) -> NoReturn:
         let_go(request)
-        self._stats.inc_value("robotstxt/unreachable/dropped")
+        self._runtime.stats.inc_value("robotstxt/unreachable/dropped")
         self._report.row(key).dropped += 1
         raise RobotsTxtUnreachable(reason)
-
-    def _token(self, request: Request) -> Token:
-        """The lower-cased name the request is decided for:
-        ``ROBOTSTXT_USER_AGENT``, else the crawler's product in the request's
-        User-Agent header, else in ``USER_AGENT`` (docs/decisions.md "crawler
-        name")."""
-        header = request.headers.get(b"User-Agent")
-        if self.config.robots_user_agent is not None or not header:
-            return self._default_token
-        try:
-            return self._tokens[header]
-        except KeyError:
-            if len(self._tokens) >= 64:
-                self._tokens.clear()
-            text = caller_name(header)
-            name = self._checked_name(product_token(text), f"the User-Agent header {text!r}")
-            token = self._tokens[header] = ascii_lower(name)
-            return token
-
-    def _checked_name(self, name: str, source: str, *, own: bool = False) -> str:
-        """The name the rules are looked up for (D-21: in rfc mode a name
-        that is not a product token, ``[A-Za-z_-]+`` per RFC 9309 §2.2.1, is
-        reduced to the crawler's product name), with one warning per name
-        that is not a product token saying what was taken and which groups
-        it selects; the crawler's ``own`` names keep it for
-        :attr:`name_notes`."""
-        mode = self.config.mode
-        problem = name_problem(name, mode)
-        if problem is not None and name not in self._warned_names:
-            self._warned_names.add(name)
-            if own:
-                self._name_notes.append(f"the name {name!r} {problem}")
-            logger.warning(
-                "The robots.txt name of this crawler, %(name)r from %(source)s, %(problem)s. "
-                "If that is not what you want, set ROBOTSTXT_USER_AGENT to the name site "
-                'owners use for your crawler, e.g. ROBOTSTXT_USER_AGENT = "MyBot".',
-                {"name": name, "source": source, "problem": problem},
-            )
-        return crawler_name(name, mode)
-
-    # -- fetching ----------------------------------------------------------
-
-    def _fetch(self, key: Origin, trigger: Request, token: Token) -> Waiting:
-        """Start fetching ``key``'s robots.txt unless a fetch is under way,
-        or the backoff of an unreachable one has not ended (RFC 9309
-        §2.3.1.4): the origin's life decides (:class:`.policy.OriginLife`)."""
-        entry = self._cache.get(key)
-        now = self.clock()
-        if entry is None or entry.unreachable_since is None or entry.due(now):
-            return self._room.fetch(key, trigger, token, retry_in=None, outcome="")
-        return self._room.fetch(
-            key, trigger, token, retry_in=entry.retry_at - now, outcome=entry.outcome
-        )
-
-    def _start(self, key: Origin, waiting: Waiting) -> None:
-        deferred_from_coro(self._fetch_and_settle(key, waiting))
-
-    async def _fetch_and_settle(self, key: Origin, waiting: Waiting) -> None:
-        entry, fetched = await self._resolver.decide(key, waiting)
-        try:
-            now = self.clock()
-            usable = entry.usable(now, self.config.allow_after)
-            if usable and waiting.asked:
-                self._kept.keep(key, fetched, waiting.asked)
-                waiting.asked = set()
-            since = entry.unreachable_since
-            self._room.settle(
-                key,
-                decided=usable,
-                retry_in=None if usable else entry.retry_at - now,
-                # Held requests are dropped by the fleet's clock: the record's.
-                unreachable_since=None if since is None else self._fleet.to_monotonic(since),
-            )
-        except Exception:
-            logger.error(
-                "Error releasing the requests that waited for %(url)s",
-                {"url": key.robots_url},
-                exc_info=True,
-                extra={"spider": self._spider},
-            )
-
-    # -- the waiting room's callbacks --------------------------------------
-
-    def _now(self) -> float:
-        return self.clock()
-
-    def _current_spider(self) -> Spider | None:
-        return self._spider
-
-    def _drop_reason(self, key: Origin) -> str:
-        entry = self._cache.get(key)
-        return entry.outcome if entry is not None else "robots.txt not fetched"
-
-    def _request_scheduled(self, request: Request, **kwargs: Any) -> None:
-        # **kwargs: PyDispatcher then passes the signal's arguments as they
-        # are instead of matching them to the parameters, for every request.
-        self._room.scheduled(request)
-
-    def _release(self, requests: Iterable[Request]) -> None:
-        engine = self.crawler.engine
-        for request in requests:
-            try:
-                engine.crawl(request)
-            except Exception:  # the engine is closing
-                logger.error(
-                    "Could not send %(request)s back to the engine after it waited for robots.txt",
-                    {"request": request},
-                    exc_info=True,
-                    extra={"spider": self._spider},
-                )
 
     # -- the spider's life -------------------------------------------------
 
     async def _spider_opened(self, spider: Spider) -> None:
-        self._spider = spider
+        self._runtime.spider = spider
         self._one_off = _one_off(self.crawler, spider)
         warn_about_builtin(self.crawler, spider)
-        await self._fleet.open(spider)
-        self._release(_resume_waiting(self.crawler, spider))
+        await self._room.hold.open(spider)
+        self._room.release(_resume_waiting(self.crawler, spider))
 
     def _spider_idle(self, spider: Spider) -> None:
-        if self._room.busy() or self._fleet.busy:
+        if self._room.busy():
             raise DontCloseSpider
 
     async def _spider_closed(self, spider: Spider, reason: str) -> None:
@@ -585,7 +353,7 @@ class RobotsTxtMiddleware:
         # origin's record for the fleet; the hand-over below still uses the store.
         self._shared.closing = True
         try:
-            parked = await self._fleet.close(reason)  # held ones go to the fleet
+            parked = await self._room.hold.close(reason)  # held ones go to the fleet
         except Exception:  # kept or counted below instead; the store still closes
             message = "Cannot hand the requests waiting for robots.txt over to the fleet"
             logger.error(message, exc_info=True, extra={"spider": spider})

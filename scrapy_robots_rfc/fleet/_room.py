@@ -45,7 +45,6 @@ import secrets
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request
-from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.misc import load_object
 from scrapy.utils.python import global_object_name
 from scrapy.utils.request import request_from_dict
@@ -63,12 +62,12 @@ from ..policy import origin
 from ..stores import QUEUE_LAYOUTS, Layout, QueueTarget, RedisStore
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Coroutine
+    from collections.abc import Coroutine
 
     from scrapy import Spider
     from scrapy.crawler import Crawler
-    from scrapy.statscollectors import StatsCollector
 
+    from .._runtime import Runtime
     from .._timers import Timer
     from ..crawl import Config, WaitingRoom
     from ..policy import Entry, Origin
@@ -169,38 +168,22 @@ class FleetRoom(MemoryHold):
     and handing over. Where it cannot hold (the module's docstring), it
     acts as :class:`.crawl._holding.MemoryHold`.
 
-    ``adopt(key, trigger, since)`` is called for each origin this worker
-    adopts, with a request that stands for it (the oldest held) and when
-    that request began to wait (seconds since the epoch): the caller
-    decides the origin, and the waiting room releases the held requests
+    Each origin this worker adopts goes to the waiting room's
+    :meth:`~.WaitingRoom.adopt`, with a request that stands for it (the
+    oldest held) and when that request began to wait (seconds since the
+    epoch): the room decides the origin, and releases the held requests
     then (:meth:`release_soon`).
     """
 
     def __init__(
         self,
+        runtime: Runtime,
         crawler: Crawler,
         config: Config,
         shared: SharedStore,
         room: WaitingRoom,
-        *,
-        clock: Callable[[], float],
-        monotonic: Callable[[], float],
-        call_later: Callable[[float, Callable[[], None]], Timer],
-        adopt: Callable[[Origin, Request, float], None],
-        stats: StatsCollector,
     ) -> None:
-        super().__init__(
-            crawler,
-            config,
-            shared,
-            room,
-            clock=clock,
-            monotonic=monotonic,
-            call_later=call_later,
-            adopt=adopt,
-            stats=stats,
-        )
-        room.fleet = self
+        super().__init__(runtime, crawler, config, shared, room)
         self._fleet: RedisFleet | None = None
         self._target: QueueTarget | None = None
         self._serializer: Any = None
@@ -321,9 +304,9 @@ class FleetRoom(MemoryHold):
             return False
         meta[SCHEDULED_KEY] = True  # popped from the queue, it comes through the scheduler
         meta[HOLD_KEY] = secrets.token_hex(8)
-        since = meta.setdefault(SINCE_KEY, self._clock())
+        since = meta.setdefault(SINCE_KEY, self._runtime.clock())
         try:
-            blob = self._serializer.dumps(request.to_dict(spider=self._spider))
+            blob = self._serializer.dumps(request.to_dict(spider=self._runtime.spider))
         except Exception as exc:  # a user's serializer or meta may raise anything
             self._unholdable(request, exc)
             return False
@@ -353,7 +336,7 @@ class FleetRoom(MemoryHold):
             "is serialised as the scrapy-redis queue serialises it (SCHEDULER_SERIALIZER); "
             "this is logged once per callback",
             {"request": request, "error": error},
-            extra={"spider": self._spider},
+            extra=self._runtime.log,
         )
 
     def release_soon(self, key: Origin) -> None:
@@ -368,10 +351,11 @@ class FleetRoom(MemoryHold):
         worker that pops them to drop (RFC 9309 §2.3.1.4); then tell the
         waiting room what is left (:meth:`.WaitingRoom.held_left`)."""
         if self._fleet is not None:
-            self._soon(self._expire(key, self._clock() - (self._monotonic() - limit)))
+            runtime = self._runtime
+            self._soon(self._expire(key, runtime.clock() - (runtime.monotonic() - limit)))
 
     def _soon(self, work: Coroutine[Any, Any, Any]) -> None:
-        deferred_from_coro(work)
+        self._runtime.start_soon(work)
 
     async def _release(self, key: Origin, before: float | None) -> int | None:
         """Release ``key``'s held requests (all, or held since ``before``);
@@ -390,7 +374,7 @@ class FleetRoom(MemoryHold):
             return None
         moved, left = found
         if moved:
-            self._stats.inc_value("robotstxt/waiting/released", moved)
+            self._runtime.stats.inc_value("robotstxt/waiting/released", moved)
         return left
 
     async def _expire(self, key: Origin, before: float) -> None:
@@ -435,7 +419,7 @@ class FleetRoom(MemoryHold):
             self._bug("sweeping the requests held in", None)
         finally:
             if self._fleet is not None and not self._closing:
-                self._sweep_timer = self._call_later(self.interval, self._sweep)
+                self._sweep_timer = self._runtime.call_later(self.interval, self._sweep)
 
     async def _watch(self, fleet: RedisFleet) -> None:
         watched = {str(key): waiting.held for key, waiting in self._room.held()}
@@ -472,19 +456,19 @@ class FleetRoom(MemoryHold):
             if key is None or oldest is None:
                 continue  # released meanwhile
             blob, since = oldest
-            self._stats.inc_value("robotstxt/fleet/adopted")
+            self._runtime.stats.inc_value("robotstxt/fleet/adopted")
             logger.info(
                 "Adopted the requests held for %(origin)s, which another worker left",
                 {"origin": name},
-                extra={"spider": self._spider},
+                extra=self._runtime.log,
             )
-            self._adopt(key, self._trigger(name, blob), since)
+            self._room.adopt(key, self._trigger(name, blob), since)
 
     def _trigger(self, name: str, blob: bytes) -> Request:
         """The held request ``blob``, to fetch robots.txt for (its proxy,
         slot, headers); the origin's root if it cannot be read."""
         try:
-            request = request_from_dict(self._serializer.loads(blob), spider=self._spider)
+            request = request_from_dict(self._serializer.loads(blob), spider=self._runtime.spider)
         except Exception:
             logger.debug("Cannot read a request held for %s", name, exc_info=True)
             return Request(name + "/", dont_filter=True)
@@ -496,7 +480,7 @@ class FleetRoom(MemoryHold):
             "Error %(doing)s %(what)s",
             {"doing": doing, "what": "Redis" if key is None else key},
             exc_info=True,
-            extra={"spider": self._spider},
+            extra=self._runtime.log,
         )
 
     # -- closing ---------------------------------------------------------------------
@@ -520,7 +504,7 @@ class FleetRoom(MemoryHold):
             key = origin(request.url)
             if key is not None and await self.hold(key, request):
                 origins.add(key)
-                self._stats.inc_value("robotstxt/waiting/held")
+                self._runtime.stats.inc_value("robotstxt/waiting/held")
             else:
                 kept.append(request)
         self._fleet = None
@@ -528,12 +512,12 @@ class FleetRoom(MemoryHold):
             fleet.hand_over, sorted(str(key) for key in origins), default=0
         )
         if count:
-            self._stats.set_value("robotstxt/waiting/handed_over", count)
+            self._runtime.stats.set_value("robotstxt/waiting/handed_over", count)
             logger.info(
                 "%(count)d requests wait for robots.txt in Redis (%(key)s) after this worker "
                 "closed (%(reason)s); the other workers, or the next run, send them back to "
                 "the crawl",
                 {"count": count, "key": fleet.index_key, "reason": reason},
-                extra={"spider": self._spider},
+                extra=self._runtime.log,
             )
         return kept

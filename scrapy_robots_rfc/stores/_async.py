@@ -19,7 +19,6 @@ from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
 from .._logging import LOGGER_NAME, duration
-from .._timers import call_later as reactor_call_later
 from ._base import Record, Store, StoreError
 from ._circuit_breaker import StoreHealth
 from ._open import SETTING, store_close
@@ -27,10 +26,9 @@ from ._open import SETTING, store_close
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
-    from scrapy import Spider
-    from scrapy.statscollectors import StatsCollector
     from twisted.python.threadpool import ThreadPool
 
+    from .._runtime import Runtime
     from .._timers import Timer
     from ..policy import Entry
 
@@ -50,27 +48,23 @@ class SharedStore:
     meanwhile every call answers as an empty store, and the crawl goes on
     with memory only.
 
-    ``call_later`` (the reactor's by default) times the polls, the lease
-    renewals and the probes; ``in_thread`` runs a store method off the
+    The runtime's ``call_later`` times the polls, the lease renewals and
+    the probes; ``in_thread`` runs a store method off the
     reactor (by default in a pool of the store's own).
     """
 
     def __init__(
         self,
         store: Store | None,
+        runtime: Runtime,
         *,
-        stats: StatsCollector,
-        spider: Callable[[], Spider | None],
-        call_later: Callable[[float, Callable[[], None]], Timer] = reactor_call_later,
         in_thread: Callable[..., Deferred[Any]] | None = None,
     ) -> None:
         self.store = store
         #: Set when the crawl ends: nothing is stored any more (a fetch cut
         #: off by the shutdown must not be shared as "unreachable").
         self.closing = False
-        self._stats = stats
-        self._spider = spider
-        self._call_later = call_later
+        self._runtime = runtime
         self._pool: ThreadPool | None = None
         self._run: Callable[..., Deferred[Any]] = in_thread or self._in_pool
         #: ``None`` without a store, and once closed.
@@ -78,10 +72,8 @@ class SharedStore:
         if store is not None:
             self.health = StoreHealth(
                 store,
+                runtime=runtime,
                 describe=str(getattr(store, "source", SETTING)),
-                stats=stats,
-                spider=spider,
-                call_later=call_later,
                 in_thread=self._run,
             )
 
@@ -154,7 +146,7 @@ class SharedStore:
 
     async def _sleep(self, seconds: float) -> None:
         d: Deferred[None] = Deferred()
-        self._call_later(seconds, lambda: d.callback(None))
+        self._runtime.call_later(seconds, lambda: d.callback(None))
         await maybe_deferred_to_future(d)
 
     async def fetch_once(
@@ -199,7 +191,7 @@ class SharedStore:
                     renew=lambda: self.renew(name, lease),
                     lost=lambda: self._lease_lost(name, lease),
                     every=lease / 3,
-                    call_later=self._call_later,
+                    call_later=self._runtime.call_later,
                 )
             entry, new = await fetch(record)
             if new is not None and entry.unreachable_since is not None:
@@ -209,12 +201,12 @@ class SharedStore:
                 if current is not None and current.good and current != record:
                     new = None
             if new is not None and not self.closing and not await self.put(name, new):
-                self._stats.inc_value("robotstxt/store/fenced")
+                self._runtime.stats.inc_value("robotstxt/store/fenced")
                 logger.debug(
                     "Another crawler took over fetching the robots.txt of %(origin)s: its "
                     "copy is kept in ROBOTSTXT_RFC_STORE, not this one",
                     {"origin": name},
-                    extra={"spider": self._spider()},
+                    extra=self._runtime.log,
                 )
             return entry
         finally:
@@ -226,13 +218,13 @@ class SharedStore:
     def _lease_lost(self, name: str, lease: float) -> None:
         """Our lease on ``name`` lapsed before the fetch ended (the crawler
         stalled, or the store was away longer than the lease)."""
-        self._stats.inc_value("robotstxt/lock/lost")
+        self._runtime.stats.inc_value("robotstxt/lock/lost")
         logger.warning(
             "The lease on fetching the robots.txt of %(origin)s lapsed before the fetch "
             "ended (ROBOTSTXT_RFC_LEASE is %(lease)s s): another crawler may fetch it too, "
             "and then its copy is the one kept",
             {"origin": name, "lease": duration(lease)},
-            extra={"spider": self._spider()},
+            extra=self._runtime.log,
         )
 
     def close(self) -> None:

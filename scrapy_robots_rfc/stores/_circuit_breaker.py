@@ -10,7 +10,6 @@ probes with ``twisted.internet.task.Clock``.
 from __future__ import annotations
 
 import logging
-import time
 from typing import TYPE_CHECKING, Any
 
 from .._logging import LOGGER_NAME, duration
@@ -19,11 +18,10 @@ from ._base import StoreError
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from scrapy import Spider
-    from scrapy.statscollectors import StatsCollector
     from twisted.internet.defer import Deferred
     from twisted.python.failure import Failure
 
+    from .._runtime import Runtime
     from .._timers import Timer
     from ._base import Store
 
@@ -54,21 +52,15 @@ class StoreHealth:
         self,
         store: Store,
         *,
+        runtime: Runtime,
         describe: str,
-        stats: StatsCollector,
-        spider: Callable[[], Spider | None],
-        call_later: Callable[[float, Callable[[], None]], Timer],
         in_thread: Callable[..., Deferred[Any]],
-        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self._store = store
+        self._runtime = runtime
         #: Names the store in the log, e.g. ``ROBOTSTXT_RFC_STORE ('redis://…')``.
         self._describe = describe
-        self._stats = stats
-        self._spider = spider
-        self._call_later = call_later
         self._in_thread = in_thread
-        self._monotonic = monotonic
         #: ``False`` from an error until a probe gets an answer: the store
         #: is not called meanwhile.
         self.up = True
@@ -88,14 +80,14 @@ class StoreHealth:
         if not self.up or self._closed:
             return
         self.up = False
-        now = self._monotonic()
+        now = self._runtime.monotonic()
         self._down_since = now
         if self._up_since is not None and now - self._up_since < self.MAX_RETRY:
             self._delay = min(self._delay * 2, self.MAX_RETRY)  # flapping
         else:
             self._delay = self.FIRST_RETRY
         self._errors += 1
-        self._stats.inc_value("robotstxt/store/error")
+        self._runtime.stats.inc_value("robotstxt/store/error")
         most = duration(self.MAX_RETRY)
         if self._delay < self.MAX_RETRY:
             retry = f"tried again in {duration(self._delay)} s, then at growing intervals of up "
@@ -107,9 +99,9 @@ class StoreHealth:
             "The robots.txt store failed (%(error)s); robots.txt is cached in memory until the "
             "store answers again (%(retry)s)",
             {"error": error, "retry": retry},
-            extra={"spider": self._spider()},
+            extra=self._runtime.log,
         )
-        self._timer = self._call_later(self._delay, self._probe)
+        self._timer = self._runtime.call_later(self._delay, self._probe)
 
     def close(self) -> None:
         """Stop probing: the crawl is over."""
@@ -128,15 +120,15 @@ class StoreHealth:
     def _answered(self, _: object) -> None:
         if self._closed:
             return
-        now = self._monotonic()
+        now = self._runtime.monotonic()
         self.up = True
         self._up_since = now
-        self._stats.inc_value("robotstxt/store/recovered")
+        self._runtime.stats.inc_value("robotstxt/store/recovered")
         logger.warning(
             "The robots.txt store %(store)s answers again after %(down)s s; robots.txt is "
             "shared through it again",
             {"store": self._describe, "down": duration(now - self._down_since)},
-            extra={"spider": self._spider()},
+            extra=self._runtime.log,
         )
         for callback in list(self.on_up):
             try:
@@ -145,7 +137,7 @@ class StoreHealth:
                 logger.error(
                     "Error using the robots.txt store again",
                     exc_info=True,
-                    extra={"spider": self._spider()},
+                    extra=self._runtime.log,
                 )
 
     def _still_down(self, failure: Failure) -> None:
@@ -155,12 +147,12 @@ class StoreHealth:
             logger.error(
                 "Error asking the robots.txt store whether it answers",
                 exc_info=failure.value,
-                extra={"spider": self._spider()},
+                extra=self._runtime.log,
             )
         self._delay = min(self._delay * 2, self.MAX_RETRY)
         logger.debug(
             "The robots.txt store still fails (%(error)s); asked again in %(delay)s s",
             {"error": failure.value, "delay": duration(self._delay)},
-            extra={"spider": self._spider()},
+            extra=self._runtime.log,
         )
-        self._timer = self._call_later(self._delay, self._probe)
+        self._timer = self._runtime.call_later(self._delay, self._probe)
