@@ -37,17 +37,6 @@ if TYPE_CHECKING:
     from ._config import Config
     from ._waiting_room import WaitingRoom
 
-__all__ = [
-    "DROP_TOLERANCE",
-    "FLEET_ROOM",
-    "HOLD_KEY",
-    "SINCE_KEY",
-    "MemoryHold",
-    "hold_class",
-    "let_go",
-    "on_scrapy_redis",
-]
-
 logger = logging.getLogger(LOGGER_NAME)
 
 #: A random value, new at each hold, so that two identical requests are two

@@ -40,8 +40,6 @@ if TYPE_CHECKING:
     from ._report import Report
     from ._waiting_room import WaitingRoom
 
-__all__ = ["FROM_THE_STORE", "Resolver"]
-
 logger = logging.getLogger(LOGGER_NAME)
 
 #: Why :meth:`Resolver.decide` has no fetch of this crawler's to show: the

@@ -69,17 +69,6 @@ if TYPE_CHECKING:
     from ..robotstxt import Token
     from ._report import Report
 
-__all__ = [
-    "DROP_KEY",
-    "FILTER_KEY",
-    "NO_WAIT_KEY",
-    "SCHEDULED_KEY",
-    "HeldRequests",
-    "Outlook",
-    "Waiting",
-    "WaitingRoom",
-]
-
 logger = logging.getLogger(LOGGER_NAME)
 
 #: Set on a request that waited longer than ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``

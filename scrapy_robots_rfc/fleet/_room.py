@@ -74,13 +74,6 @@ if TYPE_CHECKING:
     from ..policy import Entry, Origin
     from ..stores import RedisFleet, SharedStore
 
-__all__ = [
-    "MAX_ADOPT",
-    "FleetRoom",
-    "queue_layout",
-    "scheduler_queue",
-]
-
 logger = logging.getLogger(LOGGER_NAME)
 
 #: Origins one sweep adopts at most.
