@@ -68,7 +68,7 @@ import harness
 from protego import Protego
 
 from scrapy_robots_rfc.policy import _policy as policy
-from scrapy_robots_rfc.robotstxt._matcher import canonical_match_string
+from scrapy_robots_rfc.robotstxt._canonical import canonical_match_string
 
 #: What Protego is asked with: Scrapy's default USER_AGENT form.
 USER_AGENT = harness.SCRAPY_USER_AGENT

@@ -1,8 +1,9 @@
 """The path of one request through the package's modules, on a real crawl:
 how many modules it enters, how many times it comes back to a module it
 had left, and how many of those are call-backs (a call into a module that is
-lower on the call stack, as a room calling its middleware), for a cache miss (the first request to an origin, whose robots.txt
-is fetched) and a cache hit (the next request to it).
+lower on the call stack, as a room calling its middleware), for a cache
+miss (the first request to an origin, whose robots.txt is fetched) and a
+cache hit (the next request to it).
 
 It is a measure of the code's shape, not of speed: a profiler
 (``sys.setprofile``) follows which of the package's modules runs, call by
@@ -71,9 +72,9 @@ class _Path:
             return
         if self.phase is None:
             code = frame.f_code
-            if event == "call" and code.co_name == "process_request":
-                if frame.f_globals.get("__name__", "").startswith(PACKAGE):
-                    self.phase = "miss"
+            ours = frame.f_globals.get("__name__", "").startswith(PACKAGE)
+            if event == "call" and code.co_name == "process_request" and ours:
+                self.phase = "miss"
             if self.phase is None:
                 return
         steps = self.steps.get(self.phase)
@@ -84,7 +85,6 @@ class _Path:
             self._callback(frame, where)
         if where is not None and (not steps or steps[-1] != where):
             steps.append(where)
-
 
     def _callback(self, frame: FrameType, module: str) -> None:
         caller = self.unit(frame.f_back)

@@ -23,8 +23,6 @@ if TYPE_CHECKING:
 
     from ._timers import Timer
 
-__all__ = ["Runtime"]
-
 
 @dataclass(eq=False)
 class Runtime:

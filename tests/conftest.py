@@ -9,7 +9,7 @@ import pytest_twisted
 from hypothesis import settings
 
 from scrapy_robots_rfc import RobotsTxt
-from scrapy_robots_rfc.robotstxt._matcher import canonical_match_string
+from scrapy_robots_rfc.robotstxt._canonical import canonical_match_string
 
 from .crawling import ACTIVATIONS
 from .mockserver import MockServer

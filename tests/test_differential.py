@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, example, given, settings
 from jwm.robotstxt.googlebot import RobotsMatcher
 
 from scrapy_robots_rfc import RobotsTxt, product_token
-from scrapy_robots_rfc.robotstxt._matcher import canonical_match_string, escape_pattern
+from scrapy_robots_rfc.robotstxt._canonical import canonical_match_string, escape_pattern
 
 from .conftest import verdict_both_ways
 from .robots_strategies import ODD_CALLERS, Line, RobotsFile, any_caller_cases, cases

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scrapy_robots_rfc import RobotsTxt
+from scrapy_robots_rfc.robotstxt._canonical import MODES, Mode
 from scrapy_robots_rfc.robotstxt._lint import (
     CODES,
     MAX_COMPARISONS,
@@ -20,7 +21,7 @@ from scrapy_robots_rfc.robotstxt._lint import (
     html_page,
     lint,
 )
-from scrapy_robots_rfc.robotstxt._matcher import MODES, Mode, literal_prefix
+from scrapy_robots_rfc.robotstxt._matcher import literal_prefix
 from scrapy_robots_rfc.robotstxt._parser import MAX_BYTES, MAX_LINE_BYTES, NOTE_CODES, cut_at_limit
 from scrapy_robots_rfc.robotstxt._patterns import pattern_matches
 

@@ -10,13 +10,13 @@ from jwm.robotstxt.googlebot import RobotsMatcher
 from w3lib.url import safe_url_string
 
 from scrapy_robots_rfc import RobotsTxt
-from scrapy_robots_rfc.robotstxt._matcher import (
+from scrapy_robots_rfc.robotstxt._canonical import (
     URI_ILLEGAL,
-    AgentRules,
     canonical_match_string,
     escape_pattern,
     match_string,
 )
+from scrapy_robots_rfc.robotstxt._matcher import AgentRules
 from scrapy_robots_rfc.robotstxt._patterns import Rule
 
 from .conftest import verdict_both_ways

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from jwm.robotstxt.googlebot import RobotsMatcher
 
 from scrapy_robots_rfc import RobotsTxt
-from scrapy_robots_rfc.robotstxt._matcher import MODES
+from scrapy_robots_rfc.robotstxt._canonical import MODES
 from scrapy_robots_rfc.robotstxt._parser import (
     MAX_BYTES,
     MAX_LINE_BYTES,

@@ -1,7 +1,8 @@
 """The package's structure stays as README.rst "How it works" describes it:
 no module reaches into another's private names, another package's private
-modules or another object's private attributes, and every public module says
-what it exports. Which package may import which is ``lint-imports``'s to
+modules or another object's private attributes, every public module says
+what it exports and no private module does (its package's ``__init__``
+says it). Which package may import which is ``lint-imports``'s to
 check (setup.cfg, ``[importlinter]``). Files are split
 by concern, never by a line count: there is no size cap.
 
@@ -202,6 +203,56 @@ def test_what_modules_import_from_each_other_is_in_their_all():
         and f"{module}.{name}" not in exports  # a submodule
     )
     assert missing == []
+
+
+def _private_modules() -> list[Path]:
+    return [
+        path
+        for path in MODULES
+        if any(_private(part) for part in path.relative_to(PACKAGE).with_suffix("").parts)
+    ]
+
+
+def _all_declared(paths: list[Path]) -> list[tuple[Path, int]]:
+    """Each top-level statement that binds ``__all__`` (``=``, annotated or
+    ``+=``) in ``paths``: its file and line."""
+    found = []
+    for path in paths:
+        for node in _tree(path).body:
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+                targets = [node.target]
+            else:
+                continue
+            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+                found.append((path, node.lineno))
+    return found
+
+
+def test_no_private_module_declares_all():
+    """A private module's names are reached through its package's
+    ``__init__``, whose ``__all__`` is the interface; an ``__all__`` in the
+    module itself would be a second surface, and an untrue one."""
+    private = _private_modules()
+    assert private, "no private module found: the check would check nothing"
+    found = [f"{_name(path)}:{line} declares __all__" for path, line in _all_declared(private)]
+    assert found == []
+
+
+def test_the_all_check_sees_an_all(tmp_path: Path):
+    """The check above reports each way of declaring ``__all__``, and
+    nothing in a module without one."""
+    forms = {
+        "_plain.py": '__all__ = ["x"]\nx = 1\n',
+        "_annotated.py": 'x = 1\n__all__: list[str] = ["x"]\n',
+        "_extended.py": 'x = 1\n__all__ += ["x"]\n',
+        "_none.py": "x = 1\n",
+    }
+    for name, text in forms.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    found = [(path.stem, line) for path, line in _all_declared(sorted(tmp_path.iterdir()))]
+    assert found == [("_annotated", 2), ("_extended", 2), ("_plain", 1)]
 
 
 def _graph() -> dict[str, set[str]]:

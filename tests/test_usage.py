@@ -22,7 +22,7 @@ from jwm.robotstxt.googlebot import RobotsMatcher
 
 from scrapy_robots_rfc import USAGE_META_KEY, RobotsTxt
 from scrapy_robots_rfc import Preferences as TopLevelPreferences
-from scrapy_robots_rfc.robotstxt._matcher import MODES
+from scrapy_robots_rfc.robotstxt._canonical import MODES
 from scrapy_robots_rfc.robotstxt._usage import (
     CATEGORIES,
     NO_PREFERENCES,

@@ -50,25 +50,13 @@ from ..robotstxt import (
 from ._robots_file import MAX_REDIRECTS, CliError, Source, fetch, load
 
 __all__ = [
-    "DEFAULT_TIMEOUT",
-    "EXIT_ERROR",
-    "EXIT_FOUND",
-    "EXIT_OK",
-    "EXIT_PIPE",
-    "EXIT_UNREACHABLE",
-    "HTML_SHOWN",
     "MAX_REDIRECTS",
-    "PROG",
     "CliError",
     "Source",
-    "build_parser",
     "fetch",
     "load",
     "main",
     "preferences",
-    "run_check",
-    "run_lint",
-    "url_problem",
     "verdicts",
 ]
 

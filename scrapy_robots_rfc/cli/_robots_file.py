@@ -25,8 +25,6 @@ from urllib.parse import urlsplit
 from ..policy import Answer, Redirects, State
 from ..robotstxt import MAX_BYTES, cut_at_limit
 
-__all__ = ["MAX_REDIRECTS", "CliError", "Source", "fetch", "load"]
-
 #: Redirects followed when fetching a robots.txt (RFC 9309 §2.3.1.2, HTTP-2);
 #: more, a loop, a 3xx without ``Location`` or a redirect to a non-HTTP URL
 #: mean no robots.txt (allow all), as in the middleware (D-14, HTTP-8).

@@ -39,16 +39,6 @@ if TYPE_CHECKING:
 
     from ..robotstxt import Mode
 
-__all__ = [
-    "HOLDS",
-    "PREFIX",
-    "USAGE_UNKNOWNS",
-    "Config",
-    "Hold",
-    "UsageUnknown",
-    "setting_names",
-]
-
 #: ``ROBOTSTXT_RFC_HOLD``: where requests wait for robots.txt in a fleet.
 Hold = Literal["auto", "memory"]
 #: ``ROBOTSTXT_RFC_USAGE_UNKNOWN``: what a category of ``ROBOTSTXT_RFC_USAGE``

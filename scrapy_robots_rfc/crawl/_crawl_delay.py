@@ -49,8 +49,6 @@ if TYPE_CHECKING:
     from ..stores import RedisFleet, SharedStore
     from ._config import Config
 
-__all__ = ["BUSY_POLL", "Pacer", "floor_slot", "slot_clock", "slot_lag"]
-
 #: Seconds between two looks at a download slot that would not start a
 #: request at once (requests queued or transferring in it).
 BUSY_POLL = 0.05

@@ -37,8 +37,6 @@ if TYPE_CHECKING:
     from ..policy import Origin
     from ._config import Config
 
-__all__ = ["DOWNLOAD_PRIORITY", "Fetched", "Fetcher"]
-
 logger = logging.getLogger(LOGGER_NAME)
 
 #: The robots.txt request's priority, as in the built-in.

@@ -17,7 +17,7 @@ worker (:meth:`MemoryHold.expired`).
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from scrapy.utils.misc import load_object
 
@@ -32,18 +32,6 @@ if TYPE_CHECKING:
     from ..policy import Entry, Origin
     from ..stores import Record, SharedStore
     from ._config import Config
-    from ._waiting_room import WaitingRoom
-
-__all__ = [
-    "DROP_TOLERANCE",
-    "FLEET_ROOM",
-    "HOLD_KEY",
-    "SINCE_KEY",
-    "MemoryHold",
-    "hold_class",
-    "let_go",
-    "on_scrapy_redis",
-]
 
 logger = logging.getLogger(LOGGER_NAME)
 
@@ -93,6 +81,14 @@ def hold_class(config: Config, settings: BaseSettings) -> type[MemoryHold]:
     return room
 
 
+class Room(Protocol):
+    """What a hold asks of the waiting room that made it (the fleet's asks
+    more of :class:`.WaitingRoom`)."""
+
+    def close(self) -> list[Request]:
+        """The spider closed: the requests still parked in memory."""
+
+
 class MemoryHold:
     """Requests wait in this worker's memory only (the
     :class:`.WaitingRoom`): nothing is held elsewhere. The fleet's room
@@ -110,7 +106,7 @@ class MemoryHold:
         crawler: Crawler,
         config: Config,
         shared: SharedStore,
-        room: WaitingRoom,
+        room: Room,
     ) -> None:
         self._runtime = runtime
         self._crawler = crawler

@@ -18,8 +18,6 @@ from .._logging import LOGGER_NAME
 if TYPE_CHECKING:
     from scrapy import Request, Spider
 
-__all__ = ["JOBDIR_FILE", "load_waiting", "save_waiting"]
-
 logger = logging.getLogger(LOGGER_NAME)
 
 #: ``JOBDIR`` file for requests still waiting when a crawl without a fleet

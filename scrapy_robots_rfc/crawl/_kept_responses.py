@@ -45,15 +45,6 @@ if TYPE_CHECKING:
     from ..policy import Origin
     from ._fetcher import Fetched
 
-__all__ = [
-    "KEEP_FOR",
-    "SERVED_FLAG",
-    "TAKER_KEY",
-    "KeptResponses",
-    "asks_for_robots_txt",
-    "unlike_the_fetch",
-]
-
 logger = logging.getLogger(LOGGER_NAME)
 
 #: Seconds a fetch's response is kept at most for the requests that waited

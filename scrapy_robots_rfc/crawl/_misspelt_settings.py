@@ -27,8 +27,6 @@ if TYPE_CHECKING:
 
     from scrapy.settings import BaseSettings
 
-__all__ = ["KNOWN", "misspelt", "suggestion", "warn_about_misspelt_settings"]
-
 logger = logging.getLogger(LOGGER_NAME)
 
 #: Where Scrapy's names and ours begin.

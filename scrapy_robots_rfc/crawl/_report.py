@@ -22,8 +22,6 @@ if TYPE_CHECKING:
 
     from ..policy import Origin
 
-__all__ = ["Report", "Row", "write_atomically"]
-
 logger = logging.getLogger(LOGGER_NAME)
 
 #: The summary line's words for each state, in its order; ``None`` is an

@@ -40,8 +40,6 @@ if TYPE_CHECKING:
     from ._fetcher import Fetcher
     from ._report import Report
 
-__all__ = ["FROM_THE_STORE", "Loaded", "RobotsLoader", "Unreachable"]
-
 logger = logging.getLogger(LOGGER_NAME)
 
 #: Why :meth:`RobotsLoader.load` has no fetch of this crawler's to show: the

@@ -18,8 +18,6 @@ if TYPE_CHECKING:
 
     from ..robotstxt import Mode
 
-__all__ = ["warn_about_builtin", "warn_about_robotstxt_parser"]
-
 logger = logging.getLogger(LOGGER_NAME)
 
 

@@ -45,8 +45,6 @@ if TYPE_CHECKING:
     from ._config import Config
     from ._report import Report
 
-__all__ = ["UsageGate"]
-
 logger = logging.getLogger(LOGGER_NAME)
 
 _HEADER = b"Content-Usage"

@@ -80,16 +80,6 @@ if TYPE_CHECKING:
     from ._report import Report
     from ._robots_loader import Unreachable
 
-__all__ = [
-    "DROP_KEY",
-    "FILTER_KEY",
-    "NO_WAIT_KEY",
-    "SCHEDULED_KEY",
-    "Outlook",
-    "Waiting",
-    "WaitingRoom",
-]
-
 logger = logging.getLogger(LOGGER_NAME)
 
 #: Set on a request that waited longer than ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``

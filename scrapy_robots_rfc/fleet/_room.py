@@ -73,13 +73,6 @@ if TYPE_CHECKING:
     from ..policy import Entry, Origin
     from ..stores import RedisFleet, SharedStore
 
-__all__ = [
-    "MAX_ADOPT",
-    "FleetRoom",
-    "queue_layout",
-    "scheduler_queue",
-]
-
 logger = logging.getLogger(LOGGER_NAME)
 
 #: Origins one sweep adopts at most.
@@ -184,6 +177,7 @@ class FleetRoom(MemoryHold):
         room: WaitingRoom,
     ) -> None:
         super().__init__(runtime, crawler, config, shared, room)
+        self._room: WaitingRoom = room
         self._fleet: RedisFleet | None = None
         self._target: QueueTarget | None = None
         self._serializer: Any = None

@@ -15,8 +15,6 @@ from ..robotstxt import ROBOTS_TXT_PATH
 #: LOC-3: a default port is the same as no port.
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
-__all__ = ["DEFAULT_PORTS", "Origin", "Origins", "origin"]
-
 
 class Origin(NamedTuple):
     """The scope of one robots.txt file: scheme, lower-case IDNA host, port

@@ -51,42 +51,6 @@ if TYPE_CHECKING:
     from ..robotstxt import Token
     from ._policy import Entry
 
-__all__ = [
-    "TRANSITIONS",
-    "Action",
-    "ArmTimer",
-    "CancelTimer",
-    "CountWaiting",
-    "Drop",
-    "DropFired",
-    "Event",
-    "ExpireHeld",
-    "FetchEnded",
-    "FetchWanted",
-    "Forget",
-    "HeldLeft",
-    "HoldOne",
-    "OriginLife",
-    "OriginLifeError",
-    "Park",
-    "Phase",
-    "PutAside",
-    "Release",
-    "ReleaseHeld",
-    "RetryFired",
-    "RetryNow",
-    "SendBack",
-    "SpiderClosed",
-    "Standing",
-    "StartFetch",
-    "Timer",
-    "Unheld",
-    "WaitInPlace",
-    "WarnDropping",
-    "WarnUnreachable",
-    "standing",
-]
-
 R = TypeVar("R")
 D = TypeVar("D")
 

@@ -20,26 +20,6 @@ from urllib.parse import urljoin, urlsplit
 if TYPE_CHECKING:
     from ..robotstxt import AgentRules, Token
 
-__all__ = [
-    "DEFAULT_TTL",
-    "MAX_RETRY_DELAY",
-    "MIN_LIFETIME",
-    "UNREACHABLE_ALLOW_AFTER",
-    "Answer",
-    "Entry",
-    "LruCache",
-    "Redirects",
-    "State",
-    "backoff",
-    "classify",
-    "entry_for",
-    "fetched",
-    "lifetime",
-    "refused",
-    "retry_after",
-    "unreachable",
-]
-
 
 class State(Enum):
     """What an origin's robots.txt means for its requests, before any rule

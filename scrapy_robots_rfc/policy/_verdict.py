@@ -16,8 +16,6 @@ from ._policy import State
 if TYPE_CHECKING:
     from ..robotstxt import AgentRules, Explanation, Rule
 
-__all__ = ["ALLOWS_EVERYTHING", "Verdict"]
-
 #: The reason of every verdict of an origin without rules (a 4xx, a refused
 #: or given-up fetch): no rule is looked at (RFC 9309 §2.3.1.2, §2.3.1.3).
 ALLOWS_EVERYTHING = "robots.txt allows everything"

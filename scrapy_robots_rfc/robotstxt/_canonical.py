@@ -10,15 +10,6 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-__all__ = [
-    "MODES",
-    "URI_ILLEGAL",
-    "Mode",
-    "canonical_match_string",
-    "escape_pattern",
-    "match_string",
-]
-
 Mode = Literal["rfc", "google"]
 MODES: tuple[Mode, ...] = ("rfc", "google")
 

@@ -7,29 +7,6 @@ D-5). A port of robots.cc ``GetKeyAndValueFrom`` and
 
 from __future__ import annotations
 
-__all__ = [
-    "ALLOW_KEYS",
-    "CONTENT_SIGNAL_KEYS",
-    "CONTENT_USAGE_KEYS",
-    "CRAWL_DELAY_SPELLINGS",
-    "DISALLOW_KEYS",
-    "PREFIX_KEYS",
-    "SITEMAP_KEYS",
-    "SPELT_RIGHT",
-    "USER_AGENT_KEYS",
-    "WHITESPACE",
-    "Noted",
-    "Spellings",
-    "as_text",
-    "key_and_value",
-    "key_notes",
-    "no_token_note",
-    "partial_token_note",
-    "read_as",
-    "show",
-    "unread_note",
-]
-
 #: A note as a plain tuple: line, code, text (:class:`.robotstxt._parser.Note`).
 Noted = tuple[int, str, str]
 WHITESPACE = b" \t\n\v\f\r"  # absl::ascii_isspace (FMT-7)

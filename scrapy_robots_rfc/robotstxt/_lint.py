@@ -38,7 +38,8 @@ from ._patterns import pattern_matches
 from ._usage import TOKENS, parse_statement
 
 if TYPE_CHECKING:
-    from ._matcher import AgentRules, Mode
+    from ._canonical import Mode
+    from ._matcher import AgentRules
     from ._patterns import Rule
     from ._usage import UsageRule
 
@@ -410,6 +411,3 @@ def _disallowing(agent: AgentRules, pattern: str) -> Rule | None:
         if rule.allow and (other.startswith(prefix) or prefix.startswith(other)):
             return None
     return wide
-
-
-__all__ = ["CODES", "HTML_TYPES", "MAX_COMPARISONS", "NOTE_ONLY", "Finding", "html_page", "lint"]

@@ -26,15 +26,8 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ._canonical import (
-    MODES,
-    URI_ILLEGAL,
-    Mode,
-    canonical_match_string,
-    escape_pattern,
-    match_string,
-)
-from ._patterns import Rule, pattern_matches
+from ._canonical import Mode, canonical_match_string
+from ._patterns import Rule
 from ._rule_tree import Node, TooDeep, precedence, tree_regex
 
 if TYPE_CHECKING:
@@ -431,18 +424,3 @@ class AgentRules:
         else:
             rule = self.decide(path)
         return rule is None or rule.allow
-
-
-__all__ = [
-    "MODES",
-    "ROBOTS_TXT_PATH",
-    "URI_ILLEGAL",
-    "AgentRules",
-    "Mode",
-    "Rule",
-    "canonical_match_string",
-    "escape_pattern",
-    "literal_prefix",
-    "match_string",
-    "pattern_matches",
-]

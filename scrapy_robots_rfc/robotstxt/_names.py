@@ -248,18 +248,3 @@ def name_problem(name: str, mode: Mode) -> str | None:
         f"exactly {name!r} apply to it ('User-agent: {name}' or '{name}/2.0', in any "
         f"case){part if prefix.group() else ''}; without one, the 'User-agent: *' groups apply"
     )
-
-
-__all__ = [
-    "GLOBAL_NAME",
-    "Token",
-    "agent_product",
-    "agent_token",
-    "ascii_lower",
-    "caller_name",
-    "crawler_name",
-    "crawler_names",
-    "is_product_token",
-    "name_problem",
-    "product_token",
-]

@@ -34,6 +34,7 @@ from operator import itemgetter
 from types import MappingProxyType
 from typing import NamedTuple
 
+from ._canonical import MODES, Mode, canonical_match_string, escape_pattern
 from ._directives import (
     ALLOW_KEYS,
     CONTENT_SIGNAL_KEYS,
@@ -52,7 +53,7 @@ from ._directives import (
     read_as,
     unread_note,
 )
-from ._matcher import MODES, AgentRules, Mode, canonical_match_string, escape_pattern
+from ._matcher import AgentRules
 from ._names import GLOBAL_NAME, agent_product, agent_token, ascii_lower, caller_name, crawler_name
 from ._patterns import Rule
 from ._usage import (
@@ -614,17 +615,3 @@ def _parse(data: bytes, mode: Mode, truncated: bool) -> RobotsTxt:
         )
         notes.append((len(lines) + 1, "past-limit", text))
     return RobotsTxt(groups, sitemaps=tuple(sitemaps), notes=tuple(notes), mode=mode, usage=usage)
-
-
-__all__ = [
-    "MAX_BYTES",
-    "MAX_LINE_BYTES",
-    "NOTE_CODES",
-    "Body",
-    "Explanation",
-    "Group",
-    "Name",
-    "Note",
-    "RobotsTxt",
-    "cut_at_limit",
-]

@@ -16,18 +16,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ._patterns import Rule
 
-__all__ = [
-    "FILTER_MIN",
-    "MAX_TREE_DEPTH",
-    "Node",
-    "TooDeep",
-    "is_prefix_rule",
-    "pattern_regex",
-    "precedence",
-    "required_literal",
-    "tree_regex",
-]
-
 
 def pattern_regex(pattern: str) -> str:
     """The regular expression for a robots.txt pattern, matched from the

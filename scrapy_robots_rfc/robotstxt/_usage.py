@@ -41,33 +41,6 @@ from ._canonical import Mode, escape_pattern
 from ._directives import as_text
 from ._patterns import pattern_matches
 
-__all__ = [
-    "ALLOW",
-    "CATEGORIES",
-    "DISALLOW",
-    "LABELS",
-    "NO_PREFERENCES",
-    "TOKENS",
-    "UNKNOWN",
-    "USAGE_META_KEY",
-    "Kind",
-    "Preference",
-    "Preferences",
-    "RawUsage",
-    "Source",
-    "Statement",
-    "UsageRule",
-    "UsageRuleSets",
-    "Value",
-    "header_preferences",
-    "header_source",
-    "parse_statement",
-    "robots_preferences",
-    "split_value",
-    "usage_lines",
-    "usage_rules_for",
-]
-
 #: The usage categories, in the order they are shown (U-3): vocab-07's two
 #: (§4, §6.1), then Content-Signal's ``ai-input``.
 CATEGORIES: Final[tuple[str, ...]] = ("train-ai", "search", "ai-input")

@@ -10,7 +10,7 @@
 - The import path of a class of your own that implements
   :class:`Store` (``"myproject.stores.MyStore"``), or the class itself,
   as Scrapy's ``HTTPCACHE_STORAGE`` is: built with ``from_crawler(crawler)``
-  if it has one, else with ``cls(settings)`` (:func:`build_store`).
+  if it has one, else with ``cls(settings)`` (:func:`._open.build_store`).
 
 The configuration (``crawl``) checks the value at start-up (:func:`sqlite_path`,
 :func:`url_problem`, :func:`missing_methods`); :func:`open_store` then
@@ -20,18 +20,9 @@ opens it.
 from __future__ import annotations
 
 from ._async import SharedStore
-from ._base import FORMAT_VERSION, METHODS, Record, Store, StoreError
+from ._base import METHODS, Record, Store, StoreError
 from ._entries import entry_from_record, record_for
-from ._open import (
-    MEMORY,
-    SCHEMES,
-    SETTING,
-    build_store,
-    is_import_path,
-    missing_methods,
-    open_store,
-    store_close,
-)
+from ._open import MEMORY, SETTING, is_import_path, missing_methods, open_store
 from ._redis import INSTALL, RedisStore, redact, url_problem
 from ._redis import SCHEMES as REDIS_SCHEMES
 from ._redis_fleet import QUEUE_LAYOUTS, Layout, QueueTarget, RedisFleet
@@ -39,13 +30,11 @@ from ._sqlite import SCHEME as SQLITE
 from ._sqlite import sqlite_path
 
 __all__ = [
-    "FORMAT_VERSION",
     "INSTALL",
     "MEMORY",
     "METHODS",
     "QUEUE_LAYOUTS",
     "REDIS_SCHEMES",
-    "SCHEMES",
     "SETTING",
     "SQLITE",
     "Layout",
@@ -56,7 +45,6 @@ __all__ = [
     "SharedStore",
     "Store",
     "StoreError",
-    "build_store",
     "entry_from_record",
     "is_import_path",
     "missing_methods",
@@ -64,6 +52,5 @@ __all__ = [
     "record_for",
     "redact",
     "sqlite_path",
-    "store_close",
     "url_problem",
 ]

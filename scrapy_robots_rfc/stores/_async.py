@@ -32,8 +32,6 @@ if TYPE_CHECKING:
     from .._timers import Timer
     from ..policy import Entry
 
-__all__ = ["POLL_INTERVAL", "SharedStore"]
-
 logger = logging.getLogger(LOGGER_NAME)
 
 #: Seconds between looks at the store while another crawler fetches.

@@ -16,8 +16,6 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Protocol
 
-__all__ = ["FORMAT_VERSION", "METHODS", "Record", "Store", "StoreError"]
-
 #: Bumped whenever the encoding changes; a record of another version is
 #: treated as absent, never misread: crawlers of two versions can share a
 #: store.

@@ -25,8 +25,6 @@ if TYPE_CHECKING:
     from .._timers import Timer
     from ._base import Store
 
-__all__ = ["StoreHealth"]
-
 logger = logging.getLogger(LOGGER_NAME)
 
 

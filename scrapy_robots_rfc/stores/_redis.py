@@ -43,16 +43,6 @@ if TYPE_CHECKING:
     import redis as redis_py
     from redis.commands.core import Script
 
-__all__ = [
-    "DEFAULT_FETCH_BOUND",
-    "INSTALL",
-    "KEY_PREFIX",
-    "SCHEMES",
-    "RedisStore",
-    "redact",
-    "url_problem",
-]
-
 #: The URL schemes redis-py reads.
 SCHEMES = ("redis://", "rediss://", "unix://")
 #: How to install redis-py: the distribution's extra, or the package itself.

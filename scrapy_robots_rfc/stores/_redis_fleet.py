@@ -50,17 +50,6 @@ from ._redis_lua import KEY_PREFIX
 if TYPE_CHECKING:
     import redis as redis_py
 
-__all__ = [
-    "DEFAULT_LEASE",
-    "QUEUE_LAYOUTS",
-    "RECORD_TTL",
-    "Layout",
-    "QueueTarget",
-    "RedisFleet",
-    "milliseconds",
-    "store_error",
-]
-
 #: Seconds a lease (the fetch lock, the watch of held requests) lasts
 #: unless renewed: ``ROBOTSTXT_RFC_LEASE``.
 DEFAULT_LEASE = 10.0

@@ -32,22 +32,6 @@ holds its value) works against it.
 
 from __future__ import annotations
 
-__all__ = [
-    "ADOPT",
-    "CLEAR",
-    "HANDOVER",
-    "HOLD",
-    "KEY_PREFIX",
-    "LEASE_ACQUIRE",
-    "LEASE_RELEASE",
-    "LEASE_RENEW",
-    "NOW",
-    "PUT_FENCED",
-    "RELEASE",
-    "RESERVE",
-    "WATCH",
-]
-
 #: Every key starts with it; ``v1`` is the layout of the keys (a record's
 #: own format version is inside its value).
 KEY_PREFIX = "robotstxt_rfc:v1:"

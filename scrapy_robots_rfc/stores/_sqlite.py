@@ -29,8 +29,6 @@ from ._base import Record, StoreError
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["SCHEME", "SqliteStore", "sqlite_path", "sqlite_url"]
-
 #: How every SQLite store URL starts.
 SCHEME = "sqlite://"
 #: ``sqlite://`` and the slash that ends its (empty) host part.
