@@ -204,7 +204,7 @@ def main() -> int:
     settings.set("LOG_FORMAT", "  (log) %(levelname)s %(name)s: %(message)s", priority="cmdline")
     wait = settings.getfloat("ROBOTSTXT_RFC_UNREACHABLE_WAIT")
     middleware_log = MiddlewareLog()
-    logger = logging.getLogger("scrapy_robots_rfc.middleware")
+    logger = logging.getLogger("scrapy_robots_rfc")
     logger.addHandler(middleware_log)
     logger.setLevel(logging.DEBUG)  # the root handler still shows WARNING and up only
 

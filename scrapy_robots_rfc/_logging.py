@@ -1,4 +1,4 @@
-"""What every part that logs shares: the one logger name, whether a record
+"""What every part that logs shares: the loggers' parent, whether a record
 would reach anyone, and how a duration reads in a log line.
 
 The Scrapy-facing layer and the stores log; the pure layers (``robotstxt``,
@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import logging
 
-#: Every part of the middleware logs under this one name, so that a project
-#: sets one level for all of it (``LOG_LEVEL`` per logger).
-LOGGER_NAME = "scrapy_robots_rfc.middleware"
+#: Every module logs under its own name (``logging.getLogger(__name__)``), as
+#: Scrapy's do, all below this one: a project sets one level for all of it
+#: (README.rst, "Log lines").
+LOGGER_NAME = "scrapy_robots_rfc"
 
 
 def reaches_a_handler(start: logging.Logger, level: int) -> bool:

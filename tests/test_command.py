@@ -228,13 +228,15 @@ def test_a_refused_robots_request_is_its_own_outcome(site: DemoSite):
     assert site.hits("normal")[len(before) :] == []
 
 
-#: The middleware's log lines, as Scrapy's log formatter writes them.
-WARNING = "[scrapy_robots_rfc.middleware] WARNING: "
+#: The package's log lines, as Scrapy's log formatter writes them: each
+#: module logs under its own name below ``scrapy_robots_rfc``.
+LOG_LINE = re.compile(r"\[scrapy_robots_rfc(?:\.[\w.]+)?\] (?P<level>[A-Z]+): (?P<message>.*)$")
 
 
-def logged(stderr: str, level: str = WARNING) -> list[str]:
-    """The messages of the middleware's log lines at ``level``."""
-    return [line.split(level, 1)[1] for line in stderr.splitlines() if level in line]
+def logged(stderr: str, level: str = "WARNING") -> list[str]:
+    """The messages of the package's log lines at ``level``."""
+    found = (LOG_LINE.search(line) for line in stderr.splitlines())
+    return [match["message"] for match in found if match and match["level"] == level]
 
 
 @pytest.mark.parametrize("option", [[], ["--no-wait"]], ids=["default", "no-wait"])
@@ -693,8 +695,10 @@ def test_help_states_one_log_level_default():
 def test_the_log_level_is_warning_unless_asked(site: DemoSite, options: list[str], infos: bool):
     done = robots(site.url("normal", "/x"), *options)
     assert done.returncode == 0, done.stdout + done.stderr
-    summary = "[scrapy_robots_rfc.middleware] INFO: robots.txt: 1 origin checked"
-    assert (summary in done.stderr) is infos, done.stderr
+    summary = "robots.txt: 1 origin checked"
+    assert any(line.startswith(summary) for line in logged(done.stderr, "INFO")) is infos, (
+        done.stderr
+    )
 
 
 def test_outside_a_project_the_note_says_so(site: DemoSite, tmp_path: Path):

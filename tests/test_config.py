@@ -156,7 +156,7 @@ def test_the_message_is_logged_at_critical_before_the_error_is_raised(caplog):
     assert isinstance(error, scrapy_robots_rfc.ConfigError)
     assert (error.setting, error.value) == ("ROBOTSTXT_RFC_TIMEOUT", "inf")
     assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [
-        (LOGGER_NAME, logging.CRITICAL, str(error))
+        ("scrapy_robots_rfc.crawl._config", logging.CRITICAL, str(error))
     ]
     copy = pickle.loads(pickle.dumps(error))
     assert (type(copy), str(copy), copy.setting) == (ConfigError, str(error), error.setting)

@@ -410,7 +410,7 @@ def test_requests_wait_in_redis_and_come_back_through_the_queue(
     slow = server.add_origin({"/robots.txt": Reply(body=ROBOTS, delay=0.5)})
     fast = server.add_origin({"/robots.txt": Reply(body=ROBOTS)})
     urls = [slow.url("/a"), slow.url("/b"), slow.url("/private/x"), fast.url("/c")]
-    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc.middleware"):
+    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc"):
         crawler = yield in_process_crawl(activation, urls, **scrapy_redis(redis_server.url))
     spider, stats = crawler.spider, crawler.stats
     assert sorted(spider.seen) == sorted([slow.url("/a"), slow.url("/b"), fast.url("/c")])
@@ -474,7 +474,7 @@ def test_held_requests_go_to_the_queue_the_scheduler_loaded(
         SCHEDULER_QUEUE_KEY="%(spider)s:own-key",
         SCHEDULER_SERIALIZER=TaggedSerializer,
     )
-    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc.middleware"):
+    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc"):
         crawler = yield in_process_crawl(activation, urls, **settings)
     spider, stats = crawler.spider, crawler.stats
     assert sorted(spider.seen) == [slow.url("/a"), slow.url("/b")]
@@ -532,7 +532,7 @@ def test_requests_wait_in_memory_when_redis_cannot_hold_them(
     slow = server.add_origin({"/robots.txt": Reply(body=ROBOTS, delay=0.3)})
     urls = [slow.url("/a"), slow.url("/private/x")]
     activation = {"ADDONS": {"scrapy_robots_rfc.Addon": 100}}
-    with caplog.at_level(logging.WARNING, logger="scrapy_robots_rfc.middleware"):
+    with caplog.at_level(logging.WARNING, logger="scrapy_robots_rfc"):
         crawler = yield in_process_crawl(
             activation, urls, **scrapy_redis(redis_server.url, **settings(redis_server.url))
         )

@@ -78,7 +78,7 @@ def lines(caplog: pytest.LogCaptureFixture) -> list[tuple[str, str]]:
     return [
         (r.levelname, r.getMessage())
         for r in caplog.records
-        if r.name == LOGGER_NAME and r.levelno >= logging.INFO
+        if r.name.startswith(f"{LOGGER_NAME}.") and r.levelno >= logging.INFO
     ]
 
 

@@ -179,7 +179,7 @@ UNREACHABLE = {"ROBOTSTXT_RFC_UNREACHABLE_RETRY": 0.3, "ROBOTSTXT_RFC_UNREACHABL
 def test_unreachable_disallows_all_then_drops_after_the_wait(server, activation, reply, caplog):
     origin = robots_origin(server, reply)
     urls = pages(origin, "/a", "/b", "/c")
-    with caplog.at_level(logging.WARNING, logger="scrapy_robots_rfc.middleware"):
+    with caplog.at_level(logging.WARNING, logger="scrapy_robots_rfc"):
         crawler = yield crawl(activation, [Stage(urls)], ROBOTSTXT_RFC_TIMEOUT=0.4, **UNREACHABLE)
     assert set(server.paths(origin)) == {"/robots.txt"}, "no page was downloaded"
     assert len(server.paths(origin)) >= 2, "robots.txt was retried"
@@ -262,7 +262,7 @@ def test_the_unreachable_warning_says_when_requests_are_dropped(
     server, activation, settings, outlook, caplog
 ):
     origin = robots_origin(server, Reply(status=503))
-    with caplog.at_level(logging.WARNING, logger="scrapy_robots_rfc.middleware"):
+    with caplog.at_level(logging.WARNING, logger="scrapy_robots_rfc"):
         crawler = yield crawl(activation, [Stage(pages(origin, "/a"))], **settings)
     assert unreachable_lines(caplog, origin) == [
         f"{origin.url('/robots.txt')} is unreachable (HTTP 503): {outlook}"
@@ -294,7 +294,7 @@ def test_with_default_settings_the_warning_gives_the_deadline_and_the_next_try(
     counted, and a crawl (not a command's one request) is told of JOBDIR."""
     origin = robots_origin(server, Reply(status=503))
     urls = pages(origin, *(f"/{i}" for i in range(count)))
-    with caplog.at_level(logging.WARNING, logger="scrapy_robots_rfc.middleware"):
+    with caplog.at_level(logging.WARNING, logger="scrapy_robots_rfc"):
         crawler = yield crawl(activation, [Stage(urls)], CLOSESPIDER_TIMEOUT=0.5)
     assert unreachable_lines(caplog, origin) == [
         f"{origin.url('/robots.txt')} is unreachable (HTTP 503): requests to it wait until it "
@@ -332,7 +332,7 @@ def test_a_request_in_the_backoff_waits_the_wait_not_the_backoff(
         Stage(pages(origin, "/a"), use_clock(clock)),
         Stage(pages(origin, "/b"), lambda spider: clock.advance(10)),
     ]
-    with caplog.at_level(logging.WARNING, logger="scrapy_robots_rfc.middleware"):
+    with caplog.at_level(logging.WARNING, logger="scrapy_robots_rfc"):
         crawler = yield crawl(activation, stages, ROBOTSTXT_RFC_UNREACHABLE_WAIT=wait)
     assert crawler.spider.failed_with("robots.txt unreachable") == pages(origin, "/a", "/b")
     assert server.paths(origin) == ["/robots.txt"]
@@ -361,7 +361,7 @@ def test_an_unreachable_origin_read_from_the_store_is_warned_about(
     )
     clock.advance(10)
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="scrapy_robots_rfc.middleware"):
+    with caplog.at_level(logging.WARNING, logger="scrapy_robots_rfc"):
         second = yield crawl(
             activation,
             [Stage(pages(origin, "/b"), use_clock(clock))],
@@ -787,7 +787,7 @@ def test_the_product_token_chooses_the_group(server, activation, settings, heade
 def test_a_mozilla_token_is_warned_about_once(server, activation, caplog):
     """A browser's header names no crawler: "*", and one warning."""
     origin = robots_origin(server, Reply(body=ROBOTS))
-    with caplog.at_level(logging.WARNING, logger="scrapy_robots_rfc.middleware"):
+    with caplog.at_level(logging.WARNING, logger="scrapy_robots_rfc"):
         yield crawl(
             activation, [Stage(pages(origin, "/a", "/b"))], USER_AGENT="Mozilla/5.0 (X11) Firefox"
         )
@@ -803,7 +803,7 @@ def test_a_mozilla_token_is_warned_about_once(server, activation, caplog):
 @pytest_twisted.inlineCallbacks
 def test_forbidden_requests_are_logged_with_the_deciding_rule(server, activation, caplog):
     origin = robots_origin(server, Reply(body=ROBOTS))
-    with caplog.at_level(logging.DEBUG, logger="scrapy_robots_rfc.middleware"):
+    with caplog.at_level(logging.DEBUG, logger="scrapy_robots_rfc"):
         yield crawl(activation, [Stage(pages(origin, "/private/a"))])
     [record] = [r for r in caplog.records if r.getMessage().startswith("Forbidden by robots.txt")]
     assert "disallow: /private" in record.getMessage()
@@ -838,7 +838,7 @@ def test_a_forbidden_requests_debug_line_is_built_only_for_a_handler_that_takes_
         return of_rules(*args, **kwargs)
 
     monkeypatch.setattr(Verdict, "of_rules", counted)
-    logger = logging.getLogger("scrapy_robots_rfc.middleware")
+    logger = logging.getLogger("scrapy_robots_rfc")
     monkeypatch.setattr(logger, "propagate", False)
     handler, unset = Formatted(level), logger.level
     logger.addHandler(handler)
@@ -903,7 +903,7 @@ def delay_lines(caplog: Any) -> list[str]:
     return [
         r.getMessage()
         for r in caplog.records
-        if r.name == "scrapy_robots_rfc.middleware"
+        if r.name.startswith("scrapy_robots_rfc.")
         and r.levelno == logging.INFO
         and "Crawl-delay" in r.getMessage()
     ]
@@ -936,7 +936,7 @@ def test_a_crawl_delay_not_applied_is_said_once_per_origin(
         # Fetched again a day later, asking for the same: not said again.
         Stage(pages(delayed, "/4", "/5"), hook=lambda spider: clock.advance(90_000)),
     ]
-    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc.middleware"):
+    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc"):
         crawler = yield crawl(activation, stages, **settings)
     assert server.paths(delayed).count("/robots.txt") == 2
     assert len(crawler.spider.seen) == 8
@@ -980,7 +980,7 @@ def test_the_crawl_delay_in_force_is_said_once_per_origin(
 ):
     body = f"User-agent: *\nDisallow: /x\n\nUser-agent: TestBot\nCrawl-delay: {asked}\n"
     origin = robots_origin(server, Reply(body=body.encode()))
-    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc.middleware"):
+    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc"):
         crawler = yield crawl(
             activation,
             [Stage(pages(origin, "/1", "/2", "/3"))],
@@ -1011,7 +1011,7 @@ def test_a_crawl_delay_that_changes_is_said_again(server, activation, caplog):
         Stage(pages(origin, "/3"), hook=lambda spider: clock.advance(90_000)),
         Stage(pages(origin, "/4"), hook=lambda spider: clock.advance(90_000)),
     ]
-    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc.middleware"):
+    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc"):
         yield crawl(activation, stages)
     assert server.paths(origin).count("/robots.txt") == 3
     assert [line.split("; ")[0] for line in delay_lines(caplog)] == [
@@ -1028,14 +1028,14 @@ def test_a_misspelt_setting_gets_one_warning_and_the_crawl_goes_on(server, activ
         "ROBOTSTXT_CRAWL_DELAY": True,  # the prefix cut short
         "ROBOTSTXT_RFC_SITEMAPS": True,  # close to no name: no guess
     }
-    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc.middleware"):
+    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc"):
         crawler = yield crawl(
             activation, [Stage(pages(origin, "/public", "/private/a"))], **misspelt
         )
     warnings = [
         r.getMessage()
         for r in caplog.records
-        if r.name == "scrapy_robots_rfc.middleware" and r.levelno == logging.WARNING
+        if r.name.startswith("scrapy_robots_rfc.") and r.levelno == logging.WARNING
     ]
     assert warnings == [
         "ROBOTSTXT_CRAWL_DELAY is not a setting of Scrapy or scrapy_robots_rfc and is "
@@ -1059,7 +1059,7 @@ def test_a_misspelt_setting_gets_one_warning_and_the_crawl_goes_on(server, activ
 @pytest_twisted.inlineCallbacks
 def test_the_settings_in_effect_are_logged_at_start_up(server, activation, caplog):
     origin = robots_origin(server, Reply(body=ROBOTS))
-    with caplog.at_level(logging.DEBUG, logger="scrapy_robots_rfc.middleware"):
+    with caplog.at_level(logging.DEBUG, logger="scrapy_robots_rfc"):
         yield crawl(activation, [Stage(pages(origin, "/public"))], ROBOTSTXT_RFC_CACHE_TTL="60")
     [line] = [r.getMessage() for r in caplog.records if "Settings in effect" in r.getMessage()]
     assert "'ROBOTSTXT_RFC_CACHE_TTL': 60.0" in line
@@ -1103,7 +1103,7 @@ def test_waiting_requests_survive_a_pause_with_jobdir(server, activation, tmp_pa
     assert first.spider.seen == []
     assert first.spider.failures == []
     state["up"] = True
-    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc.middleware"):
+    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc"):
         second = yield crawl(activation, [], **settings)
     assert "Resuming 2 requests that were waiting for robots.txt" in caplog.messages
     assert second.spider.seen == [origin.url("/a")]
@@ -1137,7 +1137,7 @@ def test_an_unpicklable_waiting_request_does_not_lose_the_others(
     assert stat(first, "robotstxt/waiting/saved") == 1
     assert stat(first, "robotstxt/waiting/abandoned") == 1
     state["up"] = True
-    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc.middleware"):
+    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc"):
         second = yield crawl(activation, [], **settings)
     assert "Resuming 1 request that was waiting for robots.txt" in caplog.messages
     assert second.spider.seen == [origin.url("/a")]

@@ -24,7 +24,8 @@ from .mockserver import MockServer, Origin, Reply
 from .refuser import CountRequests, SwitchableRefuser
 from .test_middleware import ROBOTS, crawl, pages, robots_origin, stat, switchable_origin
 
-LOGGER = "scrapy_robots_rfc.middleware"
+#: The parent of the package's loggers (one per module).
+LOGGER = "scrapy_robots_rfc"
 OURS = "scrapy_robots_rfc.RobotsTxtMiddleware"
 REFUSER = "tests.refuser.RefuseRobotsTxt"
 DROPPER = "tests.refuser.DropRobotsTxtResponse"
@@ -35,7 +36,11 @@ COUNTER = "tests.refuser.CountRequests"
 
 
 def messages(caplog: pytest.LogCaptureFixture, level: int = logging.WARNING) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == LOGGER and r.levelno == level]
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.name.startswith(f"{LOGGER}.") and r.levelno == level
+    ]
 
 
 def with_middlewares(activation: dict[str, Any], extra: dict[str, int]) -> dict[str, Any]:
@@ -592,7 +597,8 @@ def test_download_errors_log_at_the_builtins_level(server, activation, caplog, r
     found = [
         r.levelno
         for r in caplog.records
-        if r.name == LOGGER and r.getMessage().startswith(f"{robots_url} is unreachable")
+        if r.name.startswith(f"{LOGGER}.")
+        and r.getMessage().startswith(f"{robots_url} is unreachable")
     ]
     assert found == [level]
 

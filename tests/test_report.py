@@ -15,7 +15,8 @@ from .jsonschemas import valid_lines
 from .mockserver import Reply
 from .test_middleware import ROBOTS, crawl, pages, robots_origin, stat
 
-LOGGER = "scrapy_robots_rfc.middleware"
+#: The parent of the package's loggers (one per module).
+LOGGER = "scrapy_robots_rfc"
 #: Short enough for a quick test; the first fetch of an unreachable origin is
 #: retried after 0.3 s, and its requests are dropped 1 s after it failed.
 UNREACHABLE = {"ROBOTSTXT_RFC_UNREACHABLE_RETRY": 0.3, "ROBOTSTXT_RFC_UNREACHABLE_WAIT": 1.0}
@@ -36,7 +37,9 @@ def summaries(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [
         r.getMessage()
         for r in caplog.records
-        if r.name == LOGGER and r.levelno == logging.INFO and r.getMessage().startswith("robots")
+        if r.name.startswith(f"{LOGGER}.")
+        and r.levelno == logging.INFO
+        and r.getMessage().startswith("robots")
     ]
 
 

@@ -82,7 +82,7 @@ def first_error(stderr: str) -> tuple[str, str, str]:
 
 def assert_stopped_with(done: subprocess.CompletedProcess[str], message: str) -> None:
     assert done.returncode != 0, done.stderr
-    assert first_error(done.stderr) == ("scrapy_robots_rfc.middleware", "CRITICAL", message)
+    assert first_error(done.stderr) == ("scrapy_robots_rfc.crawl._config", "CRITICAL", message)
     lines = done.stderr.rstrip().splitlines()
     assert lines[-1] == f"scrapy_robots_rfc.exceptions.ConfigError: {message}"
     assert "Spider opened" not in done.stderr
@@ -214,7 +214,7 @@ def test_a_misspelt_setting_is_warned_about_and_the_crawl_runs(tmp_path, activat
     warnings = [line for line in lines if line[1] == "WARNING"]
     assert warnings == [
         (
-            "scrapy_robots_rfc.middleware",
+            "scrapy_robots_rfc.crawl._misspelt_settings",
             "WARNING",
             "ROBOTSTXT_RFC_TIMOUT is not a setting of scrapy_robots_rfc and is ignored; "
             "did you mean ROBOTSTXT_RFC_TIMEOUT?",

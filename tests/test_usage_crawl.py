@@ -33,7 +33,8 @@ from .jsonschemas import valid_lines
 from .mockserver import MockServer, Origin, Reply
 from .test_middleware import crawl, stat
 
-LOGGER = "scrapy_robots_rfc.middleware"
+#: The parent of the package's loggers (one per module).
+LOGGER = "scrapy_robots_rfc"
 
 ROBOTS_A = (
     b"Content-Usage: train-ai=y\n"
@@ -120,7 +121,8 @@ def debug_lines(caplog: Any) -> list[str]:
     return sorted(
         r.getMessage()
         for r in caplog.records
-        if r.name == LOGGER and r.getMessage().startswith("Forbidden by usage preference")
+        if r.name.startswith(f"{LOGGER}.")
+        and r.getMessage().startswith("Forbidden by usage preference")
     )
 
 
@@ -250,7 +252,7 @@ def test_train_ai_drops_before_download_and_before_the_spider(server, activation
     summaries = [
         r.getMessage()
         for r in caplog.records
-        if r.name == LOGGER and r.getMessage().startswith("robots.txt: ")
+        if r.name.startswith(f"{LOGGER}.") and r.getMessage().startswith("robots.txt: ")
     ]
     assert summaries == [
         f"robots.txt: 2 origins checked (2 with rules); 1 request forbidden, {waited} waited, "

@@ -15,7 +15,6 @@ import os
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._logging import LOGGER_NAME
 from ..exceptions import ConfigError
 from ..policy import DEFAULT_TTL
 from ..robotstxt import CATEGORIES, LABELS, MAX_BYTES, MODES, crawler_names
@@ -52,7 +51,7 @@ PREFIX = "ROBOTSTXT_RFC_"
 #: when that is not ``PREFIX`` and the field's name in capitals.
 _FROM = "setting"
 
-logger = logging.getLogger(LOGGER_NAME)
+logger = logging.getLogger(__name__)
 
 _TRUE = frozenset(("1", "true", "yes", "on"))
 _FALSE = frozenset(("0", "false", "no", "off", "none", ""))

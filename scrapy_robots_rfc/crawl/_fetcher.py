@@ -25,7 +25,6 @@ from scrapy.utils.python import global_object_name
 from w3lib.url import safe_url_string
 
 from .. import policy
-from .._logging import LOGGER_NAME
 from ..policy import Answer, State
 from ..robotstxt import cut_at_limit
 
@@ -37,7 +36,7 @@ if TYPE_CHECKING:
     from ..policy import Origin
     from ._config import Config
 
-logger = logging.getLogger(LOGGER_NAME)
+logger = logging.getLogger(__name__)
 
 #: The robots.txt request's priority, as in the built-in.
 DOWNLOAD_PRIORITY = 1000

@@ -21,8 +21,6 @@ from typing import TYPE_CHECKING, Protocol
 
 from scrapy.utils.misc import load_object
 
-from .._logging import LOGGER_NAME
-
 if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
@@ -33,7 +31,7 @@ if TYPE_CHECKING:
     from ..stores import Record, SharedStore
     from ._config import Config
 
-logger = logging.getLogger(LOGGER_NAME)
+logger = logging.getLogger(__name__)
 
 #: A random value, new at each hold, so that two identical requests are two
 #: members of the held set.

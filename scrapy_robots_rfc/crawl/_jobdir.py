@@ -13,12 +13,10 @@ from typing import TYPE_CHECKING
 
 from scrapy.utils.request import request_from_dict
 
-from .._logging import LOGGER_NAME
-
 if TYPE_CHECKING:
     from scrapy import Request, Spider
 
-logger = logging.getLogger(LOGGER_NAME)
+logger = logging.getLogger(__name__)
 
 #: ``JOBDIR`` file for requests still waiting when a crawl without a fleet
 #: pauses.

@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from .._logging import LOGGER_NAME
 from ..policy import classify
 from ..robotstxt import ROBOTS_TXT_PATH
 
@@ -45,7 +44,7 @@ if TYPE_CHECKING:
     from ..policy import Origin
     from ._fetcher import Fetched
 
-logger = logging.getLogger(LOGGER_NAME)
+logger = logging.getLogger(__name__)
 
 #: Seconds a fetch's response is kept at most for the requests that waited
 #: for it: a request that comes back later (from a long scheduler queue, or

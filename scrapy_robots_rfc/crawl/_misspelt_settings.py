@@ -19,7 +19,6 @@ import difflib
 import logging
 from typing import TYPE_CHECKING
 
-from .._logging import LOGGER_NAME
 from ._config import PREFIX, setting_names
 
 if TYPE_CHECKING:
@@ -27,7 +26,7 @@ if TYPE_CHECKING:
 
     from scrapy.settings import BaseSettings
 
-logger = logging.getLogger(LOGGER_NAME)
+logger = logging.getLogger(__name__)
 
 #: Where Scrapy's names and ours begin.
 _FAMILY = "ROBOTSTXT_"

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import schemas
-from .._logging import LOGGER_NAME
 from ..policy import State
 from ..robotstxt import CATEGORIES
 
@@ -22,7 +21,7 @@ if TYPE_CHECKING:
 
     from ..policy import Origin
 
-logger = logging.getLogger(LOGGER_NAME)
+logger = logging.getLogger(__name__)
 
 #: The summary line's words for each state, in its order; ``None`` is an
 #: origin no fetch has decided yet.

@@ -19,7 +19,6 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
 from .. import policy
-from .._logging import LOGGER_NAME
 from ..policy import Answer, State
 from ..robotstxt import RobotsTxt, cut_at_limit
 from ..stores import entry_from_record, record_for
@@ -40,7 +39,7 @@ if TYPE_CHECKING:
     from ._fetcher import Fetcher
     from ._report import Report
 
-logger = logging.getLogger(LOGGER_NAME)
+logger = logging.getLogger(__name__)
 
 #: Why :meth:`RobotsLoader.load` has no fetch of this crawler's to show: the
 #: entry came from ``ROBOTSTXT_RFC_STORE`` (the DEBUG line of :mod:`.crawl._kept_responses`).

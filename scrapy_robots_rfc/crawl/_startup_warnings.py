@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from scrapy.utils.python import global_object_name
 
-from .._logging import LOGGER_NAME
 from .addon import OURS, component
 from .robotparser import RobotParser
 
@@ -18,7 +17,7 @@ if TYPE_CHECKING:
 
     from ..robotstxt import Mode
 
-logger = logging.getLogger(LOGGER_NAME)
+logger = logging.getLogger(__name__)
 
 
 def warn_about_builtin(crawler: Crawler, spider: Spider) -> None:

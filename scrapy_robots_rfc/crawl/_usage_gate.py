@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from .._logging import LOGGER_NAME, reaches_a_handler
+from .._logging import reaches_a_handler
 from ..exceptions import ForbiddenByUsagePreference, UsageWhere
 from ..robotstxt import (
     NO_PREFERENCES,
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from ._config import Config
     from ._report import Report
 
-logger = logging.getLogger(LOGGER_NAME)
+logger = logging.getLogger(__name__)
 
 _HEADER = b"Content-Usage"
 #: The stat of a response dropped, by what dropped it.

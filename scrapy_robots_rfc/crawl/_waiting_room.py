@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.exceptions import IgnoreRequest
 from twisted.internet.defer import Deferred
 
-from .._logging import LOGGER_NAME, duration
+from .._logging import duration
 from ..policy import (
     Action,
     ArmTimer,
@@ -80,7 +80,7 @@ if TYPE_CHECKING:
     from ._report import Report
     from ._robots_loader import Unreachable
 
-logger = logging.getLogger(LOGGER_NAME)
+logger = logging.getLogger(__name__)
 
 #: Set on a request that waited longer than ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``
 #: and was sent back to the engine to be dropped; kept in ``meta`` so that it

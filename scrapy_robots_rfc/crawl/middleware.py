@@ -36,7 +36,7 @@ from scrapy.exceptions import DontCloseSpider, NotConfigured
 from scrapy.utils.defer import maybe_deferred_to_future
 
 from .. import policy
-from .._logging import LOGGER_NAME, reaches_a_handler
+from .._logging import reaches_a_handler
 from .._runtime import Runtime
 from ..exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable
 from ..policy import Origin, Origins, State, Verdict, origin
@@ -70,7 +70,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Origin", "RobotsTxtMiddleware", "origin"]
 
-logger = logging.getLogger(LOGGER_NAME)
+logger = logging.getLogger(__name__)
 
 
 class RobotsTxtMiddleware:

@@ -49,7 +49,6 @@ from scrapy.utils.misc import load_object
 from scrapy.utils.python import global_object_name
 from scrapy.utils.request import request_from_dict
 
-from .._logging import LOGGER_NAME
 from ..crawl import (
     HOLD_KEY,
     NO_WAIT_KEY,
@@ -73,7 +72,7 @@ if TYPE_CHECKING:
     from ..policy import Entry, Origin
     from ..stores import RedisFleet, SharedStore
 
-logger = logging.getLogger(LOGGER_NAME)
+logger = logging.getLogger(__name__)
 
 #: Origins one sweep adopts at most.
 MAX_ADOPT = 16

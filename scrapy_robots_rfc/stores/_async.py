@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
-from .._logging import LOGGER_NAME, duration
+from .._logging import duration
 from ._base import Record, Store, StoreError
 from ._circuit_breaker import StoreHealth
 from ._open import SETTING, store_close
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from .._timers import Timer
     from ..policy import Entry
 
-logger = logging.getLogger(LOGGER_NAME)
+logger = logging.getLogger(__name__)
 
 #: Seconds between looks at the store while another crawler fetches.
 POLL_INTERVAL = 0.5
