@@ -36,11 +36,7 @@ COUNTER = "tests.refuser.CountRequests"
 
 
 def messages(caplog: pytest.LogCaptureFixture, level: int = logging.WARNING) -> list[str]:
-    return [
-        r.getMessage()
-        for r in caplog.records
-        if r.name.startswith(f"{LOGGER}.") and r.levelno == level
-    ]
+    return [r.getMessage() for r in caplog.records if _ours(r) and r.levelno == level]
 
 
 def with_middlewares(activation: dict[str, Any], extra: dict[str, int]) -> dict[str, Any]:
@@ -597,8 +593,7 @@ def test_download_errors_log_at_the_builtins_level(server, activation, caplog, r
     found = [
         r.levelno
         for r in caplog.records
-        if r.name.startswith(f"{LOGGER}.")
-        and r.getMessage().startswith(f"{robots_url} is unreachable")
+        if _ours(r) and r.getMessage().startswith(f"{robots_url} is unreachable")
     ]
     assert found == [level]
 
@@ -631,3 +626,8 @@ def test_a_waiting_request_passes_earlier_middlewares_twice(server, activation):
     assert scheduled.count(url) == 3
     assert stat(crawler, "scheduler/enqueued") == 2
     assert stat(crawler, "robotstxt/waiting") == 1
+
+
+def _ours(record: logging.LogRecord) -> bool:
+    """A line of the package's: each module logs below :data:`LOGGER`."""
+    return record.name.startswith(f"{LOGGER}.")

@@ -37,9 +37,7 @@ def summaries(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [
         r.getMessage()
         for r in caplog.records
-        if r.name.startswith(f"{LOGGER}.")
-        and r.levelno == logging.INFO
-        and r.getMessage().startswith("robots")
+        if _ours(r) and r.levelno == logging.INFO and r.getMessage().startswith("robots")
     ]
 
 
@@ -364,3 +362,8 @@ def test_one_usage_drop_is_counted_in_the_singular(server, activation, caplog):
         "robots.txt: 1 origin checked (1 with rules); 0 requests forbidden, 1 waited, 0 dropped; "
         "1 request dropped for usage preferences (train-ai: 1)"
     ]
+
+
+def _ours(record: logging.LogRecord) -> bool:
+    """A line of the package's: each module logs below :data:`LOGGER`."""
+    return record.name.startswith(f"{LOGGER}.")

@@ -121,8 +121,7 @@ def debug_lines(caplog: Any) -> list[str]:
     return sorted(
         r.getMessage()
         for r in caplog.records
-        if r.name.startswith(f"{LOGGER}.")
-        and r.getMessage().startswith("Forbidden by usage preference")
+        if _ours(r) and r.getMessage().startswith("Forbidden by usage preference")
     )
 
 
@@ -252,7 +251,7 @@ def test_train_ai_drops_before_download_and_before_the_spider(server, activation
     summaries = [
         r.getMessage()
         for r in caplog.records
-        if r.name.startswith(f"{LOGGER}.") and r.getMessage().startswith("robots.txt: ")
+        if _ours(r) and r.getMessage().startswith("robots.txt: ")
     ]
     assert summaries == [
         f"robots.txt: 2 origins checked (2 with rules); 1 request forbidden, {waited} waited, "
@@ -340,3 +339,8 @@ def test_a_request_that_does_not_obey_robots_txt_is_never_dropped(server, activa
         a.url("/header-n"): prefs(("train-ai", "disallow", (header("train-ai=n"),))),
     }
     assert usage_stats(crawler) == {"robotstxt/usage/header": 1}
+
+
+def _ours(record: logging.LogRecord) -> bool:
+    """A line of the package's: each module logs below :data:`LOGGER`."""
+    return record.name.startswith(f"{LOGGER}.")
