@@ -1,6 +1,7 @@
 """``JOBDIR`` for the requests still waiting for robots.txt in memory when a
-crawl pauses: saved at close, sent back to the engine at the next open
-(Scrapy's ``JOBDIR``). A fleet's held requests stay in Redis
+crawl pauses: saved at close (:func:`put_aside`, which counts them as
+abandoned without ``JOBDIR``), sent back to the engine at the next open
+(:func:`resume_waiting`). A fleet's held requests stay in Redis
 instead (:mod:`.fleet`).
 """
 
@@ -15,6 +16,7 @@ from scrapy.utils.request import request_from_dict
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
+    from scrapy.crawler import Crawler
 
 logger = logging.getLogger(__name__)
 
@@ -65,3 +67,68 @@ def save_waiting(path: str, requests: list[Request], spider: Spider) -> tuple[in
         pickle.dump(saved, f, protocol=4)
     os.replace(partial, path)  # never a half-written file
     return len(saved), len(requests) - len(saved)
+
+
+def _jobdir_file(crawler: Crawler) -> str | None:
+    jobdir = crawler.settings.get("JOBDIR")
+    return os.path.join(jobdir, JOBDIR_FILE) if jobdir else None
+
+
+def resume_waiting(crawler: Crawler, spider: Spider) -> list[Request]:
+    """The requests that were waiting when the crawl paused, from ``JOBDIR``,
+    to send back to the engine."""
+    path = _jobdir_file(crawler)
+    if path is None or not os.path.exists(path):
+        return []
+    requests = load_waiting(path, spider) or []
+    if requests:
+        logger.info(
+            "Resuming %(requests)s that %(were)s waiting for robots.txt",
+            {"requests": _requests(len(requests)), "were": _were(len(requests))},
+            extra={"spider": spider},
+        )
+    return requests
+
+
+def put_aside(
+    crawler: Crawler, parked: list[Request], spider: Spider, reason: str, *, one_off: bool
+) -> None:
+    """Save in ``JOBDIR`` the requests still waiting in memory when the
+    spider closed (``reason``), or count them as abandoned; a command's
+    ``one_off`` run gets no JOBDIR advice."""
+    stats = crawler.stats
+    assert stats is not None
+    path = _jobdir_file(crawler)
+    if path is None:
+        count = len(parked)
+        stats.set_value("robotstxt/waiting/abandoned", count)
+        message = (
+            "%(requests)s %(were)s still waiting for robots.txt when the spider closed (%(reason)s)"
+        )
+        # A command's one request (scrapy fetch, shell, robots...) has no
+        # next run to keep it for.
+        if not one_off:
+            message += "; set JOBDIR to keep %(them)s for the next run"
+        logger.warning(
+            message,
+            {
+                "requests": _requests(count),
+                "were": _were(count),
+                "reason": reason,
+                "them": "it" if count == 1 else "them",
+            },
+            extra={"spider": spider},
+        )
+        return
+    saved, failed = save_waiting(path, parked, spider)
+    if failed:
+        stats.inc_value("robotstxt/waiting/abandoned", failed)
+    stats.set_value("robotstxt/waiting/saved", saved)
+
+
+def _requests(count: int) -> str:
+    return f"{count} request" if count == 1 else f"{count} requests"
+
+
+def _were(count: int) -> str:
+    return "was" if count == 1 else "were"

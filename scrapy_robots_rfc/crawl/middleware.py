@@ -28,7 +28,6 @@ go into each request's and response's meta, and drop those
 from __future__ import annotations
 
 import logging
-import os
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
@@ -50,7 +49,7 @@ from ._config import Config
 from ._crawler_names import CrawlerNames
 from ._fetcher import DOWNLOAD_PRIORITY
 from ._holding import let_go
-from ._jobdir import JOBDIR_FILE, load_waiting, save_waiting
+from ._jobdir import put_aside, resume_waiting
 from ._kept_responses import TAKER_KEY, KeptResponses, asks_for_robots_txt, unlike_the_fetch
 from ._misspelt_settings import warn_about_misspelt_settings
 from ._report import Report
@@ -342,7 +341,7 @@ class RobotsTxtMiddleware:
         self._one_off = _one_off(self.crawler, spider)
         warn_about_builtin(self.crawler, spider)
         await self._room.hold.open(spider)
-        self._room.release(_resume_waiting(self.crawler, spider))
+        self._room.release(resume_waiting(self.crawler, spider))
 
     def _spider_idle(self, spider: Spider) -> None:
         if self._room.busy():
@@ -362,73 +361,8 @@ class RobotsTxtMiddleware:
             self._shared.close()
         self._kept.clear()
         if parked:
-            _put_aside(self.crawler, parked, spider, reason, one_off=self._one_off)
+            put_aside(self.crawler, parked, spider, reason, one_off=self._one_off)
         self._report.close(spider, self.config.report)
-
-
-def _jobdir_file(crawler: Crawler) -> str | None:
-    jobdir = crawler.settings.get("JOBDIR")
-    return os.path.join(jobdir, JOBDIR_FILE) if jobdir else None
-
-
-def _resume_waiting(crawler: Crawler, spider: Spider) -> list[Request]:
-    """The requests that were waiting when the crawl paused, from ``JOBDIR``,
-    to send back to the engine."""
-    path = _jobdir_file(crawler)
-    if path is None or not os.path.exists(path):
-        return []
-    requests = load_waiting(path, spider) or []
-    if requests:
-        logger.info(
-            "Resuming %(requests)s that %(were)s waiting for robots.txt",
-            {"requests": _requests(len(requests)), "were": _were(len(requests))},
-            extra={"spider": spider},
-        )
-    return requests
-
-
-def _put_aside(
-    crawler: Crawler, parked: list[Request], spider: Spider, reason: str, *, one_off: bool
-) -> None:
-    """Save in ``JOBDIR`` the requests still waiting in memory when the
-    spider closed (``reason``), or count them as abandoned; a command's
-    ``one_off`` run gets no JOBDIR advice."""
-    stats = crawler.stats
-    assert stats is not None
-    path = _jobdir_file(crawler)
-    if path is None:
-        count = len(parked)
-        stats.set_value("robotstxt/waiting/abandoned", count)
-        message = (
-            "%(requests)s %(were)s still waiting for robots.txt when the spider closed (%(reason)s)"
-        )
-        # A command's one request (scrapy fetch, shell, robots...) has no
-        # next run to keep it for.
-        if not one_off:
-            message += "; set JOBDIR to keep %(them)s for the next run"
-        logger.warning(
-            message,
-            {
-                "requests": _requests(count),
-                "were": _were(count),
-                "reason": reason,
-                "them": "it" if count == 1 else "them",
-            },
-            extra={"spider": spider},
-        )
-        return
-    saved, failed = save_waiting(path, parked, spider)
-    if failed:
-        stats.inc_value("robotstxt/waiting/abandoned", failed)
-    stats.set_value("robotstxt/waiting/saved", saved)
-
-
-def _requests(count: int) -> str:
-    return f"{count} request" if count == 1 else f"{count} requests"
-
-
-def _were(count: int) -> str:
-    return "was" if count == 1 else "were"
 
 
 def _one_off(crawler: Crawler, spider: Spider) -> bool:
