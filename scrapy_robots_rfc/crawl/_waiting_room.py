@@ -11,8 +11,16 @@ fetches it again when the backoff ends (RFC 9309 §2.3.1.4), and the drop
 timer sends back, to be dropped, what waited longer than
 ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``.
 
-The clock and ``call_later`` are passed in, so that tests drive the timers
-with ``twisted.internet.task.Clock``.
+Before a request waits, the room says where its origin stands for it
+(:meth:`WaitingRoom.cached`, :meth:`WaitingRoom.may_not_wait`). Each origin's
+life is a :class:`.policy.OriginLife`: the room turns what happens into its
+events and runs the actions it answers with, itself: it starts the
+robots.txt loads (:class:`.RobotsLoader`), gives requests back to the
+engine, and holds them through its hold (:mod:`.crawl._holding`). Nothing
+here calls back into the middleware.
+
+The clocks and ``call_later`` come with the :class:`.Runtime`, so that
+tests drive the timers with ``twisted.internet.task.Clock``.
 """
 
 from __future__ import annotations

@@ -7,10 +7,12 @@ How a request travels:
 1. ``process_request`` finds the request's origin (:mod:`.policy._origin`). With a
    usable copy of that origin's robots.txt in the cache (:mod:`.policy`),
    the verdict is immediate: ``None``, or :class:`.ForbiddenByRobotsTxt`.
-2. Otherwise the robots.txt fetch starts, once per origin
-   (:mod:`.crawl._fetcher`, through :mod:`.stores._async` with a store), and the request
-   waits in the :mod:`.crawl._waiting_room` room, out of the downloader; in a fleet on
-   scrapy-redis, it is held in Redis (:mod:`.fleet`).
+2. Otherwise the waiting room (:mod:`.crawl._waiting_room`) starts the
+   robots.txt load, once per origin (:mod:`.crawl._robots_loader`: the
+   fetch, through :mod:`.stores._async` with a store), and the request waits
+   there, out of the downloader; in a fleet on scrapy-redis, it is held in
+   Redis (:mod:`.fleet`). The room and the parts below never call back into
+   the middleware.
 3. When the origin is decided, its waiting requests go back to the engine
    and come through step 1 again; a request still waiting after
    ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` seconds is dropped with
@@ -39,11 +41,7 @@ from .._logging import reaches_a_handler
 from .._runtime import Runtime
 from ..exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable
 from ..policy import Origin, Origins, State, Verdict, origin
-from ..robotstxt import (
-    NO_PREFERENCES,
-    USAGE_META_KEY,
-    canonical_match_string,
-)
+from ..robotstxt import NO_PREFERENCES, USAGE_META_KEY, canonical_match_string
 from ..stores import SharedStore, open_store
 from ._config import Config
 from ._crawler_names import CrawlerNames
