@@ -67,7 +67,7 @@ from ..policy import (
 )
 from ..policy import Timer as LifeTimer
 from ._fetcher import Fetcher
-from ._holding import hold_class, let_go
+from ._holding import HOLD_KEY, SINCE_KEY, hold_class, let_go
 from ._kept_responses import TAKER_KEY
 from ._robots_loader import RobotsLoader
 
@@ -278,6 +278,8 @@ class WaitingRoom:
         owner: object,
     ) -> None:
         self.wait = config.unreachable_wait
+        #: ``ROBOTSTXT_RFC_UNREACHABLE_DAYS`` in seconds (RFC 9309 §2.3.1.4).
+        self._allow_after = config.allow_after
         self._runtime = runtime
         self._crawler = crawler
         self._config = config
@@ -356,13 +358,15 @@ class WaitingRoom:
             if loaded is not None:
                 entry = loaded.entry
                 self._announce(key, loaded.unreachable)
-        where = standing(entry, token, self._runtime.clock(), self._config.allow_after)
+        where = standing(entry, token, self._runtime.clock(), self._allow_after)
         if entry is None or where not in (Standing.DECIDED, Standing.RETRY_DUE):
             return None
         self._cache.touch(key)
         if where is Standing.RETRY_DUE:  # a good copy in force while unreachable
             self.need(key, request, token)
-        let_go(request)
+        meta = request.meta
+        if HOLD_KEY in meta or SINCE_KEY in meta:  # it was held in Redis
+            let_go(request)
         return entry, None if entry.rules is None else entry.rules.get(token)
 
     async def may_not_wait(self, key: Origin, request: Request, token: Token) -> str | None:
@@ -375,7 +379,7 @@ class WaitingRoom:
             return None
         if await self.hold.expired(key, request, entry):
             return entry.outcome
-        where = standing(entry, token, self._runtime.clock(), self._config.allow_after)
+        where = standing(entry, token, self._runtime.clock(), self._allow_after)
         if where is Standing.BACKOFF and self.no_time_to_wait(key, request):
             return entry.outcome
         return None
@@ -467,7 +471,7 @@ class WaitingRoom:
         another (:mod:`.fleet`); ``trigger`` stands for them, the oldest of
         which began to wait at ``since`` (wall clock)."""
         entry = self._cache.get(key)
-        if entry is not None and entry.usable(self._runtime.clock(), self._config.allow_after):
+        if entry is not None and entry.usable(self._runtime.clock(), self._allow_after):
             self.hold.release_soon(key)
             return
         token = self._names.of(trigger)
@@ -533,7 +537,7 @@ class WaitingRoom:
         try:
             self._announce(key, loaded.unreachable)
             entry, now = loaded.entry, self._runtime.clock()
-            usable = entry.usable(now, self._config.allow_after)
+            usable = entry.usable(now, self._allow_after)
             if usable and waiting.asked:
                 self._kept.keep(key, loaded.fetched, waiting.asked)
                 waiting.asked = set()
