@@ -23,6 +23,7 @@ from .robotstxt import (
 if TYPE_CHECKING:
     from .crawl.addon import Addon
     from .crawl.middleware import RobotsTxtMiddleware
+    from .crawl.page_rules import PageRulesMiddleware
     from .crawl.robotparser import RobotParser
     from .exceptions import (
         ConfigError,
@@ -39,6 +40,7 @@ _LAZY = {
     "ForbiddenByRobotsTxt": "exceptions",
     "ForbiddenByUsagePreference": "exceptions",
     "RobotsTxtUnreachable": "exceptions",
+    "PageRulesMiddleware": "crawl.page_rules",
     "RobotParser": "robotparser",
     "RobotsTxtMiddleware": "middleware",
 }
@@ -61,6 +63,7 @@ __all__ = [
     "AgentRules",
     "ConfigError",
     "Explanation",
+    "PageRulesMiddleware",
     "ForbiddenByRobotsTxt",
     "ForbiddenByUsagePreference",
     "Preferences",

@@ -48,7 +48,7 @@ import socket
 import struct
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -70,7 +70,8 @@ class Reply:
     """A canned answer to a request.
 
     ``headers`` are extra response headers (they override the server's own,
-    ``Content-Type`` included). ``delay`` is seconds to wait before replying
+    ``Content-Type`` included); a list of values sends the header once per
+    value. ``delay`` is seconds to wait before replying
     (a reactor ``callLater``; it also delays ``reset`` and ``truncate``).
     ``hang`` never replies: the connection stays open until the client gives
     up or the server stops. ``reset`` aborts the TCP connection (with an RST)
@@ -82,7 +83,7 @@ class Reply:
 
     status: int = 200
     body: bytes = b""
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str | Sequence[str]] = field(default_factory=dict)
     delay: float = 0.0
     hang: bool = False
     reset: bool = False
@@ -228,7 +229,10 @@ def _respond(request: Request, reply: Reply) -> None:
         extra = 1000 if reply.truncate else 0
         request.setHeader(b"Content-Length", str(len(body) + extra).encode())
     for name, value in reply.headers.items():
-        request.setHeader(name.encode("latin-1"), value.encode("latin-1"))
+        values = [value] if isinstance(value, str) else list(value)
+        request.responseHeaders.setRawHeaders(
+            name.encode("latin-1"), [v.encode("latin-1") for v in values]
+        )
     request.write(body)
     if reply.truncate:
         transport.loseConnection()

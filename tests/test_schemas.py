@@ -193,6 +193,8 @@ def test_the_report_schema_takes_an_origin_row_or_the_totals() -> None:
         "usage_forbidden": 0,
         "usage_dropped": 0,
         "usage_categories": None,
+        "page_nofollow": 0,
+        "page_noindex": 1,
     }
     row = {
         "schema": schemas.REPORT,

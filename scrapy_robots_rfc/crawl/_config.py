@@ -43,6 +43,8 @@ Hold = Literal["auto", "memory"]
 #: ``ROBOTSTXT_RFC_USAGE_UNKNOWN``: what a category of ``ROBOTSTXT_RFC_USAGE``
 #: that nothing states does to a response (U-6).
 UsageUnknown = Literal["allow", "disallow"]
+#: ``ROBOTSTXT_RFC_NOINDEX``: keep the items of a ``noindex`` page, or drop them (P-4).
+NoIndex = Literal["keep", "drop"]
 
 #: The prefix of this package's own settings; ``ROBOTSTXT_OBEY``,
 #: ``ROBOTSTXT_USER_AGENT`` and ``ROBOTSTXT_PARSER`` are Scrapy's.
@@ -118,6 +120,8 @@ _NUMBERS: tuple[tuple[str, str, type[float], float, str], ...] = (
 HOLDS: tuple[Hold, ...] = ("auto", "memory")
 #: ``ROBOTSTXT_RFC_USAGE_UNKNOWN``'s values.
 USAGE_UNKNOWNS: tuple[UsageUnknown, ...] = ("allow", "disallow")
+#: ``ROBOTSTXT_RFC_NOINDEX``'s values.
+NOINDEXES: tuple[NoIndex, ...] = ("keep", "drop")
 
 _USAGE = (
     "a list of usage categories: "
@@ -260,6 +264,15 @@ def _hold(settings: BaseSettings) -> Hold:
     raise ConfigError(name, value, " or ".join(f'"{hold}"' for hold in HOLDS))
 
 
+def _noindex(settings: BaseSettings) -> NoIndex:
+    name = "ROBOTSTXT_RFC_NOINDEX"
+    value = settings.get(name, "keep")
+    for choice in NOINDEXES:
+        if value == choice:
+            return choice
+    raise ConfigError(name, value, " or ".join(f'"{choice}"' for choice in NOINDEXES))
+
+
 def _usage(settings: BaseSettings) -> tuple[str, ...]:
     """``ROBOTSTXT_RFC_USAGE``: the categories the crawl is for, as a list or
     tuple, or a comma-separated string (``-s ROBOTSTXT_RFC_USAGE=train-ai,search``,
@@ -374,6 +387,18 @@ class Config:
     #: ``ROBOTSTXT_RFC_USAGE_UNKNOWN``: "disallow" drops a response for
     #: which one of ``usage`` stays unknown.
     usage_unknown: UsageUnknown = "allow"
+    #: ``ROBOTSTXT_RFC_NOFOLLOW``: drop the requests a callback yields from a
+    #: page whose robots meta tag or ``X-Robots-Tag`` says ``nofollow`` for
+    #: this crawler (P-4).
+    nofollow: bool = False
+    #: ``ROBOTSTXT_RFC_NOINDEX``: "drop" drops the items a callback yields
+    #: from a ``noindex`` page, or one past its ``unavailable_after`` (P-4).
+    noindex: NoIndex = "keep"
+
+    @property
+    def page_rules(self) -> bool:
+        """Whether the crawl honours page-level rules (P-4): it asked to."""
+        return self.nofollow or self.noindex == "drop"
 
     @property
     def allow_after(self) -> float:
@@ -440,6 +465,8 @@ class Config:
             hold=_hold(settings),
             usage=usage,
             usage_unknown=_usage_unknown(settings, usage),
+            nofollow=_flag(settings, "ROBOTSTXT_RFC_NOFOLLOW", default.nofollow),
+            noindex=_noindex(settings),
             **numbers,
         )
 

@@ -63,6 +63,12 @@ class Row:
     #: Category of ``ROBOTSTXT_RFC_USAGE`` -> the drops it caused (a drop
     #: for two categories counts in both); ``None`` before the first.
     usage_categories: dict[str, int] | None = None
+    #: Requests a callback yielded from a ``nofollow`` page, dropped
+    #: (``ROBOTSTXT_RFC_NOFOLLOW``, P-4).
+    page_nofollow: int = 0
+    #: Items a callback yielded from a ``noindex`` page, or one past its
+    #: ``unavailable_after``, dropped (``ROBOTSTXT_RFC_NOINDEX``, P-4).
+    page_noindex: int = 0
 
     def counts(self) -> dict[str, Any]:
         """What happened to the origin's requests, for JSON: every field

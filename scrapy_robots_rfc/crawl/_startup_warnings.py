@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from scrapy.utils.python import global_object_name
 
-from .addon import OURS, component
+from .addon import OURS, OURS_SPIDER, component
 from .robotparser import RobotParser
 
 if TYPE_CHECKING:
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
     from ..robotstxt import Mode
+    from ._config import Config
 
 logger = logging.getLogger(__name__)
 
@@ -59,3 +60,28 @@ def warn_about_robotstxt_parser(crawler: Crawler, mode: Mode) -> None:
             'ROBOTSTXT_RFC_MODE = "google" for the verdicts of Google\'s parser.',
             {"parser": parser, "ours": OURS, "mode": mode},
         )
+
+
+def warn_about_page_rules(crawler: Crawler, spider: Spider, config: Config) -> None:
+    """Warn when the crawl asks for page-level rules to be honoured
+    (``ROBOTSTXT_RFC_NOFOLLOW``, ``ROBOTSTXT_RFC_NOINDEX``) but the spider
+    middleware that honours them is not enabled (a project that lists the
+    middlewares itself instead of using the add-on). It is found by name,
+    as Scrapy loads components."""
+    if not config.page_rules:
+        return
+    cls = component(OURS_SPIDER)
+    if isinstance(cls, type) and crawler.get_spider_middleware(cls) is not None:
+        return
+    asked = []
+    if config.nofollow:
+        asked.append("ROBOTSTXT_RFC_NOFOLLOW")
+    if config.noindex == "drop":
+        asked.append("ROBOTSTXT_RFC_NOINDEX")
+    logger.warning(
+        "%(asked)s asks for page-level rules to be honoured, but %(ours)r is not in "
+        "SPIDER_MIDDLEWARES: nothing is dropped. Add \"%(ours)s\": 950 to "
+        'SPIDER_MIDDLEWARES, or use ADDONS = {"scrapy_robots_rfc.Addon": 100}.',
+        {"asked": " and ".join(asked), "ours": OURS_SPIDER},
+        extra={"spider": spider},
+    )

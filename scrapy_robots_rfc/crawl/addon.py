@@ -3,7 +3,10 @@
 It turns Scrapy's built-in ``RobotsTxtMiddleware`` off and puts
 :class:`~scrapy_robots_rfc.middleware.RobotsTxtMiddleware` in its place, at
 the same priority (100). ``ROBOTSTXT_OBEY`` still decides whether robots.txt
-is obeyed: with it off, the middleware is not configured.
+is obeyed: with it off, the middleware is not configured. It also enables
+the spider middleware :class:`~scrapy_robots_rfc.PageRulesMiddleware` (950),
+which is not configured unless the crawl asks for page-level rules to be
+honoured (P-4).
 """
 
 from __future__ import annotations
@@ -15,12 +18,15 @@ from scrapy.utils.misc import load_object
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
-__all__ = ["BUILTIN", "OURS", "PRIORITY", "Addon", "component"]
+__all__ = ["BUILTIN", "OURS", "OURS_SPIDER", "PRIORITY", "SPIDER_PRIORITY", "Addon", "component"]
 
 #: Where the built-in lives in ``DOWNLOADER_MIDDLEWARES_BASE``.
 BUILTIN = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
 OURS = "scrapy_robots_rfc.RobotsTxtMiddleware"
 PRIORITY = 100
+#: The spider middleware of page-level rules, and its place.
+OURS_SPIDER = "scrapy_robots_rfc.PageRulesMiddleware"
+SPIDER_PRIORITY = 950
 
 
 def component(key: object) -> object | None:
@@ -62,3 +68,7 @@ class Addon:
             middlewares[BUILTIN] = None
         if not any(_refers_to(key, ours) for key in middlewares):
             middlewares[OURS] = PRIORITY
+        spider_middlewares = settings["SPIDER_MIDDLEWARES"]
+        page_rules = load_object(OURS_SPIDER)
+        if not any(_refers_to(key, page_rules) for key in spider_middlewares):
+            spider_middlewares[OURS_SPIDER] = SPIDER_PRIORITY

@@ -51,7 +51,12 @@ from ._jobdir import put_aside, resume_waiting
 from ._kept_responses import TAKER_KEY, KeptResponses, asks_for_robots_txt, unlike_the_fetch
 from ._misspelt_settings import warn_about_misspelt_settings
 from ._report import Report
-from ._startup_warnings import warn_about_builtin, warn_about_robotstxt_parser
+from ._startup_warnings import (
+    warn_about_builtin,
+    warn_about_page_rules,
+    warn_about_robotstxt_parser,
+)
+from ._page_gate import PageGate
 from ._usage_gate import UsageGate
 from ._waiting_room import DROP_KEY, FILTER_KEY, SCHEDULED_KEY, WaitingRoom
 
@@ -107,6 +112,7 @@ class RobotsTxtMiddleware:
         )
         self._shared = SharedStore(store, runtime)
         self._usage = UsageGate(runtime, config, self._report, self._origins)
+        self._pages = PageGate(runtime, config, self._report, self._origins)
         self._kept = KeptResponses(
             runtime, follows_redirects=crawler.settings.getbool("REDIRECT_ENABLED")
         )
@@ -168,6 +174,12 @@ class RobotsTxtMiddleware:
         each name that is not a product token, what was taken and which
         groups apply (D-21); empty when every name is a product token."""
         return self._names.notes
+
+    @property
+    def page_gate(self) -> PageGate:
+        """What :class:`.PageRulesMiddleware` asks about a callback's
+        output (P-4)."""
+        return self._pages
 
     @property
     def busy(self) -> bool:
@@ -295,7 +307,10 @@ class RobotsTxtMiddleware:
     def process_response(
         self, request: Request, response: Response, spider: Spider | None = None
     ) -> Response:
-        """Usage preferences of the ``Content-Usage`` header (U-6, :mod:`.crawl._usage_gate`)."""
+        """The response's page-level rules (P-1, :mod:`.crawl._page_gate`)
+        and usage preferences (U-6, :mod:`.crawl._usage_gate`), in its
+        meta."""
+        self._pages.on_response(request, response, self._names.of(request))
         return self._usage.on_response(request, response)
 
     def _decide(
@@ -338,6 +353,7 @@ class RobotsTxtMiddleware:
         self._runtime.spider = spider
         self._one_off = _one_off(self.crawler, spider)
         warn_about_builtin(self.crawler, spider)
+        warn_about_page_rules(self.crawler, spider, self.config)
         await self._room.hold.open(spider)
         self._room.release(resume_waiting(self.crawler, spider))
 

@@ -1,0 +1,246 @@
+"""Page-level rules in a crawl (P-1 to P-5): what the robots meta tag and
+the ``X-Robots-Tag`` header of a response say for this crawler, exposed on
+every response, and honoured only when the crawl asks.
+
+Every response gets a :class:`PageRulesOnDemand` in ``response.meta``
+(:data:`.pagerules.PAGE_RULES_META_KEY`). It keeps the ``X-Robots-Tag``
+headers and, for an HTML response, the document's head only
+(:func:`.pagerules.html_head`): the rules are read the first time they are
+asked for, so a crawl that never asks pays a header lookup and a search for
+``</head>``, and a 10 MB page costs no more than its head.
+
+With ``ROBOTSTXT_RFC_NOFOLLOW``, the requests a callback yields from a page
+that says ``nofollow`` for this crawler are dropped; with
+``ROBOTSTXT_RFC_NOINDEX = "drop"``, so are the items it yields from a page
+that says ``noindex``, or is past its ``unavailable_after`` (P-4). The
+:class:`.PageRulesMiddleware` spider middleware asks :class:`PageGate`; each
+drop has a ``robotstxt/page/*`` stat, a DEBUG line naming the directive and
+where it came from, and a count in the crawl report. A request with
+``dont_obey_robotstxt`` passes, and so does everything a page fetched with
+it yields. robots.txt comes first (P-5): a page it disallows is never
+fetched, so its page-level rules are never seen.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from scrapy.http import HtmlResponse
+from w3lib.encoding import http_content_type_encoding
+
+from .._logging import reaches_a_handler
+from ..pagerules import NO_PAGE_RULES, PAGE_RULES_META_KEY, PageRules, html_head, read_page_rules
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from scrapy.http import Request, Response
+
+    from .._runtime import Runtime
+    from ..pagerules import Directive
+    from ..policy import Origins
+    from ..robotstxt import Token
+    from ._config import Config
+    from ._report import Report
+
+logger = logging.getLogger(__name__)
+
+_HEADER = b"X-Robots-Tag"
+
+
+class PageRulesOnDemand:
+    """The value of ``response.meta["robotstxt_page_rules"]``: a response's
+    page-level rules for the crawler (:class:`.pagerules.PageRules`), read
+    from its ``X-Robots-Tag`` headers and its HTML head the first time
+    anything is asked of it. :attr:`rules` is the
+    :class:`~.pagerules.PageRules`; the other attributes are its own."""
+
+    __slots__ = ("_encoding", "_head", "_headers", "_names", "_rules")
+
+    def __init__(
+        self,
+        headers: tuple[bytes, ...],
+        head: bytes | None,
+        names: Sequence[str],
+        encoding: str | None,
+    ) -> None:
+        self._headers = headers
+        self._head = head
+        self._names = tuple(names)
+        self._encoding = encoding
+        self._rules: PageRules | None = None
+
+    @property
+    def rules(self) -> PageRules:
+        """The rules, read now if they were not yet."""
+        rules = self._rules
+        if rules is None:
+            rules = self._rules = read_page_rules(
+                self._headers, self._head, self._names, encoding=self._encoding
+            )
+            self._head = None  # what was read is all that is kept
+        return rules
+
+    @property
+    def directives(self) -> tuple[Directive, ...]:
+        return self.rules.directives
+
+    @property
+    def noindex(self) -> bool:
+        return self.rules.noindex
+
+    @property
+    def nofollow(self) -> bool:
+        return self.rules.nofollow
+
+    @property
+    def noarchive(self) -> bool:
+        return self.rules.noarchive
+
+    @property
+    def nosnippet(self) -> bool:
+        return self.rules.nosnippet
+
+    @property
+    def noimageindex(self) -> bool:
+        return self.rules.noimageindex
+
+    @property
+    def notranslate(self) -> bool:
+        return self.rules.notranslate
+
+    @property
+    def noai(self) -> bool:
+        return self.rules.noai
+
+    @property
+    def noimageai(self) -> bool:
+        return self.rules.noimageai
+
+    @property
+    def unavailable_after(self) -> datetime | None:
+        return self.rules.unavailable_after
+
+    def deciding(self, name: str) -> Directive | None:
+        return self.rules.deciding(name)
+
+    def expired(self, now: datetime) -> bool:
+        return self.rules.expired(now)
+
+    def __str__(self) -> str:
+        return str(self.rules)
+
+    def __repr__(self) -> str:
+        return f"<page-level rules: {self.rules}>"
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        rules = self.rules  # a JOBDIR queue pickles what was read, not the head
+        return (self._headers, self._names, self._encoding, rules)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self._headers, self._names, self._encoding, self._rules = state
+        self._head = None
+
+
+def page_rules_of(response: Response) -> PageRules | PageRulesOnDemand | None:
+    """The page-level rules the middleware put on ``response``, if any."""
+    try:
+        found = response.meta.get(PAGE_RULES_META_KEY)
+    except AttributeError:  # a response without its request
+        return None
+    return found if isinstance(found, (PageRules, PageRulesOnDemand)) else None
+
+
+class PageGate:
+    """Puts each response's page-level rules in its meta, and decides what a
+    callback's output may keep (P-4)."""
+
+    def __init__(self, runtime: Runtime, config: Config, report: Report, origins: Origins) -> None:
+        self._runtime = runtime
+        self._config = config
+        self._report = report
+        self._origins = origins
+
+    def on_response(self, request: Request, response: Response, token: Token) -> None:
+        """Set ``response``'s page-level rules for the crawler's name
+        ``token`` (P-2: the name robots.txt uses, D-21; a family's names,
+        D-22). Always set, so that meta copied from another response never
+        carries that page's rules."""
+        headers = tuple(response.headers.getlist(_HEADER))
+        head = html_head(response.body) if isinstance(response, HtmlResponse) else None
+        if not headers and not head:
+            request.meta[PAGE_RULES_META_KEY] = NO_PAGE_RULES
+            return
+        names = (token,) if isinstance(token, str) else token
+        content_type = response.headers.get(b"Content-Type")
+        encoding = (
+            http_content_type_encoding(content_type.decode("latin-1")) if content_type else None
+        )
+        request.meta[PAGE_RULES_META_KEY] = PageRulesOnDemand(headers, head, names, encoding)
+
+    def request_from(self, response: Response, request: Request) -> Request | None:
+        """``request``, yielded by a callback for ``response``, or ``None``
+        to drop it: the page says ``nofollow`` for this crawler and
+        ``ROBOTSTXT_RFC_NOFOLLOW`` is on."""
+        if not self._config.nofollow or request.meta.get("dont_obey_robotstxt"):
+            return request
+        rules = self._obeyed_rules(response)
+        if rules is None or not rules.nofollow:
+            return request
+        self._dropped(response, "nofollow", rules.deciding("nofollow"), request)
+        return None
+
+    def item_from(self, response: Response, item: Any) -> Any:
+        """``item``, yielded by a callback for ``response``, or ``None`` to
+        drop it: the page says ``noindex`` for this crawler, or is past its
+        ``unavailable_after``, and ``ROBOTSTXT_RFC_NOINDEX`` is "drop"."""
+        if self._config.noindex != "drop":
+            return item
+        rules = self._obeyed_rules(response)
+        if rules is None:
+            return item
+        if rules.noindex:
+            self._dropped(response, "noindex", rules.deciding("noindex"), item)
+            return None
+        if rules.unavailable_after is not None:
+            now = datetime.fromtimestamp(self._runtime.clock(), timezone.utc)
+            if rules.expired(now):
+                directive = rules.deciding("unavailable_after")
+                self._dropped(response, "unavailable_after", directive, item)
+                return None
+        return item
+
+    def _obeyed_rules(self, response: Response) -> PageRules | PageRulesOnDemand | None:
+        """The rules of ``response``, unless it was fetched with
+        ``dont_obey_robotstxt``."""
+        try:
+            if response.meta.get("dont_obey_robotstxt"):
+                return None
+        except AttributeError:
+            return None
+        return page_rules_of(response)
+
+    def _dropped(
+        self, response: Response, kind: str, directive: Directive | None, what: object
+    ) -> None:
+        self._runtime.stats.inc_value(f"robotstxt/page/{kind}")
+        key = self._origins(response.url)
+        if key is not None:
+            row = self._report.row(key)
+            if kind == "nofollow":
+                row.page_nofollow += 1
+            else:
+                row.page_noindex += 1
+        if reaches_a_handler(logger, logging.DEBUG):
+            shown = what if kind == "nofollow" else f"an item ({type(what).__name__})"
+            logger.debug(
+                "Dropped %(what)s from %(page)s: the page says %(directive)s",
+                {
+                    "what": shown,
+                    "page": response,
+                    "directive": directive if directive is not None else kind,
+                },
+                extra=self._runtime.log,
+            )

@@ -1,0 +1,274 @@
+"""Page-level rules in real crawls (P-1 to P-5): the robots meta tag and the
+``X-Robots-Tag`` header of the pages of a local site, under both
+activations.
+
+Each test asserts what reached the server (the links of a ``nofollow`` page
+are not requested when ``ROBOTSTXT_RFC_NOFOLLOW`` is on), what reached the
+spider (every response's ``robotstxt_page_rules`` meta), what reached the
+item pipeline (no item of a ``noindex`` page with ``ROBOTSTXT_RFC_NOINDEX =
+"drop"``), the stats and the crawl report.
+
+The crawler is ``TestBot`` (``USER_AGENT = "TestBot/1.0 ..."``): a tag or a
+header for ``testbot`` applies to it (P-2), one for ``otherbot`` does not.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_twisted
+from scrapy import Request, Spider
+from scrapy.utils.test import get_crawler
+
+from scrapy_robots_rfc.pagerules import PAGE_RULES_META_KEY
+
+from .crawling import ACTIVATIONS, BASE_SETTINGS
+from .mockserver import MockServer, Origin, Reply
+
+ROBOTS = b"User-agent: *\nDisallow: /private\n"
+
+
+def page(head: str = "", links: tuple[str, ...] = ()) -> bytes:
+    anchors = "".join(f'<a href="{link}">{link}</a>' for link in links)
+    return f"<html><head><title>t</title>{head}</head><body>{anchors}</body></html>".encode()
+
+
+def meta(name: str, content: str) -> str:
+    return f'<meta name="{name}" content="{content}">'
+
+
+#: path -> (the page's head, the X-Robots-Tag headers); each page links to
+#: ``<path>/child`` and to a robots.txt-disallowed ``/private<path>``.
+PAGES: dict[str, tuple[str, list[str]]] = {
+    "/plain": ("", []),
+    "/meta-nofollow": (meta("robots", "nofollow"), []),
+    "/header-nofollow": ("", ["nofollow"]),
+    "/ours-nofollow": (meta("TestBot", "nofollow"), []),
+    "/theirs-nofollow": (meta("otherbot", "nofollow, noindex"), ["otherbot: nofollow"]),
+    "/none": (meta("robots", "none"), []),
+    "/noindex": ("", ["noindex"]),
+    "/expired": ("", ["unavailable_after: 2001-01-01T00:00:00+00:00"]),
+    "/future": ("", ["unavailable_after: 2999-01-01T00:00:00+00:00"]),
+    "/headers": ("", ["noarchive", "testbot: nofollow"]),
+    "/all": (meta("robots", "all"), ["index, follow"]),
+}
+NOFOLLOW = {"/meta-nofollow", "/header-nofollow", "/ours-nofollow", "/none", "/headers"}
+NOINDEX = {"/none", "/noindex", "/expired"}
+
+
+class Collect:
+    """An item pipeline that keeps every item on the crawler."""
+
+    def __init__(self, crawler: Any) -> None:
+        self.items: list[dict[str, Any]] = []
+        crawler.collected = self.items
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> Collect:
+        return cls(crawler)
+
+    def process_item(self, item: Any, spider: Any = None) -> Any:
+        self.items.append(item)
+        return item
+
+
+class Follower(Spider):
+    """Requests the index, follows every link, yields one item per page and
+    records each response's page-level rules."""
+
+    name = "follower"
+
+    def __init__(self, *args: Any, start_url: str = "", **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.start_url = start_url
+        self.rules: dict[str, Any] = {}
+
+    async def start(self) -> Any:
+        yield Request(self.start_url)
+
+    def parse(self, response: Any) -> Any:
+        self.rules[response.url] = response.meta.get(PAGE_RULES_META_KEY)
+        yield {"url": response.url}
+        for href in response.css("a::attr(href)").getall():
+            yield response.follow(href)
+
+
+class Site:
+    def __init__(self, server: MockServer) -> None:
+        routes: dict[str, Any] = {"/robots.txt": Reply(body=ROBOTS)}
+        routes["/"] = Reply(body=page(links=tuple(PAGES)), html=True)
+        for path, (head, headers) in PAGES.items():
+            routes[path] = Reply(
+                body=page(head, (f"{path}/child", f"/private{path}")),
+                html=True,
+                headers={"X-Robots-Tag": headers} if headers else {},
+            )
+            routes[f"{path}/child"] = Reply(body=page(), html=True)
+        self.origin: Origin = server.add_origin(routes)
+
+    def url(self, path: str) -> str:
+        return self.origin.url(path)
+
+
+def settings_for(activation: str, **settings: Any) -> dict[str, Any]:
+    chosen = dict(ACTIVATIONS[activation])
+    if activation == "manual":  # by hand, the spider middleware is listed too
+        chosen["SPIDER_MIDDLEWARES"] = {"scrapy_robots_rfc.PageRulesMiddleware": 950}
+    return {
+        **BASE_SETTINGS,
+        **chosen,
+        "ITEM_PIPELINES": {f"{__name__}.Collect": 100},
+        **settings,
+    }
+
+
+def crawl(site: Site, settings: dict[str, Any]) -> Any:
+    crawler = get_crawler(Follower, settings)
+    d = crawler.crawl(start_url=site.url("/"))
+    d.addCallback(lambda _: crawler)
+    return d
+
+
+def page_stats(crawler: Any) -> dict[str, Any]:
+    return {k: v for k, v in crawler.stats.get_stats().items() if k.startswith("robotstxt/page/")}
+
+
+def fetched(server: MockServer, site: Site) -> set[str]:
+    return set(server.paths(site.origin))
+
+
+ALL_PAGES = {"/", *PAGES, *(f"{p}/child" for p in PAGES)}
+
+
+@pytest.fixture(params=sorted(ACTIVATIONS))
+def activated(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest_twisted.inlineCallbacks
+def test_by_default_every_page_is_followed_and_kept_and_its_rules_are_exposed(
+    server: MockServer, activated: str
+):
+    site = Site(server)
+    crawler = yield crawl(site, settings_for(activated))
+    assert fetched(server, site) == {"/robots.txt", *ALL_PAGES}, "nothing is honoured unasked"
+    assert sorted(item["url"] for item in crawler.collected) == sorted(
+        site.url(p) for p in ALL_PAGES
+    )
+    assert page_stats(crawler) == {}
+    rules = crawler.spider.rules
+    assert {p for p in PAGES if rules[site.url(p)].nofollow} == NOFOLLOW
+    assert {p for p in PAGES if rules[site.url(p)].noindex} == {"/none", "/noindex"}
+    assert rules[site.url("/theirs-nofollow")].directives == (), "otherbot's rules are not ours"
+    assert str(rules[site.url("/plain")]) == ""
+    assert rules[site.url("/headers")].noarchive
+    assert str(rules[site.url("/headers")].deciding("nofollow")).startswith("nofollow")
+    assert rules[site.url("/expired")].unavailable_after.year == 2001
+    assert not rules[site.url("/all")].noindex and not rules[site.url("/all")].nofollow
+
+
+@pytest_twisted.inlineCallbacks
+def test_nofollow_drops_the_requests_of_a_nofollow_page(
+    server: MockServer, activated: str, tmp_path: Path
+):
+    site = Site(server)
+    report = tmp_path / "report.jsonl"
+    crawler = yield crawl(
+        site, settings_for(activated, ROBOTSTXT_RFC_NOFOLLOW=True, ROBOTSTXT_RFC_REPORT=str(report))
+    )
+    followed = {"/robots.txt", *ALL_PAGES} - {f"{p}/child" for p in NOFOLLOW}
+    assert fetched(server, site) == followed
+    # Each nofollow page yields two requests: its child and a disallowed one.
+    assert page_stats(crawler) == {"robotstxt/page/nofollow": 2 * len(NOFOLLOW)}
+    assert crawler.stats.get_value("robotstxt/forbidden") == len(PAGES) - len(NOFOLLOW)
+    assert len(crawler.collected) == len(followed) - 1, "items are kept"
+    (row,) = [json.loads(line) for line in report.read_text().splitlines() if "origin" in line]
+    assert (row["page_nofollow"], row["page_noindex"]) == (2 * len(NOFOLLOW), 0)
+
+
+@pytest_twisted.inlineCallbacks
+def test_noindex_drops_the_items_of_a_noindex_or_expired_page(server: MockServer, activated: str):
+    site = Site(server)
+    crawler = yield crawl(site, settings_for(activated, ROBOTSTXT_RFC_NOINDEX="drop"))
+    assert fetched(server, site) == {"/robots.txt", *ALL_PAGES}, "every link is followed"
+    kept = sorted(item["url"] for item in crawler.collected)
+    assert kept == sorted(site.url(p) for p in ALL_PAGES - NOINDEX)
+    assert page_stats(crawler) == {
+        "robotstxt/page/noindex": 2,
+        "robotstxt/page/unavailable_after": 1,
+    }
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_drop_says_which_directive_and_where_it_came_from(
+    server: MockServer, activated: str, caplog: pytest.LogCaptureFixture
+):
+    site = Site(server)
+    with caplog.at_level(logging.DEBUG, logger="scrapy_robots_rfc"):
+        yield crawl(
+            site,
+            settings_for(activated, ROBOTSTXT_RFC_NOFOLLOW=True, ROBOTSTXT_RFC_NOINDEX="drop"),
+        )
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Dropped ")]
+    child = site.url("/ours-nofollow/child")
+    assert any(
+        line.startswith(f"Dropped <GET {child}> from <200 {site.url('/ours-nofollow')}>: ")
+        and 'nofollow (<meta name="testbot">)' in line
+        for line in lines
+    ), lines
+    assert any(
+        line.startswith("Dropped an item (dict) from <200 " + site.url("/noindex") + ">: ")
+        and "X-Robots-Tag" in line
+        for line in lines
+    ), lines
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_request_with_dont_obey_robotstxt_passes(server: MockServer, activated: str):
+    site = Site(server)
+
+    class Stubborn(Follower):
+        name = "stubborn"
+
+        def parse(self, response: Any) -> Any:
+            for request in super().parse(response):
+                if isinstance(request, Request) and request.url.endswith("/child"):
+                    request.meta["dont_obey_robotstxt"] = True
+                yield request
+
+    crawler = get_crawler(Stubborn, settings_for(activated, ROBOTSTXT_RFC_NOFOLLOW=True))
+    yield crawler.crawl(start_url=site.url("/"))
+    assert {f"{p}/child" for p in NOFOLLOW} <= fetched(server, site)
+    assert page_stats(crawler) == {"robotstxt/page/nofollow": len(NOFOLLOW)}, "only /private"
+
+
+@pytest_twisted.inlineCallbacks
+def test_by_hand_without_the_spider_middleware_a_warning_says_nothing_is_dropped(
+    server: MockServer, caplog: pytest.LogCaptureFixture
+):
+    site = Site(server)
+    settings = {
+        **BASE_SETTINGS,
+        **ACTIVATIONS["manual"],
+        "ITEM_PIPELINES": {f"{__name__}.Collect": 100},
+        "ROBOTSTXT_RFC_NOFOLLOW": True,
+    }
+    with caplog.at_level(logging.WARNING, logger="scrapy_robots_rfc"):
+        crawler = yield crawl(site, settings)
+    assert fetched(server, site) == {"/robots.txt", *ALL_PAGES}
+    warnings = [
+        r.getMessage()
+        for r in caplog.records
+        if r.levelno == logging.WARNING and r.name.startswith("scrapy_robots_rfc.")
+    ]
+    assert warnings == [
+        "ROBOTSTXT_RFC_NOFOLLOW asks for page-level rules to be honoured, but "
+        "'scrapy_robots_rfc.PageRulesMiddleware' is not in SPIDER_MIDDLEWARES: nothing is "
+        'dropped. Add "scrapy_robots_rfc.PageRulesMiddleware": 950 to SPIDER_MIDDLEWARES, '
+        'or use ADDONS = {"scrapy_robots_rfc.Addon": 100}.'
+    ]
+    assert page_stats(crawler) == {}
