@@ -430,3 +430,32 @@ def test_a_peek_without_a_record_in_force_gives_nothing(case):
     assert resolver.cache.get(PEEKED) is None
     assert stats.values == {}
     assert backend.reads == (0 if case == "down" else 1)
+
+
+@pytest_twisted.inlineCallbacks
+def test_concurrent_peeks_of_an_unreachable_record_have_one_warning_to_say():
+    """Another crawler found robots.txt unreachable (HTTP 503) and stored
+    its backoff: the peeks that share one read get the same entry, and only
+    the first has the WARNING to say, so that the room says it once."""
+    backend = Backend(Clock())
+    backend.records[str(PEEKED)] = Record(
+        good=False,
+        body=None,
+        status=503,
+        outcome="HTTP 503",
+        fetched_at=WALL - 10,
+        expires_at=WALL - 10,
+        unreachable_since=WALL - 10,
+        failures=1,
+        retry_at=WALL + 300,
+    )
+    resolver, _ = make_resolver(backend)
+    trigger = Request("https://example.com/a")
+    peeks = [deferred_from_coro(resolver.peek(PEEKED, trigger, "testbot")) for _ in range(3)]
+    loads = yield defer.gatherResults(peeks)
+    assert backend.reads == 1
+    assert [loaded.entry for loaded in loads] == [loads[0].entry] * 3
+    said = [loaded.unreachable for loaded in loads]
+    assert said[1:] == [None, None]
+    assert said[0] is not None
+    assert (said[0].outcome, said[0].retry_at) == ("HTTP 503, from ROBOTSTXT_RFC_STORE", WALL + 300)

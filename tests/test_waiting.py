@@ -89,7 +89,7 @@ class Room:
             report=self.report,
             shared=SharedStore(None, runtime),
             kept=KeptResponses(runtime, follows_redirects=True),
-            names=CrawlerNames(self.config),
+            names=CrawlerNames(self.config, runtime),
             origins=Origins(),
             owner=self,
         )

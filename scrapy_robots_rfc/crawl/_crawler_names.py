@@ -20,6 +20,7 @@ from ..robotstxt import ascii_lower, caller_name, crawler_name, name_problem, pr
 if TYPE_CHECKING:
     from scrapy.http import Request
 
+    from .._runtime import Runtime
     from ..robotstxt import Token
     from ._config import Config
 
@@ -34,7 +35,8 @@ class CrawlerNames:
     """The crawler's names, read once from the settings, and the
     lower-cased name (:data:`Token`) each request is decided for."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, runtime: Runtime) -> None:
+        self._runtime = runtime
         self._mode = config.mode
         self._fixed = config.robots_user_agent is not None
         #: Names already warned about, and what was said of the crawler's own.
@@ -102,5 +104,6 @@ class CrawlerNames:
                 "If that is not what you want, set ROBOTSTXT_USER_AGENT to the name site "
                 'owners use for your crawler, e.g. ROBOTSTXT_USER_AGENT = "MyBot".',
                 {"name": name, "source": source, "problem": problem},
+                extra=self._runtime.log,
             )
         return crawler_name(name, self._mode)

@@ -90,7 +90,7 @@ class Room(Protocol):
 class MemoryHold:
     """Requests wait in this worker's memory only (the
     :class:`.WaitingRoom`): nothing is held elsewhere. The fleet's room
-    extends it; the middleware calls the same methods on either.
+    extends it; the waiting room calls the same methods on either.
 
     The waiting room makes its hold and passes itself as ``room``: a
     fleet's hold watches the room's origins and gives it the origins it

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Container
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from scrapy import signals
@@ -53,8 +53,8 @@ class Unreachable:
     the requests that wait (:class:`.crawl._waiting_room.Outlook`)."""
 
     outcome: str
-    #: Seconds until the next try (RFC 9309 §2.3.1.4).
-    retry_in: float
+    #: When robots.txt is fetched again (wall clock, RFC 9309 §2.3.1.4).
+    retry_at: float
     #: A last good copy stays in force meanwhile (HTTP-5).
     good: bool = False
     #: ERROR when an error of ours or the network's ended the fetch.
@@ -100,9 +100,6 @@ class RobotsLoader:
     #: Per origin, the crawl-delay its robots.txt asks for and the one in
     #: force, as the INFO line said them; as many origins as the cache.
     _delays_said: policy.LruCache[Origin, tuple[float, float]] = field(init=False, repr=False)
-    #: What the load under way of an origin is to announce (at most one
-    #: line per load: a fetch, or a stored record in force).
-    _unreachable: dict[Origin, Unreachable] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.pacer = Pacer(self.runtime, self.config, self.shared, downloader=self._downloader)
@@ -133,35 +130,36 @@ class RobotsLoader:
                 extra=self.runtime.log,
             )
             answer = Answer(State.UNREACHABLE, f"{type(exc).__name__}: {exc}")
-            entry = self._entry(key, Fetched(answer), previous, None)
+            entry = self._entry(key, load, Fetched(answer), previous, None)
             fetched = f"an error ended the fetch ({answer.outcome})"
         self._remember(key, entry)
-        return Loaded(entry, fetched, self._unreachable.pop(key, None))
+        return Loaded(entry, fetched, load.unreachable)
 
     async def peek(self, key: Origin, trigger: Request, token: Token) -> Loaded | None:
         """What the store knows of ``key``, without fetching: the entry of
         its record, cached, when the record is in force (fresh, or
         unreachable and in its backoff: another crawler decided the origin);
         ``None`` when there is none, it is due, or the store is not in use.
-        Concurrent peeks of one origin share one read; never raises."""
+        Concurrent peeks of one origin share one read, and only the first
+        has a WARNING to say (:attr:`Loaded.unreachable`); never raises."""
         if not self.shared.available:
             return None
         waiters = self._peeks.get(key)
         if waiters is not None:
             d: Deferred[Loaded | None] = Deferred()
             waiters.append(d)
-            return await maybe_deferred_to_future(d)
+            shared = await maybe_deferred_to_future(d)
+            return None if shared is None else replace(shared, unreachable=None)
         self._peeks[key] = waiters = []
         loaded = None
         try:
             record = await self.shared.get(str(key))
             if record is not None:
-                found, in_force = await self._from_record(
-                    key, _Load(trigger, {token}), record, "robotstxt/store/hit"
-                )
+                load = _Load(trigger, {token})
+                found, in_force = await self._from_record(key, load, record, "robotstxt/store/hit")
                 if in_force:
                     self._remember(key, found)
-                    loaded = Loaded(found, FROM_THE_STORE, self._unreachable.pop(key, None))
+                    loaded = Loaded(found, FROM_THE_STORE, load.unreachable)
         except Exception:  # a bug of ours: the caller fetches instead
             logger.error(
                 "Error reading %(url)s from ROBOTSTXT_RFC_STORE",
@@ -170,7 +168,6 @@ class RobotsLoader:
                 extra=self.runtime.log,
             )
         finally:
-            self._unreachable.pop(key, None)
             del self._peeks[key]
             for d in waiters:
                 d.callback(loaded)
@@ -206,7 +203,7 @@ class RobotsLoader:
                 # before the record is stored: no crawler sharing the store
                 # sends a page sooner than the crawl-delay after it.
                 await self.pacer.seed(key, load.trigger, rules[self.token].crawl_delay)
-        entry = self._entry(key, fetched, previous, rules, sitemaps)
+        entry = self._entry(key, load, fetched, previous, rules, sitemaps)
         if entry.allows_all_by_answer():
             await self._send_robots_parsed(load, RobotsTxt.parse(b"", self.config.mode))
         return entry, fetched
@@ -267,7 +264,7 @@ class RobotsLoader:
             # Requests wait for the retry another crawler's backoff set: say
             # so, as a fetch of ours would.
             outcome = f"{entry.outcome}, from ROBOTSTXT_RFC_STORE"
-            self._unreachable[key] = Unreachable(outcome, entry.retry_at - now)
+            load.unreachable = Unreachable(outcome, entry.retry_at)
         if robots is not None and entry.rules:
             await self._adopt(key, load, robots, entry.rules)
         elif entry.allows_all_by_answer():
@@ -277,6 +274,7 @@ class RobotsLoader:
     def _entry(
         self,
         key: Origin,
+        load: _Load,
         fetched: Fetched,
         previous: policy.Entry | None,
         rules: dict[Token, AgentRules] | None,
@@ -306,9 +304,9 @@ class RobotsLoader:
             self.runtime.stats.inc_value(
                 "robotstxt/unreachable/last_good" if entry.good else "robotstxt/disallow_all"
             )
-            self._unreachable[key] = Unreachable(
+            load.unreachable = Unreachable(
                 answer.outcome,
-                entry.retry_at - now,
+                entry.retry_at,
                 good=entry.good,
                 level=logging.ERROR if fetched.error else logging.WARNING,
             )
@@ -433,10 +431,12 @@ class RobotsLoader:
         return self.pacer.delay(None if agent is None else agent.crawl_delay)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Load:
-    """One load: the request it is for, and the names whose rules the
-    parse keeps."""
+    """One load (or peek): the request it is for, the names whose rules the
+    parse keeps, and what it is to announce, if robots.txt is unreachable
+    (at most one line: a fetch's, or a stored record's in force)."""
 
     trigger: Request
     tokens: set[Token]
+    unreachable: Unreachable | None = None

@@ -329,9 +329,13 @@ class WaitingRoom:
         return waiting
 
     def busy(self) -> bool:
-        """Whether any request waits, here or held for the fleet (the
-        spider must not close)."""
-        return self.hold.busy or any(w.has_waiters() for w in self._origins.values())
+        """Whether any request waits, here or held anywhere in the fleet
+        (the spider must not close)."""
+        return self.hold.busy or self.waiting()
+
+    def waiting(self) -> bool:
+        """Whether any request waits for this worker."""
+        return any(waiting.has_waiters() for waiting in self._origins.values())
 
     def fetching(self) -> bool:
         """Whether a robots.txt fetch is under way."""
@@ -600,7 +604,7 @@ class WaitingRoom:
             self.warn_unreachable(
                 key,
                 unreachable.outcome,
-                unreachable.retry_in,
+                unreachable.retry_at - self._runtime.clock(),
                 good=unreachable.good,
                 level=unreachable.level,
             )

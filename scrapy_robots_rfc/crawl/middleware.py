@@ -97,7 +97,7 @@ class RobotsTxtMiddleware:
         #: Whether the crawl is a command's one-off run (set when the spider
         #: opens): no JOBDIR advice then.
         self._one_off = False
-        self._names = CrawlerNames(config)
+        self._names = CrawlerNames(config, runtime)
         warn_about_robotstxt_parser(crawler, config.mode)
         self._report = Report(config.max_origins)
         self._cache: policy.LruCache[Origin, policy.Entry] = policy.LruCache(config.max_origins)
@@ -138,8 +138,6 @@ class RobotsTxtMiddleware:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
-
-    # -- read-only views ---------------------------------------------------
 
     @property
     def clock(self) -> Callable[[], float]:
@@ -185,7 +183,7 @@ class RobotsTxtMiddleware:
     def busy(self) -> bool:
         """Whether a robots.txt fetch is under way or requests wait for one:
         the engine may look idle meanwhile (a store read in a thread)."""
-        return self._room.busy() or self._room.fetching()
+        return self._room.waiting() or self._room.fetching()
 
     def entry(self, url: str) -> policy.Entry | None:
         """What the cache holds for the origin of ``url``, if anything."""

@@ -3,8 +3,8 @@ scrapy-redis"): requests held in Redis while their origin's robots.txt is
 unknown.
 
 Nothing in the package imports this one (``lint-imports`` checks it): the
-middleware loads :class:`FleetRoom` by name for a crawl whose scheduler is
-scrapy-redis's (:func:`..crawl._holding.hold_class`).
+waiting room loads :class:`FleetRoom` by name, as its hold, for a crawl whose
+scheduler is scrapy-redis's (:func:`..crawl._holding.hold_class`).
 """
 
 from __future__ import annotations

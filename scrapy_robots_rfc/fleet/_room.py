@@ -23,8 +23,8 @@ Held only when the store is Redis and the scheduler is scrapy-redis's, on the
 same server and database, and ``ROBOTSTXT_RFC_HOLD`` is ``"auto"``;
 otherwise requests wait in memory (:class:`.crawl._holding.MemoryHold`, which
 :class:`FleetRoom` extends) as they always did. Nothing outside this package
-imports it: the middleware loads :class:`FleetRoom` by name
-(:func:`.crawl._holding.hold_class`) for a crawl on scrapy-redis.
+imports it: the waiting room loads :class:`FleetRoom` by name, as its hold
+(:func:`.crawl._holding.hold_class`), for a crawl on scrapy-redis.
 
 scrapy-redis is used through what it offers: the queue object its scheduler
 loaded (:func:`scheduler_queue`) gives the key, the serializer and the
@@ -463,7 +463,9 @@ class FleetRoom(MemoryHold):
         try:
             request = request_from_dict(self._serializer.loads(blob), spider=self._runtime.spider)
         except Exception:
-            logger.debug("Cannot read a request held for %s", name, exc_info=True)
+            logger.debug(
+                "Cannot read a request held for %s", name, exc_info=True, extra=self._runtime.log
+            )
             return Request(name + "/", dont_filter=True)
         assert isinstance(request, Request)
         return request
