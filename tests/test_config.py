@@ -140,6 +140,9 @@ USER_AGENT_ALLOWED = (
         ("ROBOTSTXT_RFC_USAGE_UNKNOWN", "deny", '"allow" or "disallow"'),
         ("ROBOTSTXT_RFC_USAGE_UNKNOWN", "Disallow", '"allow" or "disallow"'),
         ("ROBOTSTXT_RFC_USAGE_UNKNOWN", False, '"allow" or "disallow"'),
+        ("ROBOTSTXT_RFC_NOFOLLOW", "sometimes", "True or False"),
+        ("ROBOTSTXT_RFC_NOINDEX", "Drop", '"keep" or "drop"'),
+        ("ROBOTSTXT_RFC_NOINDEX", True, '"keep" or "drop"'),
     ],
 )
 def test_invalid_settings_name_the_setting_the_value_and_what_is_allowed(name, value, allowed):
@@ -185,6 +188,8 @@ def test_good_settings_log_nothing(caplog, tmp_path):
         ("ROBOTSTXT_RFC_USAGE", "search, train-ai,search", "usage", ("search", "train-ai")),
         ("ROBOTSTXT_RFC_USAGE", "", "usage", ()),
         ("ROBOTSTXT_RFC_USAGE_UNKNOWN", "disallow", "usage_unknown", "disallow"),
+        ("ROBOTSTXT_RFC_NOFOLLOW", "true", "nofollow", True),
+        ("ROBOTSTXT_RFC_NOINDEX", "drop", "noindex", "drop"),
     ],
 )
 def test_settings_from_the_command_line_are_strings(name, value, attribute, expected):

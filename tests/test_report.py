@@ -24,6 +24,8 @@ UNREACHABLE = {"ROBOTSTXT_RFC_UNREACHABLE_RETRY": 0.3, "ROBOTSTXT_RFC_UNREACHABL
 SLOW = 0.3
 #: A row's usage fields when nothing was dropped for usage preferences.
 NO_USAGE = {"usage_forbidden": 0, "usage_dropped": 0, "usage_categories": None}
+#: A row's page-level counts when the crawl honours no page-level rules.
+NO_PAGE = {"page_nofollow": 0, "page_noindex": 0}
 #: The ``schema`` member of every line.
 SCHEMA = {"schema": "scrapy_robots_rfc/report/1"}
 
@@ -100,6 +102,7 @@ def test_summary_and_report_of_four_kinds_of_origin(server, activation, caplog, 
         "dropped": 2,
         "crawl_delay_applied": None,
         **NO_USAGE,
+        **NO_PAGE,
     }
     common = {
         **SCHEMA,
@@ -109,6 +112,7 @@ def test_summary_and_report_of_four_kinds_of_origin(server, activation, caplog, 
         "dropped": 0,
         "crawl_delay_applied": None,
         **NO_USAGE,
+        **NO_PAGE,
     }
     ruled_robots = with_rules.url("/robots.txt", host="localhost")
     missing_robots = missing.url("/robots.txt")
@@ -179,6 +183,7 @@ def test_a_good_copy_kept_in_force_is_its_own_kind(server, activation, caplog, t
             "dropped": 0,
             "crawl_delay_applied": None,
             **NO_USAGE,
+            **NO_PAGE,
         }
     }
 
@@ -217,6 +222,7 @@ def test_origins_past_max_origins_are_added_up_in_one_row(server, activation, ca
         "waited": 3,
         "dropped": 0,
         **NO_USAGE,
+        **NO_PAGE,
     }
 
 

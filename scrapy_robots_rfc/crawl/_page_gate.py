@@ -24,7 +24,7 @@ fetched, so its page-level rules are never seen.
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from scrapy.http import HtmlResponse
@@ -205,7 +205,7 @@ class PageGate:
             self._dropped(response, "noindex", rules.deciding("noindex"), item)
             return None
         if rules.unavailable_after is not None:
-            now = datetime.fromtimestamp(self._runtime.clock(), timezone.utc)
+            now = datetime.fromtimestamp(self._runtime.clock(), UTC)
             if rules.expired(now):
                 directive = rules.deciding("unavailable_after")
                 self._dropped(response, "unavailable_after", directive, item)

@@ -80,7 +80,7 @@ def warn_about_page_rules(crawler: Crawler, spider: Spider, config: Config) -> N
         asked.append("ROBOTSTXT_RFC_NOINDEX")
     logger.warning(
         "%(asked)s asks for page-level rules to be honoured, but %(ours)r is not in "
-        "SPIDER_MIDDLEWARES: nothing is dropped. Add \"%(ours)s\": 950 to "
+        'SPIDER_MIDDLEWARES: nothing is dropped. Add "%(ours)s": 950 to '
         'SPIDER_MIDDLEWARES, or use ADDONS = {"scrapy_robots_rfc.Addon": 100}.',
         {"asked": " and ".join(asked), "ours": OURS_SPIDER},
         extra={"spider": spider},

@@ -50,13 +50,13 @@ from ._holding import let_go
 from ._jobdir import put_aside, resume_waiting
 from ._kept_responses import TAKER_KEY, KeptResponses, asks_for_robots_txt, unlike_the_fetch
 from ._misspelt_settings import warn_about_misspelt_settings
+from ._page_gate import PageGate
 from ._report import Report
 from ._startup_warnings import (
     warn_about_builtin,
     warn_about_page_rules,
     warn_about_robotstxt_parser,
 )
-from ._page_gate import PageGate
 from ._usage_gate import UsageGate
 from ._waiting_room import DROP_KEY, FILTER_KEY, SCHEDULED_KEY, WaitingRoom
 

@@ -34,6 +34,7 @@ __all__ = ["PageRulesMiddleware"]
 
 logger = logging.getLogger(__name__)
 
+
 class PageRulesMiddleware(BaseSpiderMiddleware):
     """Drop what a callback yields from a page whose robots meta tag or
     ``X-Robots-Tag`` forbids it for this crawler: requests from a
