@@ -537,7 +537,7 @@ HTML_SYNTAX = "syntax: no ':' and not two words: not a 'key: value' line, ignore
 
 #: path -> (status, headers, body) of the local robots.txt server. A path
 #: "/redirect?to=URL" answers 302 to URL.
-ROUTES: dict[str, tuple[int, dict[str, str], bytes]] = {
+ROUTES: dict[str, tuple[int, dict[str, str | list[str]], bytes]] = {
     "/ok/robots.txt": (200, {}, ROBOTS),
     "/gone/robots.txt": (404, {}, b"User-agent: *\nDisallow: /\n"),
     "/down/robots.txt": (503, {}, b"User-agent: *\nAllow: /\n"),
@@ -550,11 +550,20 @@ ROUTES: dict[str, tuple[int, dict[str, str], bytes]] = {
     "/typed/robots.txt": (200, {"Content-Type": "text/html"}, ROBOTS),
     "/usage/robots.txt": (200, {}, USAGE_ROBOTS),
     "/usage-gone/robots.txt": (404, {}, USAGE_ROBOTS),
+    "/page/tagged": (
+        200,
+        {"Content-Type": "text/html", "X-Robots-Tag": ["noarchive", "testbot: nofollow"]},
+        b'<html><head><meta name="robots" content="noindex"></head><body>x</body></html>',
+    ),
+    "/page/plain": (200, {"Content-Type": "text/html"}, b"<html><head></head><body></body></html>"),
 }
+#: The paths the server was asked for, in order.
+HITS: list[str] = []
 
 
 class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
+        HITS.append(self.path)
         status, headers, body = ROUTES.get(self.path, (404, {}, b""))
         if self.path.startswith("/redirect?to="):
             status, headers = 302, {"Location": unquote(self.path.partition("=")[2])}
@@ -563,7 +572,8 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             self.send_response(status)
             for name, value in headers.items():
-                self.send_header(name, value)
+                for one in [value] if isinstance(value, str) else value:
+                    self.send_header(name, one)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
@@ -1104,3 +1114,59 @@ def test_check_refuses_an_empty_name_in_a_family(robots_file: str) -> None:
     status, out, err = run("check", "--user-agent", "a,,b", robots_file, "https://example.com/x")
     assert (status, out) == (2, [])
     assert "--user-agent 'a,,b' has an empty name" in err
+
+
+def test_check_page_shows_the_page_level_rules_of_each_allowed_url(robots_server: str) -> None:
+    """``--page`` fetches each URL robots.txt allows (never one it
+    disallows, P-5) and shows its page-level rules for the crawler: the
+    robots meta tag, and the X-Robots-Tag headers for every crawler and for
+    TestBot by name (P-1, P-2)."""
+    HITS.clear()
+    tagged, plain, private = (
+        f"{robots_server}{p}" for p in ("/page/tagged", "/page/plain", "/private/x")
+    )
+    robots = f"{robots_server}/ok/robots.txt"
+    status, out, err = run(
+        "check", "--page", "--user-agent", "TestBot", robots, tagged, plain, private
+    )
+    assert (status, err) == (1, ""), "one URL is disallowed"
+    assert out == [
+        f"{tagged}: allowed: no rule of the group for '*' matches '/page/tagged'; page: "
+        "noarchive (X-Robots-Tag header, every crawler); nofollow (X-Robots-Tag header, "
+        'testbot); noindex (<meta name="robots">)',
+        f"{plain}: allowed: no rule of the group for '*' matches '/page/plain'; "
+        "page: no page-level rules",
+        f"{private}: disallowed by \"disallow: /private (line 2)\" in the group for '*'",
+    ]
+    assert HITS == ["/ok/robots.txt", "/page/tagged", "/page/plain"]
+
+
+def test_check_page_json_carries_the_page_object(robots_server: str) -> None:
+    tagged = f"{robots_server}/page/tagged"
+    status, out, _ = run(
+        "check",
+        "--json",
+        "--page",
+        "--user-agent",
+        "TestBot",
+        f"{robots_server}/ok/robots.txt",
+        tagged,
+    )
+    assert status == 0
+    page = json.loads(out[0])["page"]
+    assert page["url"] == tagged
+    assert page["status"] == 200
+    assert page["rules"] == "noindex, nofollow, noarchive"
+    assert (page["noindex"], page["nofollow"], page["noarchive"], page["noai"]) == (
+        True,
+        True,
+        True,
+        False,
+    )
+    assert page["directives"][1] == {
+        "name": "nofollow",
+        "value": None,
+        "source": "header",
+        "applies_to": "testbot",
+    }
+    assert page["unavailable_after"] is None

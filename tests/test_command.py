@@ -793,3 +793,42 @@ def test_no_reason_doubles_its_punctuation(exc: BaseException):
 )
 def test_clauses_are_joined_without_their_full_stops(parts: tuple[str, ...], joined: str):
     assert clauses(*parts) == joined
+
+
+def test_page_downloads_an_allowed_page_and_shows_its_page_level_rules(site: DemoSite):
+    """``--page`` downloads the page when robots.txt allows it and shows
+    its page-level rules for the crawler (P-1 to P-3); a page robots.txt
+    disallows is never downloaded (P-5)."""
+    before = site.hits("normal")
+    done = robots(site.url("normal", "/about"), "--page")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert field(done.stdout, "page") == f"{site.url('normal', '/about')} → 200"
+    lines = done.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("page rules"))
+    assert [
+        line.split(maxsplit=2)[-1] if i == 0 else line.strip()
+        for i, line in enumerate(lines[start : start + 2])
+    ] == [
+        'noarchive (<meta name="robots">)',
+        'nosnippet (<meta name="robots">)',
+    ]
+    assert site.hits("normal")[len(before) :] == [("/robots.txt", 200), ("/about", 200)]
+
+    plain = json.loads(robots(site.url("normal", "/"), "--page", "--json").stdout)
+    assert plain["page_downloaded"] is True
+    assert (plain["page"]["rules"], plain["page"]["directives"]) == ("", [])
+
+    before = site.hits("normal")
+    disallowed = json.loads(
+        robots(site.url("normal", "/private/accounts"), "--page", "--json").stdout
+    )
+    assert disallowed["exit_status"] == 1
+    assert (disallowed["page_downloaded"], disallowed["page"]) == (False, None)
+    assert ("/private/accounts", 200) not in site.hits("normal")[len(before) :]
+
+
+def test_without_page_the_page_is_not_downloaded(site: DemoSite):
+    before = site.hits("normal")
+    report = json.loads(robots(site.url("normal", "/about"), "--json").stdout)
+    assert (report["page_downloaded"], report["page"]) == (False, None)
+    assert ("/about", 200) not in site.hits("normal")[len(before) :]

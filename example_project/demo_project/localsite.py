@@ -60,7 +60,9 @@ class OriginSpec:
     ``pages`` maps a path (query included) to the paths it links to.
     ``robots_redirect`` names the origin whose robots.txt a 3xx points to.
     ``start`` are the paths the spider starts from; ``crawl`` is ``False`` for
-    an origin that only serves another's robots.txt.
+    an origin that only serves another's robots.txt. ``robots_meta`` maps a
+    page's path to the ``content`` of its ``<meta name="robots">`` tag
+    (page-level rules).
     """
 
     name: str
@@ -71,6 +73,7 @@ class OriginSpec:
     pages: dict[str, tuple[str, ...]] = field(default_factory=dict)
     start: tuple[str, ...] = ("/",)
     crawl: bool = True
+    robots_meta: dict[str, str] = field(default_factory=dict)
 
 
 ORIGINS: tuple[OriginSpec, ...] = (
@@ -79,6 +82,7 @@ ORIGINS: tuple[OriginSpec, ...] = (
         "robots.txt with a '*' group and a 'DemoBot' group",
         200,
         NORMAL_ROBOTS,
+        robots_meta={"/about": "noarchive, nosnippet"},
         pages={
             "/": ("/about", "/blog/", "/beta/", "/private/press/launch", "/private/accounts"),
             "/about": ("/",),
@@ -255,9 +259,11 @@ class LocalSite:
         if path.split("?")[0].endswith(".txt"):
             return 200, "text/plain", b"Plain notes.\n", None
         items = "".join(f'<li><a href="{escape(link)}">{escape(link)}</a></li>' for link in links)
+        meta = spec.robots_meta.get(path)
+        tag = "" if meta is None else f'<meta name="robots" content="{escape(meta)}">'
         html = (
             f"<!DOCTYPE html><html><head><title>{escape(spec.name)} {escape(path)}</title>"
-            f"</head><body><h1>{escape(path)}</h1><p>{escape(spec.about)}</p>"
+            f"{tag}</head><body><h1>{escape(path)}</h1><p>{escape(spec.about)}</p>"
             f"<ul>{items}</ul></body></html>"
         )
         return 200, "text/html; charset=utf-8", html.encode(), None

@@ -47,6 +47,7 @@ from ..robotstxt import (
     lint,
     name_problem,
 )
+from ._page import Page, fetch_page
 from ._robots_file import MAX_REDIRECTS, CliError, Source, fetch, load
 
 __all__ = [
@@ -262,6 +263,28 @@ def _usage(prefs: Preferences, allowed: bool) -> str:
     return f"; usage: {prefs}" if allowed else "; usage: none (disallowed)"
 
 
+def _page(
+    args: argparse.Namespace, verdict: Verdict, names: Sequence[str], err: TextIO
+) -> Page | None:
+    """With ``--page``, the page of an allowed URL, fetched for its
+    page-level rules (P-1); a disallowed page is never fetched (P-5)."""
+    if not args.page or not verdict.allowed:
+        return None
+    page = fetch_page(verdict.url, tuple(names), timeout=args.timeout, user_agent=_header(args))
+    if page.rules is None:
+        err.write(f"warning: {verdict.url}: the page could not be fetched: {page.problem}\n")
+    return page
+
+
+def _page_text(page: Page) -> str:
+    """What ``check --page`` adds to an allowed URL's line: ``; page:
+    noindex (X-Robots-Tag header, every crawler)``, or ``; page: no
+    page-level rules``."""
+    assert page.rules is not None
+    shown = "; ".join(str(directive) for directive in page.rules.directives)
+    return f"; page: {shown or 'no page-level rules'}"
+
+
 def _header(args: argparse.Namespace) -> str:
     """The User-Agent header of a fetch: ``--user-agent`` (a family's most
     specific name, D-22), or this tool."""
@@ -340,6 +363,7 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     shown = source.state is State.RULES and bool(_parsed(source.body, mode).usage_rules)
     shared = _shared_members(args, source, names) if args.json else {}
     for verdict, prefs in zip(found, usage, strict=True):
+        page = _page(args, verdict, names, err) if unreachable is None else None
         if args.json:
             record = {
                 "schema": schemas.CHECK,
@@ -348,9 +372,13 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 "verdict": verdict.as_dict(),
                 "usage": prefs.as_dict(),
             }
+            if page is not None and page.rules is not None:
+                record["page"] = schemas.page_object(page.rules, url=page.url, status=page.status)
             out.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
         elif unreachable is None:
             extra = _usage(prefs, verdict.allowed) if shown else ""
+            if page is not None and page.rules is not None:
+                extra += _page_text(page)
             out.write(f"{verdict.url}: {verdict}{extra}\n")
     if unreachable is not None:
         return EXIT_UNREACHABLE
@@ -466,6 +494,14 @@ def build_parser() -> argparse.ArgumentParser:
             "that is not one is reduced to its product name (BadBot/1.0 is BadBot); a "
             "crawler family's names separated by commas, most specific first "
             "('hedwig-images, hedwig'): the first with a group of its own decides"
+        ),
+    )
+    check.add_argument(
+        "--page",
+        action="store_true",
+        help=(
+            "also fetch each URL robots.txt allows and show its page-level rules for the "
+            "crawler (X-Robots-Tag, robots meta tags)"
         ),
     )
     _common(check)

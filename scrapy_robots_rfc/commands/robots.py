@@ -46,6 +46,7 @@ from .._logging import duration
 from ..crawl import SERVED_FLAG
 from ..crawl.addon import component
 from ..exceptions import ForbiddenByRobotsTxt, ForbiddenByUsagePreference, RobotsTxtUnreachable
+from ..pagerules import PAGE_RULES_META_KEY
 from ..policy import State, Verdict
 from ..robotstxt import NO_PREFERENCES, USAGE_META_KEY
 from .text import report_text
@@ -68,6 +69,7 @@ __all__ = [
     "EXIT_ERROR",
     "NOT_DOWNLOADED",
     "PROBE",
+    "PROBE_PAGE",
     "Command",
     "ProbeMiddleware",
     "RobotsSpider",
@@ -75,6 +77,9 @@ __all__ = [
 
 #: ``meta`` key of the command's request for the URL.
 PROBE = "_robotstxt_rfc_command_probe"
+#: ``meta`` key set with ``--page``: the page is downloaded, for its
+#: page-level rules.
+PROBE_PAGE = "_robotstxt_rfc_command_page"
 #: Response flag of the answer that replaces the page download.
 NOT_DOWNLOADED = "not downloaded (scrapy robots)"
 EXIT_ALLOWED = 0
@@ -87,11 +92,11 @@ _PROBE_MIDDLEWARE = "scrapy_robots_rfc.commands.robots.ProbeMiddleware"
 
 class ProbeMiddleware:
     """Answers the command's request once the robots.txt middleware has let
-    it through, so that the page is not downloaded. The command installs it
-    right after the robots.txt middleware."""
+    it through, so that the page is not downloaded (unless ``--page`` asks
+    for it). The command installs it right after the robots.txt middleware."""
 
     def process_request(self, request: Request, spider: Spider | None = None) -> Response | None:
-        if request.meta.get(PROBE):
+        if request.meta.get(PROBE) and not request.meta.get(PROBE_PAGE):
             return Response(request.url, status=200, flags=[NOT_DOWNLOADED], request=request)
         return None
 
@@ -161,6 +166,9 @@ class _Run:
     #: meta or the exception that dropped it; and that exception.
     usage: Preferences | None = None
     usage_drop: ForbiddenByUsagePreference | None = None
+    #: With ``--page``: the page's response, its URL and status, and its
+    #: page-level rules for the crawler (P-1 to P-3).
+    page: dict[str, Any] | None = None
 
     def connect(self, crawler: Crawler) -> None:
         connect = crawler.signals.connect
@@ -226,6 +234,13 @@ class _Run:
         if NOT_DOWNLOADED in response.flags or SERVED_FLAG in response.flags:
             self.verdict = "allowed"
             self.usage = response.meta.get(USAGE_META_KEY)
+        elif response.meta.get(PROBE_PAGE):  # downloaded for --page
+            self.verdict = "allowed"
+            self.usage = response.meta.get(USAGE_META_KEY)
+            rules = response.meta.get(PAGE_RULES_META_KEY)
+            if rules is not None:
+                rules = getattr(rules, "rules", rules)  # read on demand in a crawl
+                self.page = schemas.page_object(rules, url=response.url, status=response.status)
         else:
             self.verdict = "error"
             self.message = (
@@ -330,6 +345,13 @@ class Command(ScrapyCommand):
             action="store_true",
             help="print the report as JSON (its schema: scrapy_robots_rfc/schemas/robots.json)",
         )
+        parser.add_argument(
+            "--page",
+            dest="page",
+            action="store_true",
+            help="also download the page if robots.txt allows it, and show its page-level "
+            "rules for the crawler (X-Robots-Tag, robots meta tags)",
+        )
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         from scrapy.utils.project import inside_project
@@ -398,6 +420,7 @@ class Command(ScrapyCommand):
                 "handle_httpstatus_all": True,
                 "allow_offsite": True,
                 NO_WAIT_KEY: not opts.wait,
+                PROBE_PAGE: opts.page,
             },
         )
         process = self.crawler_process
@@ -521,7 +544,8 @@ class Command(ScrapyCommand):
             crawl_delay=delay,
             crawl_delay_applied=applied,
             crawl_delay_note=note,
-            page_downloaded=False,
+            page_downloaded=probe.page is not None,
+            page=probe.page,
             notes=notes,
         )
         if allowed is None:

@@ -63,7 +63,27 @@ def report_text(report: dict[str, Any], detail: str = "") -> str:
             lines.append(("crawl-delay", "none"))
         else:
             lines.append(("crawl-delay", f"{delay:g} s ({report['crawl_delay_note']})"))
+    page = report.get("page")
+    if page is not None:
+        directives = page["directives"]
+        lines.append(("page", f"{page['url']} → {page['status']}"))
+        if not directives:
+            lines.append(("page rules", "none"))
+        for i, directive in enumerate(directives):
+            lines.append(("page rules" if i == 0 else "", _directive(directive)))
     for note in report.get("notes", ()):
         lines.append(("note", note))
     width = max(len(label) for label, _ in lines) + 1
     return "\n".join(f"{label:<{width}} {value}".rstrip() for label, value in lines)
+
+
+def _directive(directive: dict[str, Any]) -> str:
+    """A directive of the ``page`` object in words, as
+    :class:`.pagerules.Directive` says it."""
+    from ..pagerules import Directive
+
+    return str(
+        Directive(
+            directive["name"], directive["value"], directive["source"], directive["applies_to"]
+        )
+    )

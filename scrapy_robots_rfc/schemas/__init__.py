@@ -19,6 +19,7 @@ The same thing has the same key and value in each: ``robots``
 (:func:`robots_object`: what the robots.txt fetch found, before any rule is
 looked at), ``verdict`` (:meth:`.Verdict.as_dict`), ``user_agent``
 (:func:`user_agent_object`), ``usage`` (:meth:`.Preferences.as_dict`),
+``page`` (:func:`page_object`, with ``--page``),
 ``mode``, ``source``, ``fetches``, ``redirects``. Each schema file is whole
 on its own (its shared pieces under ``$defs``, the same in every file that
 has them), so that any JSON Schema validator takes it as it is:
@@ -43,6 +44,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
+    from ..pagerules import PageRules
     from ..policy import State
 
 __all__ = [
@@ -52,6 +54,7 @@ __all__ = [
     "REPORT",
     "ROBOTS",
     "load",
+    "page_object",
     "robots_object",
     "user_agent_object",
 ]
@@ -116,3 +119,41 @@ def user_agent_object(names: Sequence[str], given: str, origin: NameOrigin) -> d
     (in rfc mode each reduced to a product name, D-21; a crawler family's,
     D-22), the value ``given`` and where it was given (``origin``)."""
     return {"names": list(names), "given": given, "from": origin}
+
+
+def page_object(rules: PageRules, *, url: str, status: int | None) -> dict[str, Any]:
+    """The ``page`` object of ``check --page`` and ``scrapy robots --page``:
+    the page-level rules of the page at ``url`` (its last response's
+    ``status``) for the crawler (P-1 to P-3): each directive with where it
+    came from and whom it is for, what they add up to, and
+    ``unavailable_after`` in ISO 8601."""
+    when = rules.unavailable_after
+    return {
+        "url": url,
+        "status": status,
+        "rules": str(rules),
+        "directives": [
+            {
+                "name": directive.name,
+                "value": directive.value,
+                "source": directive.source,
+                "applies_to": directive.applies_to,
+            }
+            for directive in rules.directives
+        ],
+        **{name: getattr(rules, name) for name in _FLAGS},
+        "unavailable_after": None if when is None else when.isoformat(),
+    }
+
+
+#: The flags of :class:`~.pagerules.PageRules` in a ``page`` object.
+_FLAGS = (
+    "noindex",
+    "nofollow",
+    "noarchive",
+    "nosnippet",
+    "noimageindex",
+    "notranslate",
+    "noai",
+    "noimageai",
+)
