@@ -65,6 +65,7 @@ def test_a_shared_piece_is_the_same_in_every_schema_that_has_it() -> None:
         "usage": ["check", "robots"],
         "preference": ["check", "robots"],
         "count": ["robots", "report"],
+        "page": ["check", "robots"],
     }
     for where in shared.values():
         assert all(definition == where[0][1] for _, definition in where)
