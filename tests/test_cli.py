@@ -199,7 +199,7 @@ def test_check_stdin() -> None:
 
 
 #: ``"usage"`` in --json when robots.txt states no preference for the URL.
-NONE_STATED = {c: {"value": "unknown", "sources": []} for c in ("train-ai", "search", "ai-input")}
+NONE_STATED = {c: {"value": "unknown", "sources": []} for c in ("train-ai", "ai-use", "search")}
 
 
 def test_check_json_lines(robots_file: str) -> None:
@@ -412,7 +412,7 @@ def test_check_usage_before_any_group_and_content_signal(tmp_path: Path, mode: s
         "https://e.com/ok/a: allowed: no rule of the group for '*' matches '/ok/a'; usage: "
         "train-ai=n, search=y (content-signal line 1, content-usage line 4)",
         "https://e.com/x: allowed: no rule of the group for '*' matches '/x'; usage: "
-        "train-ai=n, search=y, ai-input=y (content-signal line 1, content-signal line 5)",
+        "train-ai=n, ai-use=y, search=y (content-signal line 1, content-signal line 5)",
         'https://e.com/private/x: disallowed by "disallow: /private/ (line 3)" in the group '
         "for '*'; usage: none (disallowed)",
     ]
@@ -432,7 +432,7 @@ def test_check_json_usage(tmp_path: Path) -> None:
             "value": "allow",
             "sources": [{"kind": "content-usage", "line": 4, "text": "train-ai=y, search=y"}],
         },
-        "ai-input": {"value": "unknown", "sources": []},
+        "ai-use": {"value": "unknown", "sources": []},
     }
     assert list(first) == ["schema", "url", "mode", "user_agent", "robots", "verdict", "usage"]
     assert (second["verdict"]["allowed"], second["usage"]) == (False, NONE_STATED)

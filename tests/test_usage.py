@@ -155,6 +155,22 @@ def test_vocab_examples(example: str, raw: bytes, values: tuple[object, ...], pa
     assert all(got[c] == "unknown" for c in CATEGORIES if c not in dict(values))
 
 
+@pytest.mark.parametrize(
+    ("label", "category"),
+    # vocab-08 §6.1, Table 1 "Mappings for Categories".
+    [("train-ai", "train-ai"), ("ai-use", "ai-use"), ("search", "search")],
+)
+@pytest.mark.parametrize(("token", "value"), [("y", "allow"), ("n", "disallow")])
+def test_vocab_08_labels(label: str, category: str, token: str, value: str) -> None:
+    """Each label of Table 1 with each Token of §6.2 states its category
+    alone; "These tokens are case sensitive" (§6.1)."""
+    got = header_preferences([f"{label}={token}".encode()])
+    assert {c: got[c] for c in CATEGORIES} == {
+        c: value if c == category else "unknown" for c in CATEGORIES
+    }
+    assert not header_preferences([f"{label.upper()}={token}".encode()])
+
+
 def test_parse_failure_text() -> None:
     assert parse_statement(b"Train-AI=n", "content-usage") == Statement(
         error="Key cannot begin with an uppercase character at position 0"
