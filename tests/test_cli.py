@@ -499,7 +499,7 @@ def test_lint_usage_lines(tmp_path: Path) -> None:
             "Fields Dictionary (Key cannot begin with an uppercase character at position 0): "
             "every category is unknown (RFC 9651 §4.2)",
             f"{path}:4: usage-category: content-usage: 'ai-train' is not a usage category "
-            "(train-ai, search): ignored; Content-Usage writes it 'train-ai'",
+            "(train-ai, ai-use, search): ignored; Content-Usage writes it 'train-ai'",
             f"{path}:5: usage-disallowed: content-signal: /private/x ai-train=no: every URL it "
             "applies to is disallowed by disallow: /private/ (line 2), so it never applies "
             "(draft-ietf-aipref-attach-05 §3.1)",
