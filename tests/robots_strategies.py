@@ -138,9 +138,22 @@ BOMS = [b"", b"", b"", b"\xef\xbb\xbf", b"\xef\xbb", b"\xef", b"\xef\x11\xbf"]
 #: kinds (so that one of the two kinds reads them), sometimes members from
 #: a wider alphabet: an earlier draft's label, Cloudflare's "use", and junk
 #: that is not a Structured Fields Dictionary (upper case, a bare path, "=").
-USAGE_LABELS = {"usage": ["train-ai", "search"], "signal": ["ai-train", "search", "ai-input"]}
+USAGE_LABELS = {
+    "usage": ["train-ai", "ai-use", "search"],
+    "signal": ["ai-train", "search", "ai-input"],
+}
 USAGE_TOKENS = {"usage": ["=y", "=n"], "signal": ["=yes", "=no"]}
-USAGE_KEYS = ["train-ai", "search", "ai-train", "ai-input", "use", "tdm", "Train-AI", "*.pdf"]
+USAGE_KEYS = [
+    "train-ai",
+    "ai-use",
+    "search",
+    "ai-train",
+    "ai-input",
+    "use",
+    "tdm",
+    "Train-AI",
+    "*.pdf",
+]
 USAGE_VALUES = ["=y", "=n", "=yes", "=no", "=N", "=No", '="n"', "=?1", "=(y)", "", ";q=1", "="]
 USAGE_SEPARATORS = [", ", ", ", ",", " , ", "\t,", " "]
 
@@ -270,6 +283,21 @@ class RobotsFile:
 
     def render(self, value: Callable[[Line], str] | None = None) -> bytes:
         return self.bom + b"".join(line.render(value) for line in self.lines)
+
+
+def usage_as_rules(robots: RobotsFile) -> RobotsFile:
+    """``robots`` with each usage line made an empty ``Disallow:``, a rule
+    that matches nothing and ends a user-agent list (D-19): how rfc mode
+    groups usage lines (U-1 revised), in a file Google's parser reads so."""
+    return RobotsFile(
+        robots.bom,
+        tuple(
+            Line("disallow", key="Disallow", sep=":", value="", ending=line.ending)
+            if line.kind == "usage"
+            else line
+            for line in robots.lines
+        ),
+    )
 
 
 def robots_files(raw: bool = True) -> st.SearchStrategy[RobotsFile]:

@@ -199,7 +199,7 @@ def test_check_stdin() -> None:
 
 
 #: ``"usage"`` in --json when robots.txt states no preference for the URL.
-NONE_STATED = {c: {"value": "unknown", "sources": []} for c in ("train-ai", "search", "ai-input")}
+NONE_STATED = {c: {"value": "unknown", "sources": []} for c in ("train-ai", "ai-use", "search")}
 
 
 def test_check_json_lines(robots_file: str) -> None:
@@ -412,7 +412,7 @@ def test_check_usage_before_any_group_and_content_signal(tmp_path: Path, mode: s
         "https://e.com/ok/a: allowed: no rule of the group for '*' matches '/ok/a'; usage: "
         "train-ai=n, search=y (content-signal line 1, content-usage line 4)",
         "https://e.com/x: allowed: no rule of the group for '*' matches '/x'; usage: "
-        "train-ai=n, search=y, ai-input=y (content-signal line 1, content-signal line 5)",
+        "train-ai=n, ai-use=y, search=y (content-signal line 1, content-signal line 5)",
         'https://e.com/private/x: disallowed by "disallow: /private/ (line 3)" in the group '
         "for '*'; usage: none (disallowed)",
     ]
@@ -432,7 +432,7 @@ def test_check_json_usage(tmp_path: Path) -> None:
             "value": "allow",
             "sources": [{"kind": "content-usage", "line": 4, "text": "train-ai=y, search=y"}],
         },
-        "ai-input": {"value": "unknown", "sources": []},
+        "ai-use": {"value": "unknown", "sources": []},
     }
     assert list(first) == ["schema", "url", "mode", "user_agent", "robots", "verdict", "usage"]
     assert (second["verdict"]["allowed"], second["usage"]) == (False, NONE_STATED)
@@ -499,7 +499,7 @@ def test_lint_usage_lines(tmp_path: Path) -> None:
             "Fields Dictionary (Key cannot begin with an uppercase character at position 0): "
             "every category is unknown (RFC 9651 §4.2)",
             f"{path}:4: usage-category: content-usage: 'ai-train' is not a usage category "
-            "(train-ai, search): ignored; Content-Usage writes it 'train-ai'",
+            "(train-ai, ai-use, search): ignored; Content-Usage writes it 'train-ai'",
             f"{path}:5: usage-disallowed: content-signal: /private/x ai-train=no: every URL it "
             "applies to is disallowed by disallow: /private/ (line 2), so it never applies "
             "(draft-ietf-aipref-attach-05 §3.1)",

@@ -649,7 +649,7 @@ def test_a_url_the_usage_setting_drops_exits_1(site: DemoSite):
             "sources": [{"kind": "content-usage", "line": 4, "text": "train-ai=n"}],
         },
         "search": {"value": "unknown", "sources": []},
-        "ai-input": {"value": "unknown", "sources": []},
+        "ai-use": {"value": "unknown", "sources": []},
     }
     assert report["usage_drop"] == (
         "Forbidden by usage preference: train-ai=n (content-usage line 4) in robots.txt"

@@ -40,7 +40,7 @@ REDIS_URLS = (
     "rediss://, and unix:///path/to/socket?db=0)."
 )
 REPORT_FILE = "It must be a file path in an existing folder that the crawl can write to."
-USAGE = 'a list of usage categories: "train-ai", "search", "ai-input" (e.g. ["train-ai"])'
+USAGE = 'a list of usage categories: "train-ai", "ai-use", "search" (e.g. ["train-ai"])'
 
 
 def invalid(name: str, value: object, reason: str | None = None) -> str:
@@ -203,7 +203,7 @@ def test_settings_from_the_command_line_are_strings(name, value, attribute, expe
     ("value", "expected"),
     [
         (["train-ai"], ("train-ai",)),
-        (("ai-input", "search", "train-ai"), ("ai-input", "search", "train-ai")),
+        (("ai-use", "search", "train-ai"), ("ai-use", "search", "train-ai")),
         (["search", "train-ai", "search"], ("search", "train-ai")),
         ([], ()),
     ],
@@ -219,7 +219,7 @@ def test_usage_takes_a_list_or_a_tuple_of_categories_in_order(value, expected):
         (["ai-train"], "'ai-train' is Content-Signal's label; the category is \"train-ai\""),
         ("search,ai-train", "'ai-train' is Content-Signal's label; the category is \"train-ai\""),
         (["train-ai", "foo"], "'foo' is not a usage category"),
-        # vocab-07 §6.1: the labels are case-sensitive.
+        # vocab-08 §6.1: the labels are case-sensitive.
         (["Train-AI"], "'Train-AI' is not a usage category"),
         # An earlier draft's category (draft-ietf-aipref-vocab-01 to -03).
         ("train-genai", "'train-genai' is not a usage category"),
@@ -229,6 +229,39 @@ def test_an_unknown_usage_category_is_named(value, reason):
     assert error_of({"ROBOTSTXT_RFC_USAGE": value}) == (
         f"{invalid('ROBOTSTXT_RFC_USAGE', value, reason)} It must be {USAGE}."
     )
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (["ai-input"], ("ai-use",)),
+        ("train-ai,ai-input", ("train-ai", "ai-use")),
+        (["ai-input", "search", "ai-input"], ("ai-use", "search")),
+        (["ai-use", "ai-input"], ("ai-use",)),
+    ],
+)
+def test_ai_input_is_read_as_ai_use_with_one_warning(caplog, value, expected):
+    """U-3 revised: the category this package called "ai-input" is
+    draft-ietf-aipref-vocab-08's "ai-use"; a project that still names it
+    keeps working, told once at start-up what to write instead."""
+    with caplog.at_level(logging.DEBUG, logger=LOGGER_NAME):
+        config = Config.from_settings(Settings({"ROBOTSTXT_RFC_USAGE": value}))
+    assert config.usage == expected
+    assert [(r.levelno, r.getMessage()) for r in caplog.records] == [
+        (
+            logging.WARNING,
+            f"ROBOTSTXT_RFC_USAGE ({value!r}) names 'ai-input', which is now the category "
+            '"ai-use" (draft-ietf-aipref-vocab-08 §4.2, AI Use; Content-Signal\'s ai-input '
+            'is read as it): read as "ai-use"; write "ai-use" instead',
+        )
+    ]
+
+
+def test_ai_use_logs_nothing(caplog):
+    with caplog.at_level(logging.DEBUG, logger=LOGGER_NAME):
+        config = Config.from_settings(Settings({"ROBOTSTXT_RFC_USAGE": ["ai-use"]}))
+    assert config.usage == ("ai-use",)
+    assert caplog.records == []
 
 
 def test_usage_unknown_disallow_without_categories_warns(caplog):

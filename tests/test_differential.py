@@ -7,8 +7,10 @@ a binding of robots.cc), the reference the spec names for testing.
   ``/robots.txt`` exemption), D-2/D-3 (both sides canonicalised) and D-21
   (a caller's name that is not a product token is reduced to its product
   name; it also binds a line's whole product name; ``*`` and ``""`` select
-  the global groups only). So its verdict equals Google's on
-  the same file with every allow/disallow value canonicalised, every
+  the global groups only) and U-1 (a usage line ends a user-agent list, as
+  attach-05's ``rule =/ content-usage`` says). So its verdict equals Google's on
+  the same file with every usage line made an empty ``Disallow:`` (D-19),
+  every allow/disallow value canonicalised, every
   user-agent line replaced by a name that binds Google's caller exactly
   when the line binds ours, and the URL's match string canonicalised.
 """
@@ -25,7 +27,14 @@ from scrapy_robots_rfc import RobotsTxt, product_token
 from scrapy_robots_rfc.robotstxt._canonical import canonical_match_string, escape_pattern
 
 from .conftest import verdict_both_ways
-from .robots_strategies import ODD_CALLERS, Line, RobotsFile, any_caller_cases, cases
+from .robots_strategies import (
+    ODD_CALLERS,
+    Line,
+    RobotsFile,
+    any_caller_cases,
+    cases,
+    usage_as_rules,
+)
 
 SETTINGS = settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -86,8 +95,10 @@ def test_rfc_mode_differs_only_as_decided(case: tuple[RobotsFile, str, str]) -> 
     if path == "/robots.txt":
         expected = True  # D-1
     else:
-        # D-2, D-3: Google's semantics on canonical patterns and URL.
-        expected = google(robots.render(_canonical_value), agent, "http://example.com" + path)
+        # D-2, D-3: Google's semantics on canonical patterns and URL; U-1:
+        # usage lines group as rules.
+        body_for_google = usage_as_rules(robots).render(_canonical_value)
+        expected = google(body_for_google, agent, "http://example.com" + path)
     assert verdict_both_ways(RobotsTxt.parse(body, "rfc"), url, agent) == expected
 
 
@@ -168,5 +179,7 @@ def test_rfc_mode_differs_only_as_decided_for_any_name(
     if path == "/robots.txt":
         expected = True  # D-1
     else:
-        expected = google(robots.render(value), "MatchedBot", "http://example.com" + path)
+        expected = google(
+            usage_as_rules(robots).render(value), "MatchedBot", "http://example.com" + path
+        )
     assert verdict_both_ways(RobotsTxt.parse(body, "rfc"), url, agent) == expected

@@ -273,6 +273,7 @@ def test_usage_lines_are_read_not_unknown_keys(mode: Mode) -> None:
         b"User-agent: *\n"
         b"Content-Usage: train-ai=n\n"
         b"content-usage: /ok/ train-ai=y, search=y\n"
+        b"Content-Usage: /ai/ ai-use=n\n"
         b"CONTENT-SIGNAL:/x/\tai-input=yes;v=1\n"
         b"Allow: /\n"
     )
@@ -300,7 +301,7 @@ USAGE_FINDINGS = [
         "(RFC 9651 §4.2); a path starts with '/'",
     ),
     (
-        # vocab-07 §6.5.2 writes it with the trailing ';' that RFC 9651 rejects.
+        # vocab-08 §6.5.2 (as -07) writes it with the trailing ';' that RFC 9651 rejects.
         'Content-Usage: train-ai;has;parameters="?";',
         "usage-syntax",
         "content-usage value 'train-ai;has;parameters=\"?\";' is not a Structured Fields "
@@ -312,7 +313,7 @@ USAGE_FINDINGS = [
     (
         "Content-Usage: ai-train=n",
         "usage-category",
-        "content-usage: 'ai-train' is not a usage category (train-ai, search): ignored; "
+        "content-usage: 'ai-train' is not a usage category (train-ai, ai-use, search): ignored; "
         "Content-Usage writes it 'train-ai'",
     ),
     (
@@ -324,14 +325,21 @@ USAGE_FINDINGS = [
     (
         "Content-Usage: ai-input=n",
         "usage-category",
-        "content-usage: 'ai-input' is not a usage category (train-ai, search): ignored; only "
-        "Content-Signal has 'ai-input'",
+        "content-usage: 'ai-input' is not a usage category (train-ai, ai-use, search): ignored; "
+        "Content-Usage writes it 'ai-use'",
+    ),
+    (
+        "Content-Signal: ai-use=no",
+        "usage-category",
+        "content-signal: 'ai-use' is not a usage category (search, ai-input, ai-train): "
+        "ignored; Content-Signal writes it 'ai-input'",
     ),
     (
         "Content-Usage: train-genai=n",
         "usage-category",
-        "content-usage: 'train-genai' is not a usage category (train-ai, search): ignored; "
-        "'train-genai' is a category of earlier drafts, not of draft-ietf-aipref-vocab-07",
+        "content-usage: 'train-genai' is not a usage category (train-ai, ai-use, search): "
+        "ignored; 'train-genai' is a category of earlier drafts, not of "
+        "draft-ietf-aipref-vocab-08",
     ),
     (
         "Content-Signal: use=reference",

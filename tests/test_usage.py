@@ -3,7 +3,8 @@ Content-Signal in robots.txt, the Content-Usage header, and the library's
 model of them (:mod:`scrapy_robots_rfc.usage`).
 
 The tables come from the drafts' own examples (draft-ietf-aipref-attach-05
-§1.2, §3.4; draft-ietf-aipref-vocab-07 §6, §6.5.1, §6.5.2), with the
+§1.2, §3.4; draft-ietf-aipref-vocab-08 §6, §6.5.1, §6.5.2, the same as
+vocab-07's), with the
 expected results recomputed for U-1 as docs/decisions.md states it: the lines
 before the first user-agent line are a rule set of their own whose longest
 match is combined with the group's (U-4), most restrictive first.
@@ -25,6 +26,7 @@ from scrapy_robots_rfc import Preferences as TopLevelPreferences
 from scrapy_robots_rfc.robotstxt._canonical import MODES
 from scrapy_robots_rfc.robotstxt._usage import (
     CATEGORIES,
+    LABELS,
     NO_PREFERENCES,
     Preference,
     Preferences,
@@ -38,7 +40,15 @@ from scrapy_robots_rfc.robotstxt._usage import (
 )
 
 from .conftest import CORPUS, corpus_files, requires_corpus
-from .robots_strategies import KEYS, Line, RobotsFile, lines, usage_cases, usage_statements
+from .robots_strategies import (
+    KEYS,
+    Line,
+    RobotsFile,
+    lines,
+    usage_as_rules,
+    usage_cases,
+    usage_statements,
+)
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 BASE = "https://e.test"
@@ -83,7 +93,7 @@ def test_e1_header() -> None:
     """attach-05 §1.2: ``Content-Usage: train-ai=n`` as a header."""
     got = header_preferences([b"train-ai=n"])
     assert got == prefs(("train-ai", "n", Source("header", None, "train-ai=n")))
-    assert (got["train-ai"], got["search"], got["ai-input"]) == ("disallow", "unknown", "unknown")
+    assert (got["train-ai"], got["ai-use"], got["search"]) == ("disallow", "unknown", "unknown")
     assert str(got) == "train-ai=n (Content-Usage header)"
 
 
@@ -118,7 +128,7 @@ def test_attach_3_4(
     assert robots.usage(BASE + path, agent) == expected
 
 
-# -- draft-ietf-aipref-vocab-07 -------------------------------------------
+# -- draft-ietf-aipref-vocab-08 -------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -145,6 +155,22 @@ def test_vocab_examples(example: str, raw: bytes, values: tuple[object, ...], pa
     assert all(got[c] == "unknown" for c in CATEGORIES if c not in dict(values))
 
 
+@pytest.mark.parametrize(
+    ("label", "category"),
+    # vocab-08 §6.1, Table 1 "Mappings for Categories".
+    [("train-ai", "train-ai"), ("ai-use", "ai-use"), ("search", "search")],
+)
+@pytest.mark.parametrize(("token", "value"), [("y", "allow"), ("n", "disallow")])
+def test_vocab_08_labels(label: str, category: str, token: str, value: str) -> None:
+    """Each label of Table 1 with each Token of §6.2 states its category
+    alone; "These tokens are case sensitive" (§6.1)."""
+    got = header_preferences([f"{label}={token}".encode()])
+    assert {c: got[c] for c in CATEGORIES} == {
+        c: value if c == category else "unknown" for c in CATEGORIES
+    }
+    assert not header_preferences([f"{label.upper()}={token}".encode()])
+
+
 def test_parse_failure_text() -> None:
     assert parse_statement(b"Train-AI=n", "content-usage") == Statement(
         error="Key cannot begin with an uppercase character at position 0"
@@ -152,7 +178,7 @@ def test_parse_failure_text() -> None:
 
 
 def test_ignored_members() -> None:
-    """What lint reports: unknown labels (vocab-07 §6.4), other values
+    """What lint reports: unknown labels (vocab-08 §6.4), other values
     (§6.5) and duplicate keys (RFC 9651 §3.2), each as written."""
     statement = parse_statement(
         b'train-ai=y, ai-train=n, search="y", train-ai=n, use=reference, search', "content-usage"
@@ -173,18 +199,21 @@ def test_ignored_members() -> None:
 # -- Content-Signal and the two vocabularies (U-3) ------------------------
 
 CONTENT_SIGNAL = [
-    (b"ai-train=no, search=yes, ai-input=no", {"train-ai": "n", "search": "y", "ai-input": "n"}),
+    # U-3 revised: Content-Signal's ai-input is vocab-08's ai-use (§4.2).
+    (b"ai-train=no, search=yes, ai-input=no", {"train-ai": "n", "ai-use": "n", "search": "y"}),
     (b"search=yes,ai-train=no,use=reference", {"train-ai": "n", "search": "y"}),
     (b"ai-train=n", {}),
     (b"ai-train=No", {}),
     (b'ai-train="no"', {}),
     (b"ai-train=?1", {}),
     (b"train-ai=no", {}),  # Content-Usage's label: not Content-Signal's
-    (b"ai-train=yes;x=1, ai-input=yes", {"train-ai": "y", "ai-input": "y"}),
+    (b"ai-train=yes;x=1, ai-input=yes", {"train-ai": "y", "ai-use": "y"}),
+    (b"ai-use=no", {}),  # Content-Usage's label: not Content-Signal's
 ]
 CONTENT_USAGE = [
     (b"train-ai=y, search=n", {"train-ai": "y", "search": "n"}),
-    (b"ai-input=n", {}),  # not a vocab-07 label (lead's decision 2)
+    (b"ai-use=n, search=y", {"ai-use": "n", "search": "y"}),  # vocab-08 §4.2, §6.1
+    (b"ai-input=n", {}),  # Content-Signal's label, not vocab-08's
     (b"ai-train=n", {}),  # Content-Signal's label
     (b"train-ai=yes", {}),
     (b"train-ai=N", {}),
@@ -274,10 +303,11 @@ def test_statement_values(kind: str, raw: bytes, expected: dict[str, str]) -> No
                 ("train-ai", "n", usage(3, "train-ai=n")), ("search", "y", signal(1, "search=yes"))
             ),
         ),
-        # One group for a and b: a usage line does not end it.
+        # a's line is a's in both modes (b's too in google mode only:
+        # test_a_usage_line_between_user_agent_lines).
         (
             b"User-agent: a\nContent-Usage: train-ai=n\nUser-agent: b\nAllow: /\n",
-            "b",
+            "a",
             "/",
             prefs(("train-ai", "n", usage(2, "train-ai=n"))),
         ),
@@ -333,17 +363,64 @@ def test_a_longer_path_hides_a_shorter_one() -> None:
     assert str(robots.usage(BASE + "/y", "bot")) == "search=n (content-usage line 3)"
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_a_usage_line_never_ends_a_group(mode: str) -> None:
-    """Between two user-agent lines it keeps them in one group, as
-    crawl-delay does (U-1; RFC 9309 §2.2.4)."""
-    body = b"User-agent: a\nContent-Usage: train-ai=n\nUser-agent: b\nDisallow: /x\n"
-    robots = RobotsTxt.parse(body, mode)  # type: ignore[arg-type]
-    assert [g.agents for g in robots.groups] == [("a", "b")]
-    for agent in ("a", "b"):
-        assert not robots.allowed(BASE + "/x", agent)
-        assert robots.usage(BASE + "/y", agent) == prefs(("train-ai", "n", usage(2, "train-ai=n")))
-        assert robots.usage(BASE + "/x", agent) == NO_PREFERENCES
+#: The issue's example (issue 22): a usage line between two user-agent lines.
+BETWEEN = b"User-agent: a\nContent-Usage: train-ai=n\nUser-agent: b\nDisallow: /\n"
+a_usage_when_allowed = prefs(("train-ai", "n", usage(2, "train-ai=n")))
+
+
+@pytest.mark.parametrize(
+    ("mode", "groups", "a_allowed", "a_usage"),
+    [
+        # U-1 revised, rfc mode: attach-05 §3 extends RFC 9309 §2.2's grammar
+        # with "rule =/ content-usage", so the line ends a's user-agent list
+        # as an allow or disallow line would: b's lines are b's alone.
+        ("rfc", [("a",), ("b",)], True, prefs(("train-ai", "n", usage(2, "train-ai=n")))),
+        # google mode: Google's parser reads an unknown key there and keeps
+        # one group; so a gets b's Disallow: / and no usage (U-5).
+        ("google", [("a", "b")], False, NO_PREFERENCES),
+    ],
+)
+def test_a_usage_line_between_user_agent_lines(
+    mode: str, groups: list[tuple[str, ...]], a_allowed: bool, a_usage: Preferences
+) -> None:
+    robots = RobotsTxt.parse(BETWEEN, mode)  # type: ignore[arg-type]
+    assert [g.agents for g in robots.groups] == groups
+    assert robots.allowed(BASE + "/x", "a") is a_allowed
+    assert robots.usage(BASE + "/x", "a") == a_usage
+    # b is disallowed everything in both readings: no preferences (U-5).
+    assert not robots.allowed(BASE + "/x", "b")
+    assert robots.usage(BASE + "/x", "b") is NO_PREFERENCES
+    assert robots.allowed(BASE + "/x", "c")
+    # With b allowed, b gets a's line only where it shares a's group.
+    allowed_b = RobotsTxt.parse(BETWEEN.replace(b"Disallow", b"Allow"), mode)  # type: ignore[arg-type]
+    b_usage = allowed_b.usage(BASE + "/x", "b")
+    assert b_usage == (NO_PREFERENCES if mode == "rfc" else a_usage_when_allowed)
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        # A Content-Signal line is a rule too (U-1).
+        (
+            b"User-agent: a\nContent-Signal: ai-input=no\nUser-agent: b\nDisallow: /x\n",
+            [("a",), ("b",)],
+        ),
+        # Before any user-agent line it applies to every group and starts none.
+        (b"Content-Usage: train-ai=n\nUser-agent: a\nUser-agent: b\nDisallow: /x\n", [("a", "b")]),
+        # After a group's rules it changes nothing: the group has ended already.
+        (
+            b"User-agent: a\nDisallow: /x\nContent-Usage: train-ai=n\nUser-agent: b\nAllow: /\n",
+            [("a",), ("b",)],
+        ),
+        # A user-agent line right after a usage line starts a group even
+        # when the group has no allow or disallow line.
+        (b"User-agent: a\nContent-Usage: search=y\nUser-agent: b\n", [("a",), ("b",)]),
+    ],
+)
+def test_usage_lines_end_user_agent_lists_in_rfc_mode(
+    body: bytes, expected: list[tuple[str, ...]]
+) -> None:
+    assert [g.agents for g in RobotsTxt.parse(body, "rfc").groups] == expected
 
 
 def test_usage_rules() -> None:
@@ -357,11 +434,14 @@ def test_usage_rules() -> None:
         b"content-usage: /private/\n"
     )
     robots = RobotsTxt.parse(body)
+    # Line 3 ends a's user-agent list (U-1 revised): three groups, a, b, c.
     assert robots.usage_rules == (
         (None, UsageRule("content-signal", "/", b"search=yes", 1)),
         (0, UsageRule("content-usage", "/x", b"train-ai=n", 3)),
-        (1, UsageRule("content-usage", "/private/", b"", 7)),
+        (2, UsageRule("content-usage", "/private/", b"", 7)),
     )
+    google = RobotsTxt.parse(body, "google")
+    assert [index for index, _ in google.usage_rules] == [None, 0, 1]
     assert [str(rule) for _, rule in robots.usage_rules] == [
         "content-signal: search=yes (line 1)",
         "content-usage: /x train-ai=n (line 3)",
@@ -537,12 +617,12 @@ def test_rendering() -> None:
     )
     got = robots.usage(BASE + "/", "bot").combined(header_preferences([b"search=n"]))
     assert str(got) == (
-        "train-ai=n, search=n, ai-input=n (content-usage line 1, content-signal line 3, "
+        "train-ai=n, ai-use=n, search=n (content-usage line 1, content-signal line 3, "
         "Content-Usage header)"
     )
     assert got.describe(["search"]) == "search=n (Content-Usage header)"
-    assert got.describe(["ai-input", "train-ai"]) == (
-        "ai-input=n, train-ai=n (content-signal line 3, content-usage line 1)"
+    assert got.describe(["ai-use", "train-ai"]) == (
+        "ai-use=n, train-ai=n (content-signal line 3, content-usage line 1)"
     )
     assert got.describe(()) == "none stated"
     assert str(NO_PREFERENCES) == "none stated"
@@ -558,11 +638,7 @@ def test_rendering() -> None:
                 },
             ],
         },
-        "search": {
-            "value": "disallow",
-            "sources": [{"kind": "header", "line": None, "text": "search=n"}],
-        },
-        "ai-input": {
+        "ai-use": {
             "value": "disallow",
             "sources": [
                 {
@@ -572,32 +648,48 @@ def test_rendering() -> None:
                 }
             ],
         },
+        "search": {
+            "value": "disallow",
+            "sources": [{"kind": "header", "line": None, "text": "search=n"}],
+        },
     }
     assert NO_PREFERENCES.as_dict() == {c: {"value": "unknown", "sources": []} for c in CATEGORIES}
-    assert [str(s) for s in (usage(4, ""), signal(62, ""), Source("header", None, ""))] == [
+    sources = (
+        usage(4, ""),
+        signal(62, ""),
+        Source("header", None, ""),
+        Source("signal-header", None, ""),
+        Source("page", None, "X-Robots-Tag: noai"),
+    )
+    assert [str(s) for s in sources] == [
         "content-usage line 4",
         "content-signal line 62",
         "Content-Usage header",
+        "Content-Signal header",
+        "X-Robots-Tag: noai",
     ]
 
 
 def test_queries() -> None:
     got = header_preferences([b"train-ai=n, search=y"])
     assert got.disallowed() == ("train-ai",)
-    assert got.disallowed(["search", "ai-input"]) == ()
-    assert got.unknown() == ("ai-input",)
-    assert got.unknown(["ai-input", "search"]) == ("ai-input",)
+    assert got.disallowed(["search", "ai-use"]) == ()
+    assert got.unknown() == ("ai-use",)
+    assert got.unknown(["ai-use", "search"]) == ("ai-use",)
     assert got.preference("search") == Preference(
         "allow", (Source("header", None, "train-ai=n, search=y"),)
     )
-    assert got.preference("ai-input") == Preference()
+    assert got.preference("ai-use") == Preference()
     assert bool(got)
     assert not NO_PREFERENCES
     assert not header_preferences([b"Train-AI=n"])
     with pytest.raises(
-        ValueError, match=r"^'ai-train' is not a usage category: train-ai, search, ai-input$"
+        ValueError, match=r"^'ai-train' is not a usage category: train-ai, ai-use, search$"
     ):
         got["ai-train"]
+    # The name this package used before vocab-08 is not a category any more.
+    with pytest.raises(ValueError, match="'ai-input' is not a usage category"):
+        got["ai-input"]
     with pytest.raises(ValueError, match="'tdm' is not a usage category"):
         NO_PREFERENCES.preference("tdm")
 
@@ -617,7 +709,7 @@ def test_combined() -> None:
 
 def test_header() -> None:
     """attach-05 §2: field lines are joined as one Dictionary (RFC 9651
-    §4.2); a value that does not parse states nothing (vocab-07 §6.5.1)."""
+    §4.2); a value that does not parse states nothing (vocab-08 §6.5.1)."""
     source, statement = header_source([b"train-ai=y", b"search=n"])
     assert source == Source("header", None, "train-ai=y, search=n")
     assert statement.values == (("train-ai", True), ("search", False))
@@ -637,7 +729,7 @@ def test_pickling_and_exports() -> None:
     assert copy == NO_PREFERENCES
     assert TopLevelPreferences is Preferences
     assert USAGE_META_KEY == "robotstxt_usage"
-    assert CATEGORIES == ("train-ai", "search", "ai-input")
+    assert CATEGORIES == ("train-ai", "ai-use", "search")
 
 
 def test_disallowed_path_is_no_preferences() -> None:
@@ -664,7 +756,7 @@ CORPUS_TABLE = [
         "wget",
         "/index.php",
         True,
-        prefs(("train-ai", "n", L34), ("search", "n", L34), ("ai-input", "n", L34)),
+        prefs(("train-ai", "n", L34), ("ai-use", "n", L34), ("search", "n", L34)),
     ),
     ("0002", "Fasterfox", "/", False, NO_PREFERENCES),
     ("0002", "AhrefsBot", "/x", False, NO_PREFERENCES),
@@ -674,7 +766,7 @@ CORPUS_TABLE = [
             name,
             path,
             True,
-            prefs(("train-ai", "n", L62), ("search", "y", L62), ("ai-input", "n", L62)),
+            prefs(("train-ai", "n", L62), ("ai-use", "n", L62), ("search", "y", L62)),
         )
         for name, path in [("Scrapy", "/wiki/Main_Page"), ("Googlebot", "/"), ("*", "/robots.txt")]
     ],
@@ -688,7 +780,7 @@ CORPUS_TABLE = [
             "ExampleBot",
             path,
             True,
-            prefs(("train-ai", "y", L6), ("search", "y", L6), ("ai-input", "y", L6)),
+            prefs(("train-ai", "y", L6), ("ai-use", "y", L6), ("search", "y", L6)),
         )
         for path in ["/articles/x", "/a.json?x=1"]
     ],
@@ -812,14 +904,16 @@ def test_a_disallowed_path_has_no_preferences(case: tuple[RobotsFile, str, str],
 def _added_no(draw: st.DrawFn) -> tuple[Line, tuple[str, ...]]:
     """A usage line that says n for one or two categories, with or without a path."""
     signal_line = draw(st.booleans())
-    labels = ["ai-train", "search", "ai-input"] if signal_line else ["train-ai", "search"]
+    labels = ["ai-train", "search", "ai-input"] if signal_line else ["train-ai", "ai-use", "search"]
     keys = draw(st.lists(st.sampled_from(labels), min_size=1, max_size=2, unique=True))
     no = "no" if signal_line else "n"
     path = draw(st.sampled_from(["", "/", "/a", "/a*", "/*.pdf$", "/foo/"]))
     statement = ", ".join(f"{k}={no}" for k in keys)
     value = f"{path} {statement}" if path else statement
     key = "Content-Signal" if signal_line else "Content-Usage"
-    categories = tuple("train-ai" if k == "ai-train" else k for k in keys)
+    categories = tuple(
+        LABELS["content-signal" if signal_line else "content-usage"][k] for k in keys
+    )
     return Line("usage", key=key, sep=": ", value=value), categories
 
 
@@ -845,24 +939,21 @@ def test_an_added_no_never_allows(
     more = RobotsFile(b"", (*robots.lines[:position], line, *robots.lines[position:]))
     before = RobotsTxt.parse(robots.render(), mode)  # type: ignore[arg-type]
     after = RobotsTxt.parse(more.render(), mode)  # type: ignore[arg-type]
-    header = header_preferences(
-        [", ".join(f"{c}=n" for c in categories if c != "ai-input").encode()]
-    )
+    header = header_preferences([", ".join(f"{c}=n" for c in categories).encode()])
     for name in _names(crawler):
         was, now = before.usage(url, name), after.usage(url, name)
         for category in CATEGORIES if everywhere else categories:
             if now[category] == "allow":
                 assert was[category] == "allow", (category, str(was), str(now))
         for category in categories:
-            if category != "ai-input":
-                assert was.combined(header)[category] == "disallow"
-                assert header.combined(was)[category] == "disallow"
+            assert was.combined(header)[category] == "disallow"
+            assert header.combined(was)[category] == "disallow"
 
 
 @SETTINGS
 @given(st.binary(max_size=60), st.sampled_from(["content-usage", "content-signal"]))
 def test_failures_give_unknown(raw: bytes, kind: str) -> None:
-    """vocab-07 §6.5.1: a value that does not parse states nothing; never
+    """vocab-08 §6.5.1: a value that does not parse states nothing; never
     an exception."""
     statement = parse_statement(raw, kind)  # type: ignore[arg-type]
     if statement.error is not None:
@@ -887,15 +978,32 @@ def test_robots_usage_never_raises(values: list[bytes], path: str) -> None:
 
 
 @SETTINGS
-@given(usage_cases(), st.sampled_from(MODES))
-def test_usage_lines_never_change_a_verdict(case: tuple[RobotsFile, str, str], mode: str) -> None:
-    """U-1: usage lines are other records, which neither end a group nor
-    change a verdict (RFC 9309 §2.2.4)."""
+@given(usage_cases())
+def test_usage_lines_never_change_a_verdict_in_google_mode(
+    case: tuple[RobotsFile, str, str],
+) -> None:
+    """U-1, google mode: usage lines are other records, which neither end a
+    group nor change a verdict (RFC 9309 §2.2.4), as in Google's parser."""
     robots, crawler, url = case
-    with_lines = RobotsTxt.parse(robots.render(), mode)  # type: ignore[arg-type]
-    without = RobotsTxt.parse(_without_usage(robots).render(), mode)  # type: ignore[arg-type]
+    with_lines = RobotsTxt.parse(robots.render(), "google")
+    without = RobotsTxt.parse(_without_usage(robots).render(), "google")
     for name in _names(crawler):
         assert with_lines.allowed(url, name) == without.allowed(url, name)
+
+
+@SETTINGS
+@given(usage_cases())
+def test_usage_lines_group_as_rules_in_rfc_mode(case: tuple[RobotsFile, str, str]) -> None:
+    """U-1 revised, rfc mode: a usage line changes a verdict exactly as a
+    rule that matches nothing would (attach-05 §3: ``rule =/
+    content-usage``): it ends the user-agent list of its group, and before
+    any user-agent line it is nobody's rule."""
+    robots, crawler, url = case
+    with_lines = RobotsTxt.parse(robots.render(), "rfc")
+    as_rules = RobotsTxt.parse(usage_as_rules(robots).render(), "rfc")
+    assert [g.agents for g in with_lines.groups] == [g.agents for g in as_rules.groups]
+    for name in _names(crawler):
+        assert with_lines.allowed(url, name) == as_rules.allowed(url, name)
 
 
 @SETTINGS

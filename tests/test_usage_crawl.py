@@ -1,6 +1,7 @@
 """Usage preferences in real crawls (U-6): ``Content-Usage`` and
-``Content-Signal`` lines in robots.txt and the ``Content-Usage`` response
-header, against the local server, under both activations.
+``Content-Signal`` lines in robots.txt and the ``Content-Usage`` and
+``Content-Signal`` response headers, against the local server, under both
+activations.
 
 Each test asserts what reached the server, what reached the spider (its
 responses, their ``robotstxt_usage`` meta, its errbacks) and the stats.
@@ -143,8 +144,8 @@ def test_without_the_setting_every_response_carries_its_preferences(server, acti
         a.url("/no-train/page"): prefs(("train-ai", "disallow", (LINE_4,))),
         a.url("/signal/page"): prefs(
             ("train-ai", "disallow", (LINE_5,)),
+            ("ai-use", "disallow", (LINE_5,)),
             ("search", "allow", (LINE_5,)),
-            ("ai-input", "disallow", (LINE_5,)),
         ),
         a.url("/header-n"): prefs(("train-ai", "disallow", (header("train-ai=n"),))),
         a.url("/header-y"): prefs(
@@ -215,8 +216,8 @@ def test_train_ai_drops_before_download_and_before_the_spider(server, activation
     signal = next(e for u, e in spider.failures if u == a.url("/signal/page"))
     assert signal.preferences == prefs(
         ("train-ai", "disallow", (LINE_5,)),
+        ("ai-use", "disallow", (LINE_5,)),
         ("search", "allow", (LINE_5,)),
-        ("ai-input", "disallow", (LINE_5,)),
     )
     assert usage_stats(crawler) == {
         "robotstxt/usage/forbidden": 2,
@@ -339,6 +340,160 @@ def test_a_request_that_does_not_obey_robots_txt_is_never_dropped(server, activa
         a.url("/header-n"): prefs(("train-ai", "disallow", (header("train-ai=n"),))),
     }
     assert usage_stats(crawler) == {"robotstxt/usage/header": 1}
+
+
+# -- ai-use (draft-ietf-aipref-vocab-08 §4.2) and U-7 ----------------------
+
+#: Origin C: ai-use from a Content-Usage line, from a Content-Signal line
+#: (Cloudflare's ai-input, U-3) and from the Content-Signal header.
+ROBOTS_C = (
+    b"User-agent: *\n"
+    b"Content-Usage: /cu/ ai-use=n\n"
+    b"Content-Signal: /cs/ search=yes, ai-input=no\n"
+    b"Content-Usage: /search-ok/ search=y, train-ai=n, ai-use=n\n"
+)
+C_LINE_2 = Source("content-usage", 2, "ai-use=n")
+C_LINE_3 = Source("content-signal", 3, "search=yes, ai-input=no")
+C_LINE_4 = Source("content-usage", 4, "search=y, train-ai=n, ai-use=n")
+
+
+def signal_header(text: str) -> Source:
+    return Source("signal-header", None, text)
+
+
+def ai_use_site(server: MockServer) -> Origin:
+    return server.add_origin(
+        {
+            "/robots.txt": Reply(body=ROBOTS_C),
+            "/sh-no": Reply(body=b"n", headers={"Content-Signal": "ai-input=no"}),
+            "/sh-yes": Reply(body=b"y", headers={"Content-Signal": "search=yes, ai-input=yes"}),
+            # The two headers combine (U-4): the Content-Signal header's no wins.
+            "/both": Reply(
+                body=b"b", headers={"Content-Usage": "ai-use=y", "Content-Signal": "ai-input=no"}
+            ),
+            "/sh-bad": Reply(body=b"bad", headers={"Content-Signal": "AI-Input=no"}),
+        }
+    )
+
+
+C_PATHS = (
+    "/open",
+    "/cu/page",
+    "/cs/page",
+    "/search-ok/page",
+    "/sh-no",
+    "/sh-yes",
+    "/both",
+    "/sh-bad",
+)
+
+
+@pytest_twisted.inlineCallbacks
+def test_ai_use_from_lines_and_the_content_signal_header(server, activation, caplog):
+    c = ai_use_site(server)
+    with caplog.at_level(logging.DEBUG, logger=LOGGER):
+        crawler = yield crawl(
+            activation, [Stage([c.url(p) for p in C_PATHS])], ROBOTSTXT_RFC_USAGE=["ai-use"]
+        )
+    spider = crawler.spider
+    # robots.txt's ai-use=n (either line): never downloaded.
+    assert paths(server, c) == sorted(
+        ["/robots.txt", "/open", "/sh-no", "/sh-yes", "/both", "/sh-bad"]
+    )
+    # A response header's no: downloaded, never given to the spider.
+    assert sorted(spider.seen) == sorted([c.url("/open"), c.url("/sh-yes"), c.url("/sh-bad")])
+    assert usage_of(spider) == {
+        c.url("/open"): NO_PREFERENCES,
+        c.url("/sh-yes"): prefs(
+            ("ai-use", "allow", (signal_header("search=yes, ai-input=yes"),)),
+            ("search", "allow", (signal_header("search=yes, ai-input=yes"),)),
+        ),
+        # Not a Structured Fields Dictionary: the header states nothing.
+        c.url("/sh-bad"): NO_PREFERENCES,
+    }
+    assert failures(spider) == {
+        c.url("/cu/page"): (
+            "Forbidden by usage preference: ai-use=n (content-usage line 2) in robots.txt"
+        ),
+        c.url("/cs/page"): (
+            "Forbidden by usage preference: ai-use=n (content-signal line 3) in robots.txt"
+        ),
+        c.url("/search-ok/page"): (
+            "Forbidden by usage preference: ai-use=n (content-usage line 4) in robots.txt"
+        ),
+        c.url("/sh-no"): "Forbidden by usage preference: ai-use=n (Content-Signal header)",
+        c.url("/both"): "Forbidden by usage preference: ai-use=n (Content-Signal header)",
+    }
+    both = next(e for u, e in spider.failures if u == c.url("/both"))
+    assert (both.categories, both.where) == (("ai-use",), "header")
+    assert both.preferences == prefs(("ai-use", "disallow", (signal_header("ai-input=no"),)))
+    assert usage_stats(crawler) == {
+        "robotstxt/usage/forbidden": 3,
+        "robotstxt/usage/header_forbidden": 2,
+        "robotstxt/usage/header": 1,
+        "robotstxt/usage/signal_header": 4,
+        "robotstxt/usage/signal_header_invalid": 1,
+    }
+    assert server.paths(c).count("/robots.txt") == 1
+    assert [line for line in debug_lines(caplog) if "header" in line] == sorted(
+        [
+            # Only the header that says n is named.
+            f"Forbidden by usage preference: <200 {c.url('/both')}>: "
+            "the Content-Signal header 'ai-input=no' disallows ai-use",
+            f"Forbidden by usage preference: <200 {c.url('/sh-no')}>: "
+            "the Content-Signal header 'ai-input=no' disallows ai-use",
+        ]
+    )
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_search_crawl_asks_about_search_alone(server, activation):
+    """U-7 (vocab-08 §4.3): a crawl for search is governed by the search
+    preference alone; ai-use=n and train-ai=n on the same URL drop nothing."""
+    c = ai_use_site(server)
+    crawler = yield crawl(
+        activation, [Stage([c.url(p) for p in C_PATHS])], ROBOTSTXT_RFC_USAGE=["search"]
+    )
+    spider = crawler.spider
+    assert paths(server, c) == sorted(["/robots.txt", *C_PATHS])
+    assert failures(spider) == {}
+    assert sorted(spider.seen) == sorted(c.url(p) for p in C_PATHS)
+    meta = usage_of(spider)
+    assert meta[c.url("/search-ok/page")] == prefs(
+        ("train-ai", "disallow", (C_LINE_4,)),
+        ("ai-use", "disallow", (C_LINE_4,)),
+        ("search", "allow", (C_LINE_4,)),
+    )
+    assert meta[c.url("/cs/page")] == prefs(
+        ("ai-use", "disallow", (C_LINE_3,)), ("search", "allow", (C_LINE_3,))
+    )
+    assert meta[c.url("/cu/page")] == prefs(("ai-use", "disallow", (C_LINE_2,)))
+    assert usage_stats(crawler) == {
+        "robotstxt/usage/header": 1,
+        "robotstxt/usage/signal_header": 4,
+        "robotstxt/usage/signal_header_invalid": 1,
+    }
+
+
+@pytest_twisted.inlineCallbacks
+def test_the_old_category_name_still_drops(server, activation, caplog):
+    """A project that still says "ai-input" gets ai-use, and one warning."""
+    c = ai_use_site(server)
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        crawler = yield crawl(
+            activation,
+            [Stage([c.url("/cs/page"), c.url("/open")])],
+            ROBOTSTXT_RFC_USAGE=["ai-input"],
+        )
+    assert paths(server, c) == ["/open", "/robots.txt"]
+    assert failures(crawler.spider) == {
+        c.url("/cs/page"): (
+            "Forbidden by usage preference: ai-use=n (content-signal line 3) in robots.txt"
+        )
+    }
+    warnings = [r.getMessage() for r in caplog.records if _ours(r) and "ai-input" in r.getMessage()]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("ROBOTSTXT_RFC_USAGE (['ai-input']) names 'ai-input'")
 
 
 def _ours(record: logging.LogRecord) -> bool:

@@ -128,10 +128,16 @@ _USAGE = (
     + ", ".join(f'"{category}"' for category in CATEGORIES)
     + ' (e.g. ["train-ai"])'
 )
+#: Categories this package had that vocab-08 names differently: still
+#: accepted in ROBOTSTXT_RFC_USAGE, with a start-up warning (U-3 revised:
+#: Content-Signal's ``ai-input`` is vocab-08's ``ai-use``).
+_DEPRECATED_CATEGORIES = {"ai-input": "ai-use"}
 #: Content-Signal's labels that name a category differently (U-3:
 #: "ai-train"): the likeliest slip in ROBOTSTXT_RFC_USAGE.
 _SIGNAL_LABELS = {
-    label: category for label, category in LABELS["content-signal"].items() if label != category
+    label: category
+    for label, category in LABELS["content-signal"].items()
+    if label != category and label not in _DEPRECATED_CATEGORIES
 }
 
 
@@ -289,9 +295,20 @@ def _usage(settings: BaseSettings) -> tuple[str, ...]:
     else:
         raise ConfigError(name, value, _USAGE)
     names: list[str] = []
+    warned: set[str] = set()
     for item in items:
         if not isinstance(item, str):
             raise ConfigError(name, value, _USAGE)
+        new_name = _DEPRECATED_CATEGORIES.get(item)
+        if new_name is not None and item not in warned:
+            warned.add(item)
+            logger.warning(
+                '%(name)s (%(value)r) names %(old)r, which is now the category "%(new)s" '
+                "(draft-ietf-aipref-vocab-08 §4.2, AI Use; Content-Signal's %(old)s is read "
+                'as it): read as "%(new)s"; write "%(new)s" instead',
+                {"name": name, "old": item, "new": new_name, "value": value},
+            )
+        item = new_name or item
         if item not in CATEGORIES:
             label = _SIGNAL_LABELS.get(item)
             reason = (

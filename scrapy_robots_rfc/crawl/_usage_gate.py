@@ -4,14 +4,18 @@ with ``Content-Usage`` and ``Content-Signal``.
 Every request the middleware lets through carries robots.txt's preferences
 for its URL in ``request.meta["robotstxt_usage"]`` (:data:`.USAGE_META_KEY`),
 and every response carries them combined with its ``Content-Usage`` header
-(draft-ietf-aipref-attach-05 §2; U-4). Nothing is dropped unless
+(draft-ietf-aipref-attach-05 §2) and its ``Content-Signal`` header, read as
+the robots.txt line of that name (U-3, U-4). Nothing is dropped unless
 ``ROBOTSTXT_RFC_USAGE`` names the categories the crawl is for; then:
 
 * a request whose robots.txt preference is ``n`` for one of them is dropped
   before download;
-* a response whose ``Content-Usage`` header says ``n`` for one is dropped
-  before the spider, and so is one for which a category stays unknown when
-  ``ROBOTSTXT_RFC_USAGE_UNKNOWN`` is "disallow".
+* a response whose ``Content-Usage`` or ``Content-Signal`` header says ``n``
+  for one is dropped before the spider, and so is one for which a category
+  stays unknown when ``ROBOTSTXT_RFC_USAGE_UNKNOWN`` is "disallow".
+
+Each category is asked about on its own (U-7): a crawl for ``search`` is
+governed by the ``search`` preference alone.
 
 Each drop raises :class:`.ForbiddenByUsagePreference`, never "Forbidden by
 robots.txt": the URL may be crawled, its content not used so. A request
@@ -28,8 +32,10 @@ from typing import TYPE_CHECKING
 from .._logging import reaches_a_handler
 from ..exceptions import ForbiddenByUsagePreference, UsageWhere
 from ..robotstxt import (
+    HEADERS,
     NO_PREFERENCES,
     USAGE_META_KEY,
+    Preferences,
     canonical_match_string,
     header_preferences,
     header_source,
@@ -47,7 +53,13 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-_HEADER = b"Content-Usage"
+#: Each usage header, how it is read, and its stats' prefix
+#: (``robotstxt/usage/header``, ``robotstxt/usage/signal_header``, each
+#: with ``_invalid``).
+_HEADERS = tuple(
+    (name.encode(), kind, "header" if kind == "content-usage" else "signal_header")
+    for name, kind in HEADERS.items()
+)
 #: The stat of a response dropped, by what dropped it.
 _STATS: dict[UsageWhere, str] = {
     "header": "robotstxt/usage/header_forbidden",
@@ -108,23 +120,14 @@ class UsageGate:
 
     def on_response(self, request: Request, response: Response) -> Response:
         """Set the preferences of ``response``: its request's combined with
-        its ``Content-Usage`` header (U-4); raise
-        :class:`.ForbiddenByUsagePreference` if the crawl may not use it."""
+        its ``Content-Usage`` and ``Content-Signal`` headers (U-3, U-4);
+        raise :class:`.ForbiddenByUsagePreference` if the crawl may not use
+        it."""
         meta = request.meta
         obeyed = not meta.get("dont_obey_robotstxt")
         robots = meta.get(USAGE_META_KEY, NO_PREFERENCES) if obeyed else NO_PREFERENCES
-        values = response.headers.getlist(_HEADER)
-        header, text = None, ""
-        if values:
-            source, statement = header_source(values)  # the statement is memoised
-            text = source.text
-            self._runtime.stats.inc_value("robotstxt/usage/header")
-            if statement.error is not None:
-                self._runtime.stats.inc_value("robotstxt/usage/header_invalid")
-            header = header_preferences(values)  # memoised per header value
-            meta[USAGE_META_KEY] = preferences = robots.combined(header)
-        else:
-            meta[USAGE_META_KEY] = preferences = robots
+        header, said = self._headers(response)
+        meta[USAGE_META_KEY] = preferences = robots if header is None else robots.combined(header)
         usage = self._config.usage
         if not usage or not obeyed:
             return response
@@ -138,20 +141,47 @@ class UsageGate:
         self._runtime.stats.inc_value(_STATS[where])
         self._report.usage(key, categories, downloaded=True)
         if _debug():
+            # Only the headers that say n are named.
+            texts = [text for text, stated in said if stated.disallowed(categories)]
             if where == "header":
-                message = "the Content-Usage header %(header)r disallows %(categories)s"
+                verb = "disallows" if len(texts) == 1 else "disallow"
+                message = f"%(header)s {verb} %(categories)s"
             else:
                 message = (
-                    "%(categories)s unknown (robots.txt and the Content-Usage header state "
+                    "%(categories)s unknown (robots.txt and the usage headers state "
                     'none) and ROBOTSTXT_RFC_USAGE_UNKNOWN is "disallow"'
                 )
             logger.debug(
                 f"Forbidden by usage preference: %(response)s: {message}",
                 {
                     "response": response,
-                    "header": text,
+                    "header": " and ".join(texts),
                     "categories": ", ".join(categories),
                 },
                 extra=self._runtime.log,
             )
         raise ForbiddenByUsagePreference(categories, preferences, where)
+
+    def _headers(
+        self, response: Response
+    ) -> tuple[Preferences | None, list[tuple[str, Preferences]]]:
+        """The preferences of ``response``'s usage headers combined (U-4),
+        ``None`` without any, and each header as the DEBUG line shows it
+        (``the Content-Signal header 'ai-input=no'``) with its own
+        preferences; each header counted in its stats."""
+        found: list[Preferences] = []
+        said: list[tuple[str, Preferences]] = []
+        for name, kind, stat in _HEADERS:
+            values = response.headers.getlist(name)
+            if not values:
+                continue
+            source, statement = header_source(values, kind)  # the statement is memoised
+            self._runtime.stats.inc_value(f"robotstxt/usage/{stat}")
+            if statement.error is not None:
+                self._runtime.stats.inc_value(f"robotstxt/usage/{stat}_invalid")
+            stated = header_preferences(values, kind)  # memoised per header value
+            found.append(stated)
+            said.append((f"the {name.decode()} header {source.text!r}", stated))
+        if not found:
+            return None, said
+        return found[0].combined(*found[1:]), said

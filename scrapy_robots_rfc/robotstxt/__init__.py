@@ -26,10 +26,12 @@ from ._parser import MAX_BYTES, Explanation, Name, RobotsTxt, cut_at_limit
 from ._patterns import Rule
 from ._usage import (
     CATEGORIES,
+    HEADERS,
     LABELS,
     NO_PREFERENCES,
     USAGE_META_KEY,
     Preferences,
+    Source,
     header_preferences,
     header_source,
     parse_statement,
@@ -40,6 +42,7 @@ __all__ = [
     "CATEGORIES",
     "CODES",
     "GLOBAL_NAME",
+    "HEADERS",
     "LABELS",
     "MAX_BYTES",
     "MODES",
@@ -53,6 +56,7 @@ __all__ = [
     "Preferences",
     "RobotsTxt",
     "Rule",
+    "Source",
     "Token",
     "ascii_lower",
     "caller_name",

@@ -64,7 +64,7 @@ CODES: Mapping[str, str] = MappingProxyType(
         ),
         "usage-empty": "a content-usage/content-signal line that states no preference",
         "usage-category": (
-            "a key that is not a category of its line: ignored (draft-ietf-aipref-vocab-07 §6.4)"
+            "a key that is not a category of its line: ignored (draft-ietf-aipref-vocab-08 §6.4)"
         ),
         "usage-value": (
             "a value other than y/n (content-usage) or yes/no (content-signal): unknown"
@@ -270,24 +270,29 @@ def _group_findings(rules: Sequence[Rule], budget: int) -> tuple[list[Finding], 
 # -- content-usage and content-signal (U-1 to U-5) --------------------------
 
 #: The labels of earlier drafts of draft-ietf-aipref-vocab (-01 to -04)
-#: that -07 no longer has: ignored like any unknown key (vocab-07 §6.4).
+#: that -08 does not have: ignored like any unknown key (vocab-08 §6.4).
+#: (``ai-use`` was one of them and is again, as vocab-08's AI Use, §4.2.)
 _EARLIER_LABELS = frozenset(
-    ("tdm", "ai", "genai", "inference", "all", "train-genai", "ai-use", "bots", "ai-output")
+    ("tdm", "ai", "genai", "inference", "all", "train-genai", "bots", "ai-output")
 )
-#: A line's categories as its author writes them (Content-Signal in
-#: Cloudflare's order).
-_LISTED = {"content-usage": "train-ai, search", "content-signal": "search, ai-input, ai-train"}
+#: A line's categories as its author writes them (Content-Usage in
+#: vocab-08's order, §6.1 Table 1; Content-Signal in Cloudflare's).
+_LISTED = {
+    "content-usage": "train-ai, ai-use, search",
+    "content-signal": "search, ai-input, ai-train",
+}
 #: The hint for a label of the other kind of line (U-3).
 _OTHER_KIND = {
     ("content-usage", "ai-train"): "Content-Usage writes it 'train-ai'",
     ("content-signal", "train-ai"): "Content-Signal writes it 'ai-train'",
-    ("content-usage", "ai-input"): "only Content-Signal has 'ai-input'",
+    ("content-usage", "ai-input"): "Content-Usage writes it 'ai-use'",
+    ("content-signal", "ai-use"): "Content-Signal writes it 'ai-input'",
 }
 
 
 def _usage_findings(robots: RobotsTxt) -> list[Finding]:
     """The findings on each content-usage and content-signal line: its
-    statement (vocab-07 §6.5, RFC 9651 §4.2), then whether it can apply."""
+    statement (vocab-08 §6.5, RFC 9651 §4.2), then whether it can apply."""
     rules = [rule for _, rule in robots.usage_rules]
     found = [finding for rule in rules for finding in _statement_findings(rule)]
     if rules:
@@ -333,7 +338,7 @@ def _category_message(kind: str, key: str) -> str:
     message = f"{kind}: {key!r} is not a usage category ({_LISTED[kind]}): ignored"
     hint = _OTHER_KIND.get((kind, key))
     if hint is None and kind == "content-usage" and key in _EARLIER_LABELS:
-        hint = f"{key!r} is a category of earlier drafts, not of draft-ietf-aipref-vocab-07"
+        hint = f"{key!r} is a category of earlier drafts, not of draft-ietf-aipref-vocab-08"
     return message if hint is None else f"{message}; {hint}"
 
 

@@ -595,8 +595,13 @@ def _parse(data: bytes, mode: Mode, truncated: bool) -> RobotsTxt:
             notes.append((number, key, None))  # unknown-key (FMT-12), see _explained
         else:
             # U-1: content-usage and content-signal are rules of the group they
-            # stand in (before any user-agent line: of every group) and never
-            # end it (no in_rules). Split and parsed only when asked.
+            # stand in (before any user-agent line: of every group). In rfc
+            # mode they end its user-agent list as allow/disallow do
+            # (attach-05 §3: "rule =/ content-usage"); google mode groups as
+            # Google's parser does, which reads them as unknown keys. Split
+            # and parsed only when asked.
+            if group is not None and mode == "rfc":
+                in_rules = True
             if usage is None:
                 usage = []
             usage.append((group, keys is CONTENT_SIGNAL_KEYS, value, number))

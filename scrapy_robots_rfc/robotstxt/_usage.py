@@ -11,16 +11,23 @@ Pure Python, no Scrapy import. The sources:
                       [ path-pattern 1*WS ] usage-pref EOL
       usage-pref    = <usage preference vocabulary from [VOCAB]>
 
-* draft-ietf-aipref-vocab-07: the categories ``train-ai`` and ``search``
-  (§4, §6.1), the values ``y`` and ``n`` (§6.2), an RFC 9651 Dictionary
-  parsed as §6.5 says, and the combination of §5.1.
+* draft-ietf-aipref-vocab-08: the categories ``train-ai`` (AI Training:
+  modifying a generative AI model's learned parameters, §4.1), ``ai-use``
+  (AI Use: an asset as input to a generative AI model when the user did not
+  provide it, training excluded, §4.2) and ``search`` (§4.3), their labels
+  (§6.1), the values ``y`` and ``n`` (§6.2), an RFC 9651 Dictionary parsed
+  as §6.5 says, and the combination of §5.1.
 * Cloudflare's ``Content-Signal`` line (``search=yes, ai-train=no,
   ai-input=no``), which has no ABNF: read with the same line shape and the
-  same model (U-3).
+  same model, ``ai-input`` as ``ai-use`` (U-3).
 
 What a statement says, per category, is one of ``allow``, ``disallow`` or
-``unknown``. Statements combine per U-4 (vocab-07 §5.1): any ``n`` gives
-disallow, else any ``y`` gives allow, else unknown.
+``unknown``. Statements combine per U-4 (vocab-08 §5.1): any ``n`` gives
+disallow, else any ``y`` gives allow, else unknown. Each category keeps its
+own value: none is derived from another (U-7). vocab-08 §4.3 says a
+``search`` preference covers a use that is search even when it is also
+training or AI use; that decides which category a crawl asks about (the
+crawl names its purposes, ``ROBOTSTXT_RFC_USAGE``), never a value.
 
 >>> from scrapy_robots_rfc import RobotsTxt
 >>> robots = RobotsTxt.parse(b"User-agent: *\\nContent-Usage: train-ai=n\\n")
@@ -41,9 +48,9 @@ from ._canonical import Mode, escape_pattern
 from ._directives import as_text
 from ._patterns import pattern_matches
 
-#: The usage categories, in the order they are shown (U-3): vocab-07's two
-#: (§4, §6.1), then Content-Signal's ``ai-input``.
-CATEGORIES: Final[tuple[str, ...]] = ("train-ai", "search", "ai-input")
+#: The usage categories, in the order they are shown: vocab-08's three
+#: (§4, §6.1 Table 1).
+CATEGORIES: Final[tuple[str, ...]] = ("train-ai", "ai-use", "search")
 Value = Literal["allow", "disallow", "unknown"]
 ALLOW: Final = "allow"
 DISALLOW: Final = "disallow"
@@ -54,13 +61,14 @@ Kind = Literal["content-usage", "content-signal"]
 USAGE_META_KEY: Final = "robotstxt_usage"
 
 #: A line's labels -> categories, per kind (U-3). Content-Usage and the
-#: header read vocab-07's labels only (§6.1: "These tokens are case
-#: sensitive"); Content-Signal's are Cloudflare's.
+#: header read vocab-08's labels only (§6.1: "These tokens are case
+#: sensitive"); Content-Signal's are Cloudflare's, ``ai-input`` being
+#: vocab-08's AI Use (§4.2).
 LABELS: Final[dict[str, dict[str, str]]] = {
-    "content-usage": {"train-ai": "train-ai", "search": "search"},
-    "content-signal": {"ai-train": "train-ai", "search": "search", "ai-input": "ai-input"},
+    "content-usage": {"train-ai": "train-ai", "ai-use": "ai-use", "search": "search"},
+    "content-signal": {"ai-train": "train-ai", "ai-input": "ai-use", "search": "search"},
 }
-#: The Tokens that allow and disallow, per kind (vocab-07 §6.2; U-3).
+#: The Tokens that allow and disallow, per kind (vocab-08 §6.2; U-3).
 TOKENS: Final[dict[str, tuple[str, str]]] = {
     "content-usage": ("y", "n"),
     "content-signal": ("yes", "no"),
@@ -104,33 +112,49 @@ class UsageRule(NamedTuple):
         return f"{self.kind}: {' '.join(parts)} (line {self.line})"
 
 
-class Source(NamedTuple):
-    """Where a statement comes from: a robots.txt line (``line``) or the
-    ``Content-Usage`` header (``kind`` ``"header"``, ``line`` ``None``);
-    ``text`` is the statement as written."""
+#: Where a statement comes from: a robots.txt line of either kind, the
+#: ``Content-Usage`` header (``"header"``), the ``Content-Signal`` header
+#: (``"signal-header"``), or a page-level rule (``"page"``: a robots meta tag
+#: or ``X-Robots-Tag`` that says ``noai``, U-8).
+SourceKind = Literal["content-usage", "content-signal", "header", "signal-header", "page"]
+#: How each kind of source without a line is shown.
+_SHOWN: Final[dict[str, str]] = {
+    "header": "Content-Usage header",
+    "signal-header": "Content-Signal header",
+}
 
-    kind: Literal["content-usage", "content-signal", "header"]
+
+class Source(NamedTuple):
+    """Where a statement comes from: a robots.txt line (``line``), a
+    response header (``kind`` ``"header"`` for ``Content-Usage``,
+    ``"signal-header"`` for ``Content-Signal``; ``line`` ``None``) or a
+    page-level rule (``"page"``, ``line`` ``None``, U-8). ``text`` is the
+    statement as written (for ``"page"``: what said it, e.g.
+    ``X-Robots-Tag: noai``)."""
+
+    kind: SourceKind
     line: int | None
     text: str
 
     def __str__(self) -> str:
-        """``content-usage line 4``, ``content-signal line 62`` or
-        ``Content-Usage header``."""
+        """``content-usage line 4``, ``content-signal line 62``,
+        ``Content-Usage header``, ``Content-Signal header``, or a page
+        rule's ``text``."""
         if self.line is None:
-            return "Content-Usage header"
+            return self.text if self.kind == "page" else _SHOWN[self.kind]
         return f"{self.kind} line {self.line}"
 
 
 @dataclass(frozen=True, slots=True)
 class Statement:
-    """One statement of preference, parsed (draft-ietf-aipref-vocab-07 §6.5).
+    """One statement of preference, parsed (draft-ietf-aipref-vocab-08 §6.5).
 
     ``values``: ``(category, allow)`` for each category it states, in
     :data:`CATEGORIES` order. ``error``: why the value is not an RFC 9651
     Dictionary, else ``None``; then ``values`` is empty (every category is
-    unknown, vocab-07 §6.5.1). ``ignored``: ``(key, why, member)`` for each
+    unknown, vocab-08 §6.5.1). ``ignored``: ``(key, why, member)`` for each
     member that states nothing, ``why`` being ``"category"`` (not a label
-    of the line's kind, vocab-07 §6.4), ``"value"`` (not one of the line's
+    of the line's kind, vocab-08 §6.4), ``"value"`` (not one of the line's
     two Tokens) or ``"duplicate"`` (an earlier member of the same key: the
     last counts, RFC 9651 §3.2), ``member`` as :mod:`http_sf` serialises
     it. ``members``: the Dictionary's members; ``0`` without an error is
@@ -144,7 +168,7 @@ class Statement:
 
 
 def parse_statement(raw: bytes, kind: Kind) -> Statement:
-    """``raw`` parsed as a statement of ``kind`` (vocab-07 §6.5; U-3).
+    """``raw`` parsed as a statement of ``kind`` (vocab-08 §6.5; U-3).
 
     >>> parse_statement(b"train-ai=y, search=n", "content-usage").values
     (('train-ai', True), ('search', False))
@@ -179,7 +203,7 @@ def _parse_statement(raw: bytes, kind: Kind) -> Statement:
             raise TypeError(f"not a Dictionary: {type(parsed).__name__}")
     except Exception as exc:
         # A third-party parser of untrusted bytes: any failure leaves every
-        # category unknown (vocab-07 §6.5.1), never an exception.
+        # category unknown (vocab-08 §6.5.1), never an exception.
         return Statement(error=str(exc) or type(exc).__name__)
     labels = LABELS[kind]
     allow, disallow = TOKENS[kind]
@@ -241,7 +265,7 @@ class Preferences:
 
     @classmethod
     def of(cls, statements: Iterable[tuple[Source, Statement]]) -> Preferences:
-        """The statements combined (U-4, vocab-07 §5.1): per category, any
+        """The statements combined (U-4, vocab-08 §5.1): per category, any
         ``n`` gives disallow, else any ``y`` gives allow, else unknown."""
         said: dict[str, tuple[list[Source], list[Source]]] = {}
         for source, statement in statements:
@@ -279,6 +303,27 @@ class Preferences:
     def unknown(self, categories: Iterable[str] = CATEGORIES) -> tuple[str, ...]:
         """Those of ``categories`` that are unknown, in their order."""
         return tuple(c for c in categories if self.preference(c).value == UNKNOWN)
+
+    def stating(self, source: Source, values: Iterable[tuple[str, bool]]) -> Preferences:
+        """These preferences and one more statement combined (U-4):
+        ``values`` are ``(category, allow)`` pairs said by ``source``. For
+        a page-level ``noai`` (U-8)::
+
+            preferences.stating(
+                Source("page", None, "X-Robots-Tag: noai"),
+                [("train-ai", False), ("ai-use", False)],
+            )
+
+        ``ValueError`` for a category not in :data:`CATEGORIES`.
+
+        >>> str(NO_PREFERENCES.stating(Source("page", None, "noai"), [("ai-use", False)]))
+        'ai-use=n (noai)'
+        """
+        said = dict(values)
+        for category in said:
+            _check(category)
+        statement = Statement(values=tuple((c, said[c]) for c in CATEGORIES if c in said))
+        return self.combined(Preferences.of(((source, statement),)))
 
     def combined(self, *others: Preferences) -> Preferences:
         """This and ``others`` combined per category (U-4): any disallow
@@ -466,21 +511,43 @@ def _remember(key: object, found: Preferences) -> None:
     _found[key] = found
 
 
-def header_source(values: Sequence[bytes]) -> tuple[Source, Statement]:
-    """The ``Content-Usage`` header (attach-05 §2) of a response, its field
+#: The response headers that state usage preferences, and how each is read
+#: (U-3): ``Content-Usage`` (attach-05 §2) with vocab-08's labels,
+#: ``Content-Signal`` with Cloudflare's, as its robots.txt line is.
+HEADERS: Final[dict[str, Kind]] = {
+    "Content-Usage": "content-usage",
+    "Content-Signal": "content-signal",
+}
+_HEADER_SOURCE: Final[dict[str, SourceKind]] = {
+    "content-usage": "header",
+    "content-signal": "signal-header",
+}
+
+
+def header_source(
+    values: Sequence[bytes], kind: Kind = "content-usage"
+) -> tuple[Source, Statement]:
+    """A response's ``Content-Usage`` header (attach-05 §2), or with
+    ``kind`` ``"content-signal"`` its ``Content-Signal`` header, its field
     lines joined with ``", "`` (RFC 9651 §4.2), as a source and its parsed
-    statement (vocab-07's labels, as ``content-usage``)."""
+    statement (the labels of the robots.txt line of that kind, U-3)."""
     raw = b", ".join(values)
-    return Source("header", None, raw.decode("latin-1")), parse_statement(raw, "content-usage")
+    return Source(_HEADER_SOURCE[kind], None, raw.decode("latin-1")), parse_statement(raw, kind)
 
 
-def header_preferences(values: Sequence[bytes]) -> Preferences:
-    """:class:`Preferences` of a ``Content-Usage`` header's field lines."""
+def header_preferences(values: Sequence[bytes], kind: Kind = "content-usage") -> Preferences:
+    """:class:`Preferences` of a ``Content-Usage`` header's field lines, or
+    of a ``Content-Signal`` header's with ``kind`` ``"content-signal"``.
+
+    >>> print(header_preferences([b"ai-input=no, search=yes"], "content-signal"))
+    ai-use=n, search=y (Content-Signal header)
+    """
     if not values:
         return NO_PREFERENCES
-    key = values[0] if len(values) == 1 else b", ".join(values)
+    raw = values[0] if len(values) == 1 else b", ".join(values)
+    key = (kind, raw)
     found = _found.get(key)
     if found is None:
-        found = Preferences.of((header_source([key]),))
+        found = Preferences.of((header_source([raw], kind),))
         _remember(key, found)
     return found
