@@ -40,7 +40,7 @@ USAGE_FORBIDDEN = "Forbidden by usage preference"
 
 #: What dropped it: robots.txt's rules before download, the Content-Usage
 #: header, or a category nothing states (``ROBOTSTXT_RFC_USAGE_UNKNOWN``).
-UsageWhere = Literal["robots.txt", "header", "unknown"]
+UsageWhere = Literal["robots.txt", "header", "page", "unknown"]
 
 
 class ForbiddenByRobotsTxt(IgnoreRequest):
@@ -67,8 +67,10 @@ class ForbiddenByUsagePreference(IgnoreRequest):
     robots.txt": the URL may be crawled, its content not used so.
 
     ``where`` is "robots.txt" (dropped before download), "header" (the
-    response's ``Content-Usage`` header, draft-ietf-aipref-attach-05 §2;
-    dropped before the spider) or "unknown" (before the spider too).
+    response's ``Content-Usage`` or ``Content-Signal`` header,
+    draft-ietf-aipref-attach-05 §2; dropped before the spider), "page" (its
+    ``noai`` page-level rule, U-8; before the spider) or "unknown" (before
+    the spider too).
     """
 
     def __init__(

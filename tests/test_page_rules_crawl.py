@@ -273,3 +273,93 @@ def test_by_hand_without_the_spider_middleware_a_warning_says_nothing_is_dropped
         'or use ADDONS = {"scrapy_robots_rfc.Addon": 100}.'
     ]
     assert page_stats(crawler) == {}
+
+
+# -- U-8: a page's noai counts as train-ai=n and ai-use=n ----------------------------
+
+AI_PAGES: dict[str, Reply] = {
+    "/noai": Reply(body=page(meta("robots", "noai")), html=True),
+    "/noai-ours": Reply(body=b"x", headers={"X-Robots-Tag": "testbot: noai"}),
+    "/noai-theirs": Reply(body=b"x", headers={"X-Robots-Tag": "otherbot: noai"}),
+    "/image.png": Reply(
+        body=b"png", headers={"Content-Type": "image/png", "X-Robots-Tag": "noimageai"}
+    ),
+    "/noimageai-page": Reply(body=page(meta("robots", "noimageai")), html=True),
+    "/plain": Reply(body=page(), html=True),
+}
+DROPPED_FOR_AI = {"/noai", "/noai-ours", "/image.png"}
+
+
+class Visitor(Spider):
+    """Requests the given paths; records each response's usage preferences
+    and each failure."""
+
+    name = "visitor"
+
+    def __init__(self, *args: Any, urls: tuple[str, ...] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.urls = urls
+        self.usage: dict[str, Any] = {}
+        self.failures: dict[str, str] = {}
+
+    async def start(self) -> Any:
+        for url in self.urls:
+            yield Request(url, errback=self.failed)
+
+    def parse(self, response: Any) -> None:
+        self.usage[response.url] = response.meta["robotstxt_usage"]
+
+    def failed(self, failure: Any) -> None:
+        self.failures[failure.request.url] = str(failure.value)
+
+
+def visit(server: MockServer, activated: str, **settings: Any) -> Any:
+    origin = server.add_origin({"/robots.txt": Reply(body=ROBOTS), **AI_PAGES})
+    crawler = get_crawler(Visitor, settings_for(activated, **settings))
+    d = crawler.crawl(urls=tuple(origin.url(path) for path in AI_PAGES))
+    d.addCallback(lambda _: (crawler, origin))
+    return d
+
+
+@pytest.mark.parametrize("category", ["ai-use", "train-ai"])
+@pytest_twisted.inlineCallbacks
+def test_a_noai_page_is_dropped_for_an_ai_crawl(server: MockServer, activated: str, category: str):
+    crawler, origin = yield visit(server, activated, ROBOTSTXT_RFC_USAGE=[category])
+    spider = crawler.spider
+    assert set(server.paths(origin)) == {"/robots.txt", *AI_PAGES}, "dropped after download"
+    assert {url.removeprefix(origin.base) for url in spider.failures} == DROPPED_FOR_AI
+    assert spider.failures[origin.url("/noai-ours")] == (
+        f"Forbidden by usage preference: {category}=n (noai (X-Robots-Tag header, testbot))"
+    )
+    assert spider.failures[origin.url("/noai")].endswith('(noai (<meta name="robots">))')
+    assert sorted(spider.usage) == sorted(
+        origin.url(p) for p in ("/noai-theirs", "/noimageai-page", "/plain")
+    )
+    stats = crawler.stats.get_stats()
+    assert (stats["robotstxt/usage/page"], stats["robotstxt/usage/page_forbidden"]) == (3, 3)
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_noai_page_is_kept_by_a_search_crawl_and_its_preferences_say_it(
+    server: MockServer, activated: str
+):
+    """U-7: a search crawl is governed by the search preference alone; the
+    page's noai still shows in the response's preferences."""
+    crawler, origin = yield visit(server, activated, ROBOTSTXT_RFC_USAGE=["search", "ai-use"])
+    assert {url.removeprefix(origin.base) for url in crawler.spider.failures} == DROPPED_FOR_AI
+    crawler, origin = yield visit(server, activated, ROBOTSTXT_RFC_USAGE=["search"])
+    spider = crawler.spider
+    assert spider.failures == {}
+    assert str(spider.usage[origin.url("/noai")]) == "none stated", "noai is not read for search"
+
+
+@pytest_twisted.inlineCallbacks
+def test_without_an_ai_category_the_page_head_is_not_read_for_usage(
+    server: MockServer, activated: str
+):
+    crawler, _ = yield visit(server, activated)
+    spider = crawler.spider
+    assert spider.failures == {}
+    assert len(spider.usage) == len(AI_PAGES)
+    assert {str(prefs) for prefs in spider.usage.values()} == {"none stated"}
+    assert "robotstxt/usage/page" not in crawler.stats.get_stats()

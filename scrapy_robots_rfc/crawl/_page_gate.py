@@ -34,7 +34,7 @@ from .._logging import reaches_a_handler
 from ..pagerules import NO_PAGE_RULES, PAGE_RULES_META_KEY, PageRules, html_head, read_page_rules
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from scrapy.http import Request, Response
 
@@ -144,12 +144,10 @@ class PageRulesOnDemand:
         self._head = None
 
 
-def page_rules_of(response: Response) -> PageRules | PageRulesOnDemand | None:
-    """The page-level rules the middleware put on ``response``, if any."""
-    try:
-        found = response.meta.get(PAGE_RULES_META_KEY)
-    except AttributeError:  # a response without its request
-        return None
+def page_rules_in(meta: Mapping[str, Any]) -> PageRules | PageRulesOnDemand | None:
+    """The page-level rules the middleware put in a response's ``meta``
+    (its request's: in ``process_response`` the response has none yet)."""
+    found = meta.get(PAGE_RULES_META_KEY)
     return found if isinstance(found, (PageRules, PageRulesOnDemand)) else None
 
 
@@ -216,11 +214,10 @@ class PageGate:
         """The rules of ``response``, unless it was fetched with
         ``dont_obey_robotstxt``."""
         try:
-            if response.meta.get("dont_obey_robotstxt"):
-                return None
-        except AttributeError:
+            meta = response.meta
+        except AttributeError:  # a response without its request
             return None
-        return page_rules_of(response)
+        return None if meta.get("dont_obey_robotstxt") else page_rules_in(meta)
 
     def _dropped(
         self, response: Response, kind: str, directive: Directive | None, what: object

@@ -17,6 +17,11 @@ the robots.txt line of that name (U-3, U-4). Nothing is dropped unless
 Each category is asked about on its own (U-7): a crawl for ``search`` is
 governed by the ``search`` preference alone.
 
+When ``ROBOTSTXT_RFC_USAGE`` names ``train-ai`` or ``ai-use``, a page whose
+robots meta tag or ``X-Robots-Tag`` says ``noai`` for this crawler (an
+image's ``noimageai`` too) counts as ``train-ai=n`` and ``ai-use=n`` for
+that response (U-8), and drops it before the spider as a header would.
+
 Each drop raises :class:`.ForbiddenByUsagePreference`, never "Forbidden by
 robots.txt": the URL may be crawled, its content not used so. A request
 that does not obey robots.txt (``dont_obey_robotstxt``, robots.txt fetches,
@@ -27,7 +32,7 @@ never dropped.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .._logging import reaches_a_handler
 from ..exceptions import ForbiddenByUsagePreference, UsageWhere
@@ -36,11 +41,13 @@ from ..robotstxt import (
     NO_PREFERENCES,
     USAGE_META_KEY,
     Preferences,
+    Source,
     canonical_match_string,
     header_preferences,
     header_source,
     robots_preferences,
 )
+from ._page_gate import page_rules_in
 
 if TYPE_CHECKING:
     from scrapy.http import Request, Response
@@ -53,6 +60,16 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: What a page-level ``noai`` says (U-8).
+_NOAI: tuple[tuple[str, bool], ...] = (("train-ai", False), ("ai-use", False))
+_NOAI_CATEGORIES = frozenset(category for category, _ in _NOAI)
+
+
+def _is_image(response: Response) -> bool:
+    """Whether ``response`` is an image, whose ``noimageai`` counts (U-8)."""
+    return (response.headers.get(b"Content-Type") or b"").lower().startswith(b"image/")
+
+
 #: Each usage header, how it is read, and its stats' prefix
 #: (``robotstxt/usage/header``, ``robotstxt/usage/signal_header``, each
 #: with ``_invalid``).
@@ -63,6 +80,7 @@ _HEADERS = tuple(
 #: The stat of a response dropped, by what dropped it.
 _STATS: dict[UsageWhere, str] = {
     "header": "robotstxt/usage/header_forbidden",
+    "page": "robotstxt/usage/page_forbidden",
     "unknown": "robotstxt/usage/unknown_forbidden",
 }
 
@@ -87,6 +105,11 @@ class UsageGate:
         self._config = config
         self._report = report
         self._origins = origins
+        #: Whether a page's ``noai`` counts (U-8): the crawl names a category
+        #: it speaks for. Otherwise the page's head is never read for it, so
+        #: that a crawl that does not ask pays nothing (its rules stay in
+        #: ``robotstxt_page_rules``).
+        self._page_ai = any(category in _NOAI_CATEGORIES for category in config.usage)
 
     def on_request(
         self, request: Request, key: Origin, agent: AgentRules | None, robots_url: str
@@ -127,12 +150,18 @@ class UsageGate:
         obeyed = not meta.get("dont_obey_robotstxt")
         robots = meta.get(USAGE_META_KEY, NO_PREFERENCES) if obeyed else NO_PREFERENCES
         header, said = self._headers(response)
-        meta[USAGE_META_KEY] = preferences = robots if header is None else robots.combined(header)
+        page = self._page(response, meta) if self._page_ai and obeyed else None
+        preferences = robots if header is None else robots.combined(header)
+        if page is not None:
+            preferences = preferences.combined(page[1])
+        meta[USAGE_META_KEY] = preferences
         usage = self._config.usage
         if not usage or not obeyed:
             return response
         categories = () if header is None else header.disallowed(usage)
         where: UsageWhere = "header"
+        if not categories and page is not None:
+            categories, where, said = page[1].disallowed(usage), "page", [page]
         if not categories and self._config.usage_unknown == "disallow":
             categories, where = preferences.unknown(usage), "unknown"
         key = self._origins(request.url) if categories else None
@@ -143,7 +172,7 @@ class UsageGate:
         if _debug():
             # Only the headers that say n are named.
             texts = [text for text, stated in said if stated.disallowed(categories)]
-            if where == "header":
+            if where in ("header", "page"):
                 verb = "disallows" if len(texts) == 1 else "disallow"
                 message = f"%(header)s {verb} %(categories)s"
             else:
@@ -161,6 +190,24 @@ class UsageGate:
                 extra=self._runtime.log,
             )
         raise ForbiddenByUsagePreference(categories, preferences, where)
+
+    def _page(self, response: Response, meta: dict[str, Any]) -> tuple[str, Preferences] | None:
+        """The statement of ``response``'s page-level ``noai`` for this
+        crawler (``noimageai`` too for an image), U-8: ``train-ai=n`` and
+        ``ai-use=n``, and the page rule as the DEBUG line shows it; ``None``
+        when the page says neither."""
+        rules = page_rules_in(meta)
+        if rules is None:
+            return None
+        directive = rules.deciding("noai")
+        if directive is None and _is_image(response):
+            directive = rules.deciding("noimageai")
+        if directive is None:
+            return None
+        self._runtime.stats.inc_value("robotstxt/usage/page")
+        source = Source("page", None, str(directive))
+        stated = NO_PREFERENCES.stating(source, _NOAI)
+        return f"the page's {directive}", stated
 
     def _headers(
         self, response: Response
