@@ -27,6 +27,11 @@ b. Scrapy's built-in ``RobotsTxtMiddleware`` (``ROBOTSTXT_OBEY = True``,
    default parser, Protego).
 c. This package: ``ROBOTSTXT_OBEY = True`` and
    ``ADDONS = {"scrapy_robots_rfc.Addon": 100}``.
+d. With ``--page-rules`` only: (c), and page-level rules honoured
+   (``ROBOTSTXT_RFC_NOFOLLOW = True``, ``ROBOTSTXT_RFC_NOINDEX = "drop"``)
+   while the spider asks every response for them, so that every page's
+   ``X-Robots-Tag`` and head are read (issue 22). ``d/c`` is what reading
+   them costs a crawl.
 
 (b) and (c) download every page and one robots.txt per origin, and drop the
 3 disallowed requests of each origin; every run is checked for that, and
@@ -73,6 +78,7 @@ Run it directly::
     .venv/bin/python benchmarks/bench_crawl.py --rounds 9  # more rounds, less noise
     .venv/bin/python benchmarks/bench_crawl.py --only deep-100  # one crawl (or more, by name)
     .venv/bin/python benchmarks/bench_crawl.py --profile  # mode c of the first crawl, cProfile
+    .venv/bin/python benchmarks/bench_crawl.py --page-rules  # also mode d
 
 It is a script, not a test: it asserts nothing about timings.
 """
@@ -101,10 +107,13 @@ from typing import Any
 import harness
 
 MODES = ("a", "b", "c")
+#: With ``--page-rules``: the add-on, and every page's page-level rules read.
+PAGE_MODE = "d"
 MODE_NAMES = {
     "a": "ROBOTSTXT_OBEY = False",
     "b": "Scrapy's built-in",
     "c": "scrapy_robots_rfc add-on",
+    "d": "add-on, page-level rules read",
 }
 HOST = "127.0.0.1"
 CONCURRENT_REQUESTS = 32
@@ -310,8 +319,11 @@ def crawl_settings(mode: str) -> dict[str, Any]:
         "LOG_LEVEL": "WARNING",
         "TWISTED_REACTOR": "twisted.internet.asyncioreactor.AsyncioSelectorReactor",
     }
-    if mode == "c":
+    if mode in ("c", PAGE_MODE):
         settings["ADDONS"] = {"scrapy_robots_rfc.Addon": 100}
+    if mode == PAGE_MODE:  # the spider middleware is configured too
+        settings["ROBOTSTXT_RFC_NOFOLLOW"] = True
+        settings["ROBOTSTXT_RFC_NOINDEX"] = "drop"
     return settings
 
 
@@ -342,6 +354,8 @@ def run_crawl(mode: str, ports: Sequence[int], pages: int, profile_out: str | No
             yield from self._requests()
 
         def parse(self, response: Any) -> None:
+            if mode == PAGE_MODE:  # a spider that asks: every page's rules are read
+                _ = response.meta["robotstxt_page_rules"].nofollow
             if response.url.split("/", 3)[3].startswith("page/") and response.status == 200:
                 self.pages += 1
                 if self.first_page is None:
@@ -483,9 +497,9 @@ def check(run: Run, spec: Crawl, reason: str) -> list[str]:
     return problems
 
 
-def rotate(round_: int) -> tuple[str, ...]:
-    shift = round_ % len(MODES)
-    return MODES[shift:] + MODES[:shift]
+def rotate(round_: int, modes: tuple[str, ...] = MODES) -> tuple[str, ...]:
+    shift = round_ % len(modes)
+    return modes[shift:] + modes[:shift]
 
 
 def ratio_text(value: float, target: float | None) -> str:
@@ -496,13 +510,14 @@ def ratio_text(value: float, target: float | None) -> str:
 
 def report_crawl(spec: Crawl, runs: Sequence[Run]) -> dict[str, Any]:
     """The table and summary of one crawl's runs; their figures."""
+    ran = tuple(mode for mode in (*MODES, PAGE_MODE) if any(r.mode == mode for r in runs))
     by_mode = {
-        mode: sorted((r for r in runs if r.mode == mode), key=lambda r: r.round) for mode in MODES
+        mode: sorted((r for r in runs if r.mode == mode), key=lambda r: r.round) for mode in ran
     }
     summary: dict[str, Any] = {"title": spec.title, "origins": spec.origins, "pages": spec.pages}
     summary["modes"] = modes = {}
     rows = []
-    for mode in MODES:
+    for mode in ran:
         mine = by_mode[mode]
         rates = [r.pages_per_s for r in mine]
         median = statistics.median(rates)
@@ -536,21 +551,25 @@ def report_crawl(spec: Crawl, runs: Sequence[Run]) -> dict[str, Any]:
     print(f"\n{spec.title}: pages/s ({spec.total:,} pages per crawl, one crawl a process)")
     headers = ["mode", *rounds, "median", "spread", "pages/CPU-s", "1st page ms", "scheduled"]
     print(harness.table(headers, rows))
-    for other in ("b", "a"):
-        key = f"c_over_{other}"
+    ratios = [("c", "b"), ("c", "a")]
+    if PAGE_MODE in by_mode:
+        ratios.append((PAGE_MODE, "c"))
+    for mine_, other in ratios:
+        key = f"{mine_}_over_{other}"
         target = spec.targets.get(key)
-        pairs = list(zip(by_mode["c"], by_mode[other], strict=True))
-        of_medians = modes["c"]["median_pages_per_s"] / modes[other]["median_pages_per_s"]
+        pairs = list(zip(by_mode[mine_], by_mode[other], strict=True))
+        of_medians = modes[mine_]["median_pages_per_s"] / modes[other]["median_pages_per_s"]
         paired = statistics.median(c.pages_per_s / o.pages_per_s for c, o in pairs)
         extra = statistics.median(c.seconds - o.seconds for c, o in pairs)
         summary[key] = of_medians
         summary[f"paired_{key}"] = paired
-        summary[f"paired_extra_seconds_c_minus_{other}"] = extra
+        summary[f"paired_extra_seconds_{mine_}_minus_{other}"] = extra
         if target is not None:
             summary.setdefault("targets", {})[key] = target
         print(
-            f"   c/{other}: per-round median {ratio_text(paired, target)};"
-            f" of the medians {of_medians:.3f}; c - {other} per round {extra * 1000:+.0f} ms"
+            f"   {mine_}/{other}: per-round median {ratio_text(paired, target)};"
+            f" of the medians {of_medians:.3f}; {mine_} - {other} per round"
+            f" {extra * 1000:+.0f} ms"
         )
     return summary
 
@@ -612,9 +631,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--profile", action="store_true", help="profile one mode-c crawl instead of timing"
     )
+    parser.add_argument(
+        "--page-rules",
+        action="store_true",
+        help="also mode d: the add-on with every page's page-level rules read",
+    )
     # Internal: the server and crawl child processes.
     parser.add_argument("--serve", type=int, metavar="ORIGINS", help=argparse.SUPPRESS)
-    parser.add_argument("--crawl", choices=MODES, help=argparse.SUPPRESS)
+    parser.add_argument("--crawl", choices=(*MODES, PAGE_MODE), help=argparse.SUPPRESS)
     parser.add_argument("--ports", help=argparse.SUPPRESS)
     parser.add_argument("--pages", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--profile-out", help=argparse.SUPPRESS)
@@ -635,6 +659,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.rounds is not None:
         rounds = max(1, args.rounds)
     started = time.perf_counter()
+    modes = (*MODES, PAGE_MODE) if args.page_rules else MODES
     harness.title("crawl benchmark", args.quick)
     print(
         f"{harness.python_text(machine=True)}; Scrapy {harness.version('scrapy')},"
@@ -646,7 +671,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         " disallowed URLs per origin in b and c), server in its own process;\n"
         f"CONCURRENT_REQUESTS = {CONCURRENT_REQUESTS}, CONCURRENT_REQUESTS_PER_DOMAIN ="
         f" {CONCURRENT_REQUESTS_PER_DOMAIN} (one download slot: every origin is on {HOST});\n"
-        f"{rounds} round(s) of every crawl in modes a, b, c, in rotating order"
+        f"{rounds} round(s) of every crawl in modes {', '.join(modes)}, in rotating order"
     )
     site = Site(max(spec.origins for spec in crawls))
     runs: list[Run] = []
@@ -659,7 +684,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             crawl("c", warm_up, site.ports, 0)  # untimed
         for round_ in range(1, rounds + 1):
             for spec in crawls:
-                for mode in rotate(round_ - 1):
+                for mode in rotate(round_ - 1, modes):
                     run = crawl(mode, spec, site.ports, round_)
                     runs.append(run)
                     print(
