@@ -270,6 +270,14 @@ def _hold(settings: BaseSettings) -> Hold:
     raise ConfigError(name, value, " or ".join(f'"{hold}"' for hold in HOLDS))
 
 
+def page_rules_asked(settings: BaseSettings) -> bool:
+    """Whether the crawl asks for page-level rules to be honoured (P-4):
+    ``ROBOTSTXT_RFC_NOFOLLOW`` or ``ROBOTSTXT_RFC_NOINDEX = "drop"``. Reads
+    those two settings only, for the spider middleware: the downloader
+    middleware reads them all once, with their warnings."""
+    return _flag(settings, "ROBOTSTXT_RFC_NOFOLLOW", False) or _noindex(settings) == "drop"
+
+
 def _noindex(settings: BaseSettings) -> NoIndex:
     name = "ROBOTSTXT_RFC_NOINDEX"
     value = settings.get(name, "keep")

@@ -20,7 +20,7 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
-from ._config import Config
+from ._config import page_rules_asked
 from .middleware import RobotsTxtMiddleware
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ class PageRulesMiddleware(BaseSpiderMiddleware):
         settings = crawler.settings
         if not settings.getbool("ROBOTSTXT_OBEY"):
             raise NotConfigured
-        if not Config.from_settings(settings).page_rules:
+        if not page_rules_asked(settings):
             raise NotConfigured
         self._gate: PageGate | None = None
         crawler.signals.connect(self._spider_opened, signal=signals.spider_opened)
