@@ -469,7 +469,7 @@ class Command(ScrapyCommand):
         """The report, as ``--json`` prints it (the ``robots`` schema of
         :mod:`..schemas`), and the middleware's words for the outcome, which
         the text adds."""
-        from ..robotstxt import RobotsTxt, cut_at_limit
+        from ..robotstxt import RobotsTxt
 
         stats = crawler.stats
         assert stats is not None
@@ -490,7 +490,7 @@ class Command(ScrapyCommand):
         entry = middleware.entry(url)
         robots = probe.robots
         if robots is None and probe.body is not None:
-            robots = RobotsTxt.parse(cut_at_limit(probe.body, config.max_bytes)[0], config.mode)
+            robots = RobotsTxt.parse(probe.body, config.mode, max_bytes=config.max_bytes)
         from_store = bool(stats.get_value("robotstxt/store/hit"))
         if from_store:
             notes.append("robots.txt came from ROBOTSTXT_RFC_STORE, not from a fetch")

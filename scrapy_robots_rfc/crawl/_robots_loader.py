@@ -315,8 +315,10 @@ class RobotsLoader:
     def _rules(
         self, key: Origin, load: _Load, body: bytes
     ) -> tuple[RobotsTxt, dict[Token, AgentRules]]:
-        """Parse ``body`` and keep the groups of the tokens in use."""
-        robots = RobotsTxt.parse(body, self.config.mode)
+        """Parse ``body`` (already cut at ``ROBOTSTXT_RFC_MAX_BYTES``, which
+        may be more than the parser's 500 KiB default) and keep the groups of
+        the tokens in use."""
+        robots = RobotsTxt.parse(body, self.config.mode, max_bytes=self.config.max_bytes)
         tokens = {self.token, *load.tokens}
         previous = self.cache.get(key)
         if previous is not None and previous.rules:

@@ -19,7 +19,6 @@ from ..robotstxt import (
     RobotsTxt,
     caller_name,
     crawler_names,
-    cut_at_limit,
     product_token,
 )
 
@@ -50,8 +49,9 @@ def mode_from_settings(settings: BaseSettings) -> Mode:
 class RobotParser(_ScrapyRobotParser):
     """Scrapy's ``RobotParser`` interface over :class:`RobotsTxt`.
 
-    The body is cut at 500 KiB first, dropping a line cut there (RFC 9309
-    §2.5), since the built-in middleware reads the whole response.
+    The body is cut at 500 KiB, dropping a line cut there (RFC 9309
+    §2.5), since the built-in middleware reads the whole response: what
+    :meth:`RobotsTxt.parse` reads by default.
 
     The built-in middleware passes ``ROBOTSTXT_USER_AGENT`` or else a whole
     User-Agent header. The first is the crawler's name, or its family's
@@ -75,8 +75,7 @@ class RobotParser(_ScrapyRobotParser):
         if crawler is not None:
             mode = mode_from_settings(crawler.settings)
             robots_user_agent = crawler.settings.get("ROBOTSTXT_USER_AGENT") or None
-        body, _ = cut_at_limit(robotstxt_body)
-        return cls(RobotsTxt.parse(body, mode), robots_user_agent)
+        return cls(RobotsTxt.parse(robotstxt_body, mode), robots_user_agent)
 
     def name(self, user_agent: str | bytes) -> Name:
         """The crawler's name, or its family's names, for what the built-in

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from ._directives import WHITESPACE, as_text
 from ._matcher import literal_prefix
 from ._names import GLOBAL_NAME, agent_product, agent_token
-from ._parser import NOTE_CODES, RobotsTxt
+from ._parser import MAX_BYTES, NOTE_CODES, RobotsTxt
 from ._patterns import pattern_matches
 from ._usage import TOKENS, parse_statement
 
@@ -104,13 +104,22 @@ class Finding:
         return self.code in NOTE_ONLY
 
 
-def lint(body: bytes, mode: Mode = "rfc", *, truncated: bool = False) -> list[Finding]:
+def lint(
+    body: bytes,
+    mode: Mode = "rfc",
+    *,
+    max_bytes: int | None = MAX_BYTES,
+    truncated: bool = False,
+) -> list[Finding]:
     """The findings for the robots.txt ``body``, in line order.
 
-    ``truncated`` says that ``body`` was cut at the 500 KiB limit
-    (:func:`~.robotstxt._parser.cut_at_limit`), which is then a finding too.
+    Of ``body``, what :meth:`.RobotsTxt.parse` reads is linted: at most
+    ``max_bytes`` (500 KiB by default, RFC 9309 §2.5; ``None``: all of
+    it). Content cut there is a ``past-limit`` finding, as it is when
+    ``truncated`` says that ``body`` was cut already
+    (:func:`~.robotstxt._parser.cut_at_limit`).
     """
-    robots = RobotsTxt.parse(body, mode, truncated=truncated)
+    robots = RobotsTxt.parse(body, mode, max_bytes=max_bytes, truncated=truncated)
     found = [Finding(note.line, note.code, note.text) for note in robots.notes]
     budget = MAX_COMPARISONS
     for group in robots.groups:

@@ -73,6 +73,9 @@ Name = str | bytes | Sequence[str | bytes]
 #: only when asked (an HTML page has thousands): ``(line, bytes)`` for a line
 #: without key and value, ``(line, key, None)`` for an unknown key.
 _Pending = Noted | tuple[int, bytes] | tuple[int, bytes, None]
+#: What the ``past-limit`` note says: the limit, and how many bytes were
+#: cut past it (``None``: unknown, the caller cut them).
+_Past = tuple[int, int | None]
 
 #: robots.cc keeps ``2083 * 8 - 1`` bytes of a line and drops the rest
 #: (FMT-5, D-9): a 16,664-byte buffer less its NUL.
@@ -98,7 +101,10 @@ _ABSOLUTE_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 #: UA-1, UA-3, D-21.
 NOTE_CODES: Mapping[str, str] = MappingProxyType(
     {
-        "past-limit": "content after 500 KiB is ignored (RFC 9309 §2.5)",
+        "past-limit": (
+            "content past the size limit (500 KiB unless asked otherwise) is ignored "
+            "(RFC 9309 §2.5)"
+        ),
         "line-cut": "a line longer than 16,663 bytes is cut, as Google's parser cuts it",
         "non-utf8": "bytes that are not UTF-8 (RFC 9309 §2.3)",
         "unknown-key": "a key this parser does not read: the line is ignored (RFC 9309 §2.2.4)",
@@ -206,9 +212,9 @@ class RobotsTxt:
     >>> robots.allowed("https://example.com/private/x", "ExampleBot")
     False
 
-    Parsing never raises on content; it is linear in the size of the input.
-    Nothing is truncated here: the caller (the middleware) applies the
-    500 KiB limit of RFC 9309 §2.5, with :func:`cut_at_limit`.
+    Parsing never raises on content; it is linear in the size of what it
+    reads, which is at most :data:`MAX_BYTES` (500 KiB, RFC 9309 §2.5)
+    unless :meth:`parse` is given another ``max_bytes``.
     """
 
     __slots__ = (
@@ -238,19 +244,59 @@ class RobotsTxt:
         self._by_groups: dict[tuple[int, ...], AgentRules] = {}
 
     @classmethod
-    def parse(cls, body: Body, mode: Mode = "rfc", *, truncated: bool = False) -> RobotsTxt:
+    def parse(
+        cls,
+        body: Body,
+        mode: Mode = "rfc",
+        *,
+        max_bytes: int | None = MAX_BYTES,
+        truncated: bool = False,
+    ) -> RobotsTxt:
         """Parse ``body`` (bytes, or str which is encoded as UTF-8).
 
-        ``truncated``: ``body`` is what :func:`cut_at_limit` left of a longer
-        file, which adds a ``past-limit`` :class:`Note` (and changes no rule).
+        At most ``max_bytes`` bytes are read, 500 KiB by default (RFC 9309
+        §2.5: a crawler MAY ignore what follows a limit of at least 500 KiB;
+        Google's parser reads 500 KiB). Past it the body is cut as
+        :func:`cut_at_limit` cuts it, the line cut by the limit dropped too;
+        the limit counts the UTF-8 bytes of a str. ``None`` reads
+        everything, a smaller value less.
 
-        Raises ``TypeError`` for any other type and ``ValueError`` for an
-        unknown ``mode``; never anything for any content (RFC 9309 §2.3.1.5:
+        >>> body = b"User-agent: *\nDisallow: /a\nDisallow: /b\n"
+        >>> [note.code for note in RobotsTxt.parse(body, max_bytes=30).notes]
+        ['past-limit']
+        >>> RobotsTxt.parse(body, max_bytes=30).allowed("http://e.com/b", "Bot")
+        True
+
+        Something cut is said by a ``past-limit`` :class:`Note` (the line
+        it starts on, the limit and how many bytes were cut); it changes no
+        rule of what was read. ``truncated``: ``body`` is itself what
+        :func:`cut_at_limit` left of a longer file (at ``max_bytes``, or
+        at 500 KiB when that is ``None``), which adds the same note.
+
+        Raises ``TypeError`` for any other type of ``body`` or
+        ``max_bytes``, ``ValueError`` for an unknown ``mode`` or a negative
+        ``max_bytes``; never anything for any content (RFC 9309 §2.3.1.5:
         "MUST try to parse each line").
         """
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
-        return _parse(_as_bytes(body), mode, truncated)
+        if max_bytes is not None:
+            if not isinstance(max_bytes, int) or isinstance(max_bytes, bool):
+                raise TypeError(
+                    f"max_bytes must be an int or None, not {type(max_bytes).__name__}"
+                )
+            if max_bytes < 0:
+                raise ValueError(f"max_bytes must be 0 or more bytes, or None, not {max_bytes}")
+        data = _as_bytes(body)
+        limit = MAX_BYTES if max_bytes is None else max_bytes
+        past: _Past | None = (limit, None) if truncated else None
+        if max_bytes is not None:
+            whole = len(data)
+            data, cut = cut_at_limit(data, max_bytes)
+            if cut:
+                # How much was cut is known only when nothing was cut before.
+                past = (max_bytes, None if truncated else whole - len(data))
+        return _parse(data, mode, past)
 
     @property
     def notes(self) -> tuple[Note, ...]:
@@ -440,6 +486,13 @@ def _as_bytes(body: Body) -> bytes:
     raise TypeError(f"robots.txt body must be bytes or str, not {type(body).__name__}")
 
 
+def _past_limit_text(limit: int, cut: int | None) -> str:
+    """The ``past-limit`` note (RFC 9309 §2.5; HTTP-12, HTTP-13)."""
+    rest = "the rest" if cut is None else f"the rest ({cut:,} bytes)"
+    size = f"{limit:,} bytes" + (" (500 KiB)" if limit == MAX_BYTES else "")
+    return f"this line and {rest} are past {size} and ignored (RFC 9309 §2.5)"
+
+
 def _explained(note: _Pending) -> Noted:
     """A pending note in words."""
     if len(note) == 2:
@@ -470,7 +523,7 @@ def _utf8_notes(lines: list[bytes]) -> list[Noted]:
     return notes
 
 
-def _parse(data: bytes, mode: Mode, truncated: bool) -> RobotsTxt:
+def _parse(data: bytes, mode: Mode, past: _Past | None) -> RobotsTxt:
     # FMT-3, D-10: a leading UTF-8 BOM, or a prefix of one, is skipped.
     if data[:1] == b"\xef":
         data = data[3:] if data[:3] == _BOM else data[2:] if data[:2] == _BOM[:2] else data[1:]
@@ -613,10 +666,6 @@ def _parse(data: bytes, mode: Mode, truncated: bool) -> RobotsTxt:
             data.decode("utf-8")
         except UnicodeDecodeError:
             notes += _utf8_notes(lines)
-    if truncated:
-        text = (
-            f"this line and the rest are past {MAX_BYTES:,} bytes (500 KiB) and ignored "
-            "(RFC 9309 §2.5)"
-        )
-        notes.append((len(lines) + 1, "past-limit", text))
+    if past is not None:
+        notes.append((len(lines) + 1, "past-limit", _past_limit_text(*past)))
     return RobotsTxt(groups, sitemaps=tuple(sitemaps), notes=tuple(notes), mode=mode, usage=usage)
