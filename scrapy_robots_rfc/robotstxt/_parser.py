@@ -282,9 +282,7 @@ class RobotsTxt:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
         if max_bytes is not None:
             if not isinstance(max_bytes, int) or isinstance(max_bytes, bool):
-                raise TypeError(
-                    f"max_bytes must be an int or None, not {type(max_bytes).__name__}"
-                )
+                raise TypeError(f"max_bytes must be an int or None, not {type(max_bytes).__name__}")
             if max_bytes < 0:
                 raise ValueError(f"max_bytes must be 0 or more bytes, or None, not {max_bytes}")
         data = _as_bytes(body)
