@@ -291,3 +291,21 @@ def test_a_larger_robotstxt_rfc_max_bytes_is_read_whole(server, activation, tmp_
     assert "/late" not in server.paths(origin)
     assert stat(first, "robotstxt/truncated") is None
     assert stat(second, "robotstxt/store/hit") == 1
+
+
+def _cut_by_the_rule(body: bytes, limit: int) -> tuple[bytes, bool]:
+    """HTTP-12, HTTP-13 in the fewest words: the first ``limit`` bytes, up
+    to the last CR or LF in them."""
+    if len(body) <= limit:
+        return body, False
+    head = body[:limit]
+    return head[: max(head.rfind(b"\n"), head.rfind(b"\r")) + 1], True
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.binary(max_size=80) | st.lists(st.sampled_from([b"a", b"\n", b"\r", b"\r\n"])).map(b"".join),
+    st.integers(0, 90),
+)
+def test_cut_at_limit_is_the_rule(body: bytes, limit: int) -> None:
+    assert cut_at_limit(body, limit) == _cut_by_the_rule(body, limit)

@@ -60,7 +60,8 @@ def _scan_form(pattern: str) -> tuple[str, _Wild | None]:
         pattern = pattern[:-1]
     if "*" not in pattern:
         return pattern, _EXACT if anchored else None
-    pattern = _STARS.sub("*", pattern)  # a run of '*' matches what one does (PATH-2)
+    if "**" in pattern:
+        pattern = _STARS.sub("*", pattern)  # a run of '*' matches what one does (PATH-2)
     if pattern.endswith("*"):
         pattern = pattern[:-1]
         anchored = False  # "...*$" ends with anything: the same as "...*"

@@ -466,8 +466,8 @@ def cut_at_limit(body: bytes, limit: int = MAX_BYTES) -> tuple[bytes, bool]:
     """
     if len(body) <= limit:
         return body, False
-    body = body[:limit]
-    end = max(body.rfind(b"\n"), body.rfind(b"\r"))
+    # The last line end within the limit, found in place: one copy only.
+    end = max(body.rfind(b"\n", 0, limit), body.rfind(b"\r", 0, limit))
     return body[: end + 1], True
 
 
