@@ -22,7 +22,7 @@ which builds that group's rule set. For each body and limit:
 
 Run it directly::
 
-    .venv/bin/python benchmarks/bench_parse_limit.py           # about 2 minutes
+    .venv/bin/python benchmarks/bench_parse_limit.py           # about 30 seconds
     .venv/bin/python benchmarks/bench_parse_limit.py --quick   # 500 KiB and 5 MB, one pass
 
 It is a script, not a test: it asserts nothing about times or sizes.
