@@ -261,7 +261,7 @@ class RobotsTxt:
         the limit counts the UTF-8 bytes of a str. ``None`` reads
         everything, a smaller value less.
 
-        >>> body = b"User-agent: *\nDisallow: /a\nDisallow: /b\n"
+        >>> body = b"User-agent: *\\nDisallow: /a\\nDisallow: /b\\n"
         >>> [note.code for note in RobotsTxt.parse(body, max_bytes=30).notes]
         ['past-limit']
         >>> RobotsTxt.parse(body, max_bytes=30).allowed("http://e.com/b", "Bot")
