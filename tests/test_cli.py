@@ -556,6 +556,11 @@ ROUTES: dict[str, tuple[int, dict[str, str | list[str]], bytes]] = {
         b'<html><head><meta name="robots" content="noindex"></head><body>x</body></html>',
     ),
     "/page/plain": (200, {"Content-Type": "text/html"}, b"<html><head></head><body></body></html>"),
+    "/page/untyped": (
+        200,
+        {},
+        b'<!DOCTYPE html><html><head><meta name="robots" content="noindex">',
+    ),
 }
 #: The paths the server was asked for, in order.
 HITS: list[str] = []
@@ -1170,3 +1175,27 @@ def test_check_page_json_carries_the_page_object(robots_server: str) -> None:
         "applies_to": "testbot",
     }
     assert page["unavailable_after"] is None
+
+
+def test_check_page_never_follows_a_redirect(robots_server: str) -> None:
+    """A redirect is the page's answer: its target, which robots.txt may
+    disallow (here /private/secret), is never fetched (P-5); its own
+    headers are read and where it points is said."""
+    HITS.clear()
+    go = f"{robots_server}/redirect?to=/private/secret"
+    status, out, err = run("check", "--page", f"{robots_server}/ok/robots.txt", go)
+    assert (status, err) == (0, "")
+    assert out == [
+        f"{go}: allowed: no rule of the group for '*' matches '/redirect?to=/private/secret'; "
+        "page: 302 to /private/secret (not followed), no page-level rules"
+    ]
+    assert HITS == ["/ok/robots.txt", "/redirect?to=/private/secret"]
+
+
+def test_check_page_reads_a_page_without_a_content_type_that_looks_like_html(
+    robots_server: str,
+) -> None:
+    untyped = f"{robots_server}/page/untyped"
+    status, out, _ = run("check", "--page", f"{robots_server}/ok/robots.txt", untyped)
+    assert status == 0
+    assert out[0].endswith('; page: noindex (<meta name="robots">)')

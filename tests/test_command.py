@@ -832,3 +832,17 @@ def test_without_page_the_page_is_not_downloaded(site: DemoSite):
     report = json.loads(robots(site.url("normal", "/about"), "--json").stdout)
     assert (report["page_downloaded"], report["page"]) == (False, None)
     assert ("/about", 200) not in site.hits("normal")[len(before) :]
+
+
+def test_page_dropped_for_its_noai_shows_the_page_rules_that_dropped_it(site: DemoSite):
+    """U-8: a crawl for ai-use drops a page whose robots meta tag says noai,
+    after it was downloaded; the report shows the page's rules."""
+    url = site.url("normal", "/blog/hello-world")
+    done = robots(url, "--page", "--json", "-s", "ROBOTSTXT_RFC_USAGE=ai-use")
+    report = json.loads(done.stdout)
+    assert report["exit_status"] == 1, done.stdout + done.stderr
+    assert report["usage_drop"] == (
+        'Forbidden by usage preference: ai-use=n (noai (<meta name="robots">))'
+    )
+    assert report["page_downloaded"] is True
+    assert (report["page"]["url"], report["page"]["noai"]) == (url, True)

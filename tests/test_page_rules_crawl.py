@@ -343,8 +343,9 @@ def test_a_noai_page_is_dropped_for_an_ai_crawl(server: MockServer, activated: s
 def test_a_noai_page_is_kept_by_a_search_crawl_and_its_preferences_say_it(
     server: MockServer, activated: str
 ):
-    """U-7: a search crawl is governed by the search preference alone; the
-    page's noai still shows in the response's preferences."""
+    """U-7: a search crawl is governed by the search preference alone, and
+    the page's noai is not read into its preferences (U-8: only for a crawl
+    that names train-ai or ai-use)."""
     crawler, origin = yield visit(server, activated, ROBOTSTXT_RFC_USAGE=["search", "ai-use"])
     assert {url.removeprefix(origin.base) for url in crawler.spider.failures} == DROPPED_FOR_AI
     crawler, origin = yield visit(server, activated, ROBOTSTXT_RFC_USAGE=["search"])
@@ -363,3 +364,88 @@ def test_without_an_ai_category_the_page_head_is_not_read_for_usage(
     assert len(spider.usage) == len(AI_PAGES)
     assert {str(prefs) for prefs in spider.usage.values()} == {"none stated"}
     assert "robotstxt/usage/page" not in crawler.stats.get_stats()
+
+
+# -- what a page's rules reach, and what they do not ----------------------------------
+
+
+class Copier(Follower):
+    """Follows with ``meta=response.meta``, the idiom that copies a page's
+    meta into the requests it yields; marks API-like requests."""
+
+    name = "copier"
+
+    def parse(self, response: Any) -> Any:
+        self.rules[response.url] = response.meta.get(PAGE_RULES_META_KEY)
+        yield {"url": response.url}
+        for href in response.css("a::attr(href)").getall():
+            meta = dict(response.meta)
+            if href.endswith("/child") and "ours-nofollow" in href:
+                meta["dont_obey_page_rules"] = True  # an API call, not a link
+            yield response.follow(href, meta=meta)
+
+
+@pytest_twisted.inlineCallbacks
+def test_copied_meta_never_carries_a_page_s_rules_to_another_response(
+    server: MockServer, activated: str
+):
+    """A child requested with its nofollow parent's meta gets its own rules
+    (none); ``dont_obey_page_rules`` lets one request past NOFOLLOW."""
+    site = Site(server)
+    crawler = get_crawler(Copier, settings_for(activated, ROBOTSTXT_RFC_NOFOLLOW=True))
+    yield crawler.crawl(start_url=site.url("/"))
+    rules = crawler.spider.rules
+    child = site.url("/ours-nofollow/child")
+    assert child in rules, "let through by dont_obey_page_rules"
+    assert rules[site.url("/ours-nofollow")].nofollow
+    assert not rules[child].nofollow
+    assert rules[child].directives == ()
+    assert fetched(server, site) - {"/robots.txt", *ALL_PAGES} == set()
+    assert {f"{p}/child" for p in NOFOLLOW - {"/ours-nofollow"}}.isdisjoint(fetched(server, site))
+
+
+@pytest_twisted.inlineCallbacks
+def test_noindex_of_a_binary_response_and_of_a_page_fetched_without_robots_rules(
+    server: MockServer, activated: str
+):
+    """An X-Robots-Tag on a non-HTML response counts (P-1); a page fetched
+    with dont_obey_robotstxt keeps its items (P-4)."""
+    origin = server.add_origin(
+        {
+            "/robots.txt": Reply(body=ROBOTS),
+            "/report.pdf": Reply(
+                body=b"%PDF-1.4",
+                headers={"Content-Type": "application/pdf", "X-Robots-Tag": "noindex"},
+            ),
+            "/noindex": Reply(body=page(meta("robots", "noindex")), html=True),
+        }
+    )
+
+    class Items(Spider):
+        name = "items"
+
+        async def start(self) -> Any:
+            yield Request(origin.url("/report.pdf"))
+            yield Request(origin.url("/noindex"), meta={"dont_obey_robotstxt": True})
+
+        def parse(self, response: Any) -> Any:
+            yield {"url": response.url}
+
+    crawler = get_crawler(Items, settings_for(activated, ROBOTSTXT_RFC_NOINDEX="drop"))
+    yield crawler.crawl()
+    assert [item["url"] for item in crawler.collected] == [origin.url("/noindex")]
+    assert page_stats(crawler) == {"robotstxt/page/noindex": 1}
+
+
+def test_the_meta_value_pickles_what_was_read_not_the_head():
+    """A JOBDIR disk queue pickles the meta of a request that copied it."""
+    import pickle
+
+    from scrapy_robots_rfc.crawl._page_gate import PageRulesOnDemand
+
+    head = b'<html><head><meta name="robots" content="noindex, nofollow">'
+    found = PageRulesOnDemand((b"noarchive",), head, ("testbot",), "utf-8")
+    copy = pickle.loads(pickle.dumps(found))
+    assert (copy.noindex, copy.nofollow, copy.noarchive) == (True, True, True)
+    assert str(copy) == str(found) == "noindex, nofollow, noarchive"
+    assert head not in pickle.dumps(found), "the head is not kept once read"

@@ -82,7 +82,7 @@ ORIGINS: tuple[OriginSpec, ...] = (
         "robots.txt with a '*' group and a 'DemoBot' group",
         200,
         NORMAL_ROBOTS,
-        robots_meta={"/about": "noarchive, nosnippet"},
+        robots_meta={"/about": "noarchive, nosnippet", "/blog/hello-world": "noai"},
         pages={
             "/": ("/about", "/blog/", "/beta/", "/private/press/launch", "/private/accounts"),
             "/about": ("/",),

@@ -282,7 +282,10 @@ def _page_text(page: Page) -> str:
     page-level rules``."""
     assert page.rules is not None
     shown = "; ".join(str(directive) for directive in page.rules.directives)
-    return f"; page: {shown or 'no page-level rules'}"
+    redirect = ""
+    if page.location is not None:
+        redirect = f"{page.status} to {page.location} (not followed), "
+    return f"; page: {redirect}{shown or 'no page-level rules'}"
 
 
 def _header(args: argparse.Namespace) -> str:

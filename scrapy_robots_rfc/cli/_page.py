@@ -4,22 +4,28 @@
 
 Only the bytes up to the end of the head are read (at most
 :data:`.pagerules.HEAD_LIMIT`), so a large page costs its head. Redirects
-are followed, as a crawler following them would read the rules of the page
-it ends on. Never imports Scrapy.
+are not followed: their target may be one robots.txt disallows, or on
+another origin whose robots.txt decides it (P-5); the redirect's own
+headers are read, and where it points is said, as ``scrapy robots --page``
+does. A page without a ``Content-Type`` is read as HTML when its body starts
+like HTML, as Scrapy guesses. Never imports Scrapy.
 """
 
 from __future__ import annotations
 
 import http.client
+import re
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Any
 
 from ..pagerules import HEAD_LIMIT, PageRules, html_head, read_page_rules
 
 #: The media types whose head is read for robots meta tags.
 _HTML = ("text/html", "application/xhtml+xml")
+#: A body that starts like HTML, for a page without a ``Content-Type``.
+_LOOKS_HTML = re.compile(rb"\s*(?:\xef\xbb\xbf)?\s*<(?:!doctype\s+html|html|head)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -31,6 +37,15 @@ class Page:
     status: int | None
     rules: PageRules | None
     problem: str = ""
+    #: Where a redirect points, not followed.
+    location: str | None = None
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A redirect is the page's answer: its target is not fetched (P-5)."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
 
 
 def fetch_page(url: str, names: tuple[str, ...], *, timeout: float, user_agent: str) -> Page:
@@ -39,7 +54,7 @@ def fetch_page(url: str, names: tuple[str, ...], *, timeout: float, user_agent: 
     request = urllib.request.Request(url, headers={"User-Agent": user_agent})
     response: IO[bytes]
     try:
-        response = urllib.request.urlopen(request, timeout=timeout)
+        response = urllib.request.build_opener(_NoRedirect()).open(request, timeout=timeout)
         status: int = response.status  # type: ignore[attr-defined]
     except urllib.error.HTTPError as exc:  # a 4xx or 5xx page still has headers
         response, status = exc, exc.code
@@ -51,14 +66,18 @@ def fetch_page(url: str, names: tuple[str, ...], *, timeout: float, user_agent: 
         final = response.geturl()  # type: ignore[attr-defined]
         tags = tuple(headers.get_all("X-Robots-Tag") or ())
         content_type = headers.get_content_type() if headers.get("Content-Type") else ""
+        location = headers.get("Location") if 300 <= status < 400 else None
         head = None
-        if content_type in _HTML:
+        if content_type in _HTML or (not content_type and location is None):
             try:
-                head = html_head(_read_head(response))
+                body = _read_head(response)
             except (OSError, http.client.HTTPException) as exc:
                 return Page(final, status, None, f"its body could not be read ({exc!r})")
+            if content_type or _LOOKS_HTML.match(body):
+                head = html_head(body)
         charset = headers.get_content_charset()
-    return Page(final, status, read_page_rules(tags, head, names, encoding=charset))
+    rules = read_page_rules(tags, head, names, encoding=charset)
+    return Page(final, status, rules, location=location)
 
 
 def _read_head(response: IO[bytes]) -> bytes:

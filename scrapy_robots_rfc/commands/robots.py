@@ -237,16 +237,22 @@ class _Run:
         elif response.meta.get(PROBE_PAGE):  # downloaded for --page
             self.verdict = "allowed"
             self.usage = response.meta.get(USAGE_META_KEY)
-            rules = response.meta.get(PAGE_RULES_META_KEY)
-            if rules is not None:
-                rules = getattr(rules, "rules", rules)  # read on demand in a crawl
-                self.page = schemas.page_object(rules, url=response.url, status=response.status)
+            self._page(response.meta, response.url, response.status)
         else:
             self.verdict = "error"
             self.message = (
                 f"a downloader middleware before scrapy_robots_rfc answered the request "
                 f"({response.status}), so robots.txt was not checked"
             )
+
+    def _page(self, meta: dict[str, Any], url: str, status: int | None) -> None:
+        """With ``--page``, the downloaded page's rules, from its meta."""
+        if not meta.get(PROBE_PAGE):
+            return
+        rules = meta.get(PAGE_RULES_META_KEY)
+        if rules is not None:
+            rules = getattr(rules, "rules", rules)  # read on demand in a crawl
+            self.page = schemas.page_object(rules, url=url, status=status)
 
     def failed(self, failure: Failure) -> None:
         error = failure.value
@@ -256,6 +262,11 @@ class _Run:
         elif isinstance(error, ForbiddenByUsagePreference):
             self.verdict = "allowed"  # by robots.txt's rules
             self.usage, self.usage_drop = error.preferences, error
+            request = getattr(failure, "request", None)
+            if error.where != "robots.txt" and request is not None:
+                # Downloaded, then dropped before the spider: its page-level
+                # rules may be why (a page's noai, U-8).
+                self._page(request.meta, request.url, None)
         elif isinstance(error, RobotsTxtUnreachable):
             self.verdict = "unreachable"
             self.unreachable = error.outcome

@@ -2,12 +2,14 @@
 the ``X-Robots-Tag`` header of a response say for this crawler, exposed on
 every response, and honoured only when the crawl asks.
 
-Every response gets a :class:`PageRulesOnDemand` in ``response.meta``
-(:data:`.pagerules.PAGE_RULES_META_KEY`). It keeps the ``X-Robots-Tag``
-headers and, for an HTML response, the document's head only
-(:func:`.pagerules.html_head`): the rules are read the first time they are
-asked for, so a crawl that never asks pays a header lookup and a search for
-``</head>``, and a 10 MB page costs no more than its head.
+Every response gets its rules in ``response.meta``
+(:data:`.pagerules.PAGE_RULES_META_KEY`): :data:`.pagerules.NO_PAGE_RULES`
+when it has no ``X-Robots-Tag`` header and no robots meta tag for this
+crawler (most pages), else a :class:`PageRulesOnDemand`. That keeps the
+headers and, for an HTML response, the start of the head up to its last
+such tag only (:func:`.pagerules.html_head`); the rules are read the first
+time they are asked for. A crawl that never asks pays a header lookup and
+a search of the head, and a 10 MB page costs no more than its head.
 
 With ``ROBOTSTXT_RFC_NOFOLLOW``, the requests a callback yields from a page
 that says ``nofollow`` for this crawler are dropped; with
@@ -23,7 +25,9 @@ fetched, so its page-level rules are never seen.
 
 from __future__ import annotations
 
+import functools
 import logging
+import re
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +52,10 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 _HEADER = b"X-Robots-Tag"
+#: On a request a callback yields that is not a link followed (an API
+#: call, a form): ``ROBOTSTXT_RFC_NOFOLLOW`` lets it through, robots.txt
+#: still decides it.
+DONT_FOLLOW_KEY = "dont_obey_page_rules"
 
 
 class PageRulesOnDemand:
@@ -151,6 +159,30 @@ def page_rules_in(meta: Mapping[str, Any]) -> PageRules | PageRulesOnDemand | No
     return found if isinstance(found, (PageRules, PageRulesOnDemand)) else None
 
 
+def _tags_part(response: HtmlResponse, names: tuple[str, ...]) -> bytes | None:
+    """The start of ``response``'s head up to the end of its last ``<meta>``
+    tag whose ``name`` may be ``robots`` or one of ``names`` (P-2), the only
+    part that can hold page-level rules; ``None`` when there is no such
+    tag. What is kept until the rules are read is then that part only, not
+    a whole head of inline styles and scripts (and nothing for most pages).
+    A tag whose name is written with entities is not seen (P-1)."""
+    head = html_head(response.body)
+    ends = [tag.end() for tag in _meta_names(names).finditer(head)]
+    return head[: ends[-1]] if ends else None
+
+
+@functools.lru_cache(maxsize=64)
+def _meta_names(names: tuple[str, ...]) -> re.Pattern[bytes]:
+    """A ``<meta>`` tag whose ``name`` attribute starts with ``robots`` or
+    one of ``names``, in any case."""
+    alternatives = b"|".join(
+        re.escape(name.encode("utf-8", "replace")) for name in ("robots", *names) if name
+    )
+    return re.compile(
+        rb"<meta\b[^>]*?\bname\s*=\s*[\"']?\s*(?:" + alternatives + rb")[^>]*>", re.IGNORECASE
+    )
+
+
 class PageGate:
     """Puts each response's page-level rules in its meta, and decides what a
     callback's output may keep (P-4)."""
@@ -167,11 +199,11 @@ class PageGate:
         D-22). Always set, so that meta copied from another response never
         carries that page's rules."""
         headers = tuple(response.headers.getlist(_HEADER))
-        head = html_head(response.body) if isinstance(response, HtmlResponse) else None
+        names = (token,) if isinstance(token, str) else token
+        head = _tags_part(response, names) if isinstance(response, HtmlResponse) else None
         if not headers and not head:
             request.meta[PAGE_RULES_META_KEY] = NO_PAGE_RULES
             return
-        names = (token,) if isinstance(token, str) else token
         content_type = response.headers.get(b"Content-Type")
         encoding = (
             http_content_type_encoding(content_type.decode("latin-1")) if content_type else None
@@ -182,7 +214,10 @@ class PageGate:
         """``request``, yielded by a callback for ``response``, or ``None``
         to drop it: the page says ``nofollow`` for this crawler and
         ``ROBOTSTXT_RFC_NOFOLLOW`` is on."""
-        if not self._config.nofollow or request.meta.get("dont_obey_robotstxt"):
+        meta = request.meta
+        if not self._config.nofollow or meta.get("dont_obey_robotstxt"):
+            return request
+        if meta.get(DONT_FOLLOW_KEY):  # not a link: an API call, a form
             return request
         rules = self._obeyed_rules(response)
         if rules is None or not rules.nofollow:
