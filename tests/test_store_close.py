@@ -15,10 +15,11 @@ import pytest
 import pytest_twisted
 from scrapy.utils.defer import deferred_from_coro
 from twisted.internet import reactor
-from twisted.internet.task import Clock, deferLater
+from twisted.internet.task import Clock, LoopingCall, deferLater
 
 from scrapy_robots_rfc._logging import LOGGER_NAME
 from scrapy_robots_rfc._runtime import Runtime
+from scrapy_robots_rfc.stores import _async
 from scrapy_robots_rfc.stores._async import CLOSE_WAIT, SharedStore
 from scrapy_robots_rfc.stores._base import Record, StoreError
 
@@ -200,3 +201,69 @@ def test_without_a_store_the_close_is_at_once():
     closed = shared.close()
     assert closed.called
     assert stats.values == {}
+
+
+# -- in a crawl ----------------------------------------------------------------
+
+
+class HungStore(Store):
+    """``ROBOTSTXT_RFC_STORE = "tests.test_store_close.HungStore"``: every
+    write hangs until the test sets :attr:`let_go`."""
+
+    let_go = threading.Event()
+
+    def __init__(self, settings: Any) -> None:
+        super().__init__(hang=True)
+        self.go = HungStore.let_go
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_crawl_whose_store_hangs_at_close_ends_within_the_bound(
+    server: Any, activation: dict[str, Any], caplog: pytest.LogCaptureFixture, monkeypatch
+):
+    from scrapy import signals
+
+    from .crawling import Stage, make_crawler
+    from .mockserver import Reply
+
+    monkeypatch.setattr(_async, "CLOSE_WAIT", 1.0)
+    site = server.add_origin({"/robots.txt": Reply(body=b"User-agent: *\nDisallow: /x\n")})
+    settings = {"ROBOTSTXT_RFC_STORE": "tests.test_store_close.HungStore", "CLOSESPIDER_TIMEOUT": 1}
+    crawler = make_crawler(activation, settings)
+    gaps: list[float] = []
+    closing: list[float] = []
+
+    def tick() -> None:
+        now = time.monotonic()
+        if closing:
+            gaps.append(now - closing[-1])
+            closing.append(now)
+
+    loop = LoopingCall(tick)
+    loop.start(0.05)
+
+    def closed(spider: Any, reason: str) -> None:
+        closing.append(time.monotonic())
+
+    crawler.signals.connect(closed, signal=signals.spider_closed)
+    HungStore.let_go.clear()
+    try:
+        with caplog.at_level("DEBUG", logger=LOGGER_NAME):
+            yield crawler.crawl(stages=[Stage([site.url("/a")])])
+        ended = time.monotonic()
+    finally:
+        loop.stop()
+        HungStore.let_go.set()
+    stats = crawler.stats
+    assert stats.get_value("finish_reason") == "closespider_timeout"
+    # The robots.txt record hung in the store: the close waited 1 s for it.
+    assert 0.9 < ended - closing[0] < 3.0, ended - closing[0]
+    assert max(gaps) < 0.5, max(gaps)  # the reactor ran all along
+    assert stats.get_value("robotstxt/store/close_timeout") == 1
+    assert stats.get_value("robotstxt/store/not_stored") == 1
+    assert stats.get_value("robotstxt/waiting/abandoned") == 1
+    assert (
+        f"The robots.txt store {SOURCE} did not close within 1 s of the spider closing; "
+        f"not stored, or not known to be: the robots.txt record of {site.base}"
+    ) in warnings(caplog)
+    yield wait_for(lambda: "robotstxt_rfc-store-close" not in _threads())
