@@ -1,5 +1,5 @@
 """Closing the store never blocks the reactor (issue 25): the store is closed
-and its threads stopped in a thread of their own, which the close waits for
+and its threads stopped off the reactor, in a thread the close waits for
 at most ``CLOSE_WAIT`` seconds (on ``twisted.internet.task.Clock`` here);
 what a store that hangs or fails at close did not store is said in one
 WARNING, with ``robotstxt/store/close_timeout`` and

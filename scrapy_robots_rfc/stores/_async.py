@@ -9,8 +9,8 @@ died: the others poll for the holder's record, and the first poll after the
 lease lapsed takes it over, one crawler only. A holder whose lease was taken
 over meanwhile cannot store its copy (the store's fencing).
 
-Closing never blocks the reactor: the store is closed and its threads
-stopped in a thread of their own, which the crawl waits for at most
+Closing never blocks the reactor: the store's threads are stopped in a
+thread of their own, which the crawl waits for at most
 :data:`CLOSE_WAIT` seconds; what a store that hangs or fails at close did
 not write is said in one WARNING (README.rst, "Stores").
 """
@@ -266,9 +266,9 @@ class SharedStore:
         )
 
     def close(self) -> Deferred[bool]:
-        """The crawl is over: stop probing, then close the store and stop
-        its threads off the reactor. The Deferred fires with ``True`` once
-        they are, or with ``False`` after :data:`CLOSE_WAIT` seconds (the
+        """The crawl is over: stop probing, close the store, and stop its
+        threads off the reactor. The Deferred fires with ``True`` once they
+        are, or with ``False`` after :data:`CLOSE_WAIT` seconds (the
         threads end by themselves, within the store's own timeouts). What
         was not stored, if anything, is said in one WARNING."""
         self.closing = True
@@ -277,9 +277,14 @@ class SharedStore:
             describe = self.health.describe
             self.health.close()
             self.health = None
-        store, self.store = self.store, None
+        if self.store is not None:
+            # On the reactor's thread, as a store of one's own expects
+            # (README.rst, "A store of your own"): it only lets go of its
+            # connections, and the calls under way fail.
+            store_close(self.store)
+            self.store = None
         pool, self._pool = self._pool, None
-        if store is None and pool is None:
+        if pool is None:
             self._report_unwritten(describe, timed_out=False)
             return succeed(True)
         from twisted.internet import reactor
@@ -296,10 +301,7 @@ class SharedStore:
 
         def stop() -> None:
             try:
-                if store is not None:
-                    store_close(store)
-                if pool is not None:
-                    pool.stop()  # joins its threads: their calls end first
+                pool.stop()  # joins its threads: their calls end first
             finally:
                 reactor.callFromThread(finish, True)
 
