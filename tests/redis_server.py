@@ -3,7 +3,8 @@
 ``redis_server_fixture()`` makes a pytest fixture that starts one on a free
 port of 127.0.0.1, in a temporary directory, with no persistence, and
 yields a :class:`RedisServer` (``.url``, ``.stop()``, ``.start()``) so that
-a test can take the server away and bring it back on the same port.
+a test can take the server away and bring it back on the same port, or
+freeze it (``.pause()``: SIGSTOP, a server that hangs; ``.resume()``).
 
 Without ``redis-server`` on the PATH the tests skip, except under CI (the
 ``CI`` environment variable is set), where they fail: there they must run.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import threading
@@ -95,12 +97,23 @@ class RedisServer:
                 f"redis-server did not start on port {self.port}:\n" + "".join(self.log[-20:])
             )
 
+    def pause(self) -> None:
+        """Freeze the server (SIGSTOP): connections open, nothing answers."""
+        assert self._process is not None
+        self._process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """Let a paused server go on (SIGCONT)."""
+        if self._process is not None:
+            self._process.send_signal(signal.SIGCONT)
+
     def stop(self, *, kill: bool = False) -> None:
         """End the server: SIGTERM (or SIGKILL, a crash, if ``kill``)."""
         process, self._process = self._process, None
         if process is None:
             return
         if process.poll() is None:
+            process.send_signal(signal.SIGCONT)  # a paused server ends too
             if kill:
                 process.kill()
             else:

@@ -38,6 +38,7 @@ from scrapy_robots_rfc.policy import (
     PutAside,
     Release,
     ReleaseHeld,
+    Repark,
     RetryFired,
     RetryNow,
     SendBack,
@@ -46,6 +47,8 @@ from scrapy_robots_rfc.policy import (
     StartFetch,
     Timer,
     Unheld,
+    Unpark,
+    Unparked,
     WaitInPlace,
     WarnDropping,
     WarnUnreachable,
@@ -332,6 +335,19 @@ TABLE: list[tuple[str, Event[str, str], Phase, list[Action[str, str]]]] = [
         Phase.CLOSED,
         [CancelTimer(DROP), Forget(), PutAside(("a",))],
     ),
+    # -- the store answers again: parked requests go to be held (issue 25) --
+    ("waiting", Unpark(1.0), Phase.WAITING, [Unparked((("a", 0.0),))]),
+    ("fetching", Unpark(1.0), Phase.FETCHING, [Unparked((("a", 0.0),))]),
+    ("fetching_in_place", Unpark(1.0), Phase.FETCHING, []),
+    # The drop timer stays armed: the requests come back held or parked.
+    ("backoff", Unpark(6.0), Phase.BACKOFF, [Unparked((("a", 0.0),))]),
+    ("refetching", Unpark(36.0), Phase.REFETCHING, [Unparked((("a", 0.0),))]),
+    ("waiting", Repark("b", 0.5, 1.0), Phase.WAITING, []),
+    ("fetching", Repark("b", 0.5, 1.0), Phase.FETCHING, []),
+    ("backoff", Repark("b", 0.5, 6.0), Phase.BACKOFF, []),
+    # Nobody waited: the request parked again arms the drop timer from its since.
+    ("backoff_alone", Repark("b", 0.5, 1.0), Phase.BACKOFF, [ArmTimer(DROP, 599.5)]),
+    ("refetching", Repark("b", 0.5, 36.0), Phase.REFETCHING, []),
 ]
 
 
@@ -347,6 +363,28 @@ def test_transition(
     assert step(life, event) == actions
     assert life.phase is after
     assert after in TRANSITIONS[(SETUPS[setup]().phase, type(event))]
+
+
+def test_requests_unparked_and_parked_again_keep_their_order_and_their_drop_time() -> None:
+    """The store answered, then failed again before it held them: the
+    requests wait in memory as before, oldest first, dropped on time."""
+    life = run(backoff(), Park("b", 10.0), [CountWaiting()])
+    run(life, Unpark(12.0), [Unparked((("a", 0.0), ("b", 10.0)))])
+    assert not life.has_waiters()
+    run(life, Repark("b", 10.0, 13.0), [])
+    run(life, Repark("a", 0.0, 13.0), [])
+    assert [request for request, _ in life.parked] == ["a", "b"]
+    # Dropped as if they never left: "a" at 605, "b" at 610.
+    run(life, DropFired(605.0), [WarnDropping(), Drop(("a",)), ArmTimer(DROP, 5.0)])
+    assert [request for request, _ in life.parked] == ["b"]
+
+
+def test_a_request_held_after_unpark_is_not_counted_twice() -> None:
+    life = fetching()
+    run(life, Unpark(1.0), [Unparked((("a", 0.0),))])
+    run(life, HoldOne(0.0, 1.0, count=False), [])
+    assert life.held == 1
+    assert run(life, FetchEnded(2.0, decided=True), [Forget(), ReleaseHeld(), Release((), ())])
 
 
 def test_the_table_covers_every_pair_the_machine_accepts() -> None:
@@ -365,6 +403,8 @@ EVENTS: list[Event[str, str]] = [
     DropFired(1.0),
     HeldLeft(1.0, 0, None),
     Unheld(1.0, 1),
+    Unpark(1.0),
+    Repark("z", 1.0, 1.0),
     SpiderClosed(1.0),
 ]
 
@@ -415,6 +455,7 @@ _event = st.one_of(
     st.builds(DropFired, st.just(0.0)),
     st.builds(HeldLeft, st.just(0.0), st.one_of(st.none(), st.integers(0, 3)), st.none()),
     st.builds(Unheld, st.just(0.0), st.integers(1, 3)),
+    st.builds(Unpark, st.just(0.0)),
     st.builds(SpiderClosed, st.just(0.0)),
 )
 
@@ -451,6 +492,8 @@ def test_no_waiter_is_both_released_and_dropped(steps: list[tuple[Any, float]]) 
                 dropped.add(action.request)
             elif isinstance(action, PutAside):
                 dropped.update(action.requests)
+            elif isinstance(action, Unparked):  # to be held in the store
+                dropped.update(request for request, _ in action.requests)
         assert not released & dropped
         gone = released | dropped
         assert not gone & left, "a waiter left twice"

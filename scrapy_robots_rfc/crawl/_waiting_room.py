@@ -53,6 +53,7 @@ from ..policy import (
     PutAside,
     Release,
     ReleaseHeld,
+    Repark,
     RetryFired,
     RetryNow,
     SendBack,
@@ -60,6 +61,8 @@ from ..policy import (
     Standing,
     StartFetch,
     Unheld,
+    Unpark,
+    Unparked,
     WaitInPlace,
     WarnDropping,
     WarnUnreachable,
@@ -499,15 +502,39 @@ class WaitingRoom:
 
     # -- held in Redis (:mod:`.fleet`) ------------------------------------------
 
-    def held_one(self, key: Origin, since: float) -> bool:
+    def held_one(self, key: Origin, since: float, *, count: bool = True) -> bool:
         """A request that began to wait at ``since`` (monotonic) is held in
-        Redis for ``key``; ``False`` if ``key`` was decided meanwhile (the
-        caller releases it)."""
+        Redis for ``key`` (``count``: a request that waits, not one moved
+        from memory, :meth:`unpark`); ``False`` if ``key`` was decided
+        meanwhile (the caller releases it)."""
         waiting = self._origins.get(key)
         if waiting is None:
             return False
-        self._handle(key, waiting, HoldOne(since, self._runtime.monotonic()))
+        self._handle(key, waiting, HoldOne(since, self._runtime.monotonic(), count=count))
         return True
+
+    def unpark(self) -> list[tuple[Origin, tuple[tuple[Request, float], ...]]]:
+        """Take every parked request out of memory, with when it began to
+        wait (monotonic), to be held in Redis now that the store answers
+        again (:mod:`.fleet`). Each comes back through :meth:`held_one`
+        (``count=False``) or :meth:`repark`. Requests that wait for one
+        fetch only stay."""
+        moving = []
+        now = self._runtime.monotonic()
+        for key, waiting in list(self._origins.items()):
+            for action in self._handle(key, waiting, Unpark(now)):
+                if isinstance(action, Unparked):
+                    moving.append((key, action.requests))
+        return moving
+
+    def repark(self, key: Origin, request: Request, since: float) -> None:
+        """A request :meth:`unpark` took out could not be held: parked again,
+        or back to the engine if ``key`` was decided meanwhile."""
+        waiting = self._origins.get(key)
+        if waiting is None:
+            self.release([request])
+        else:
+            self._handle(key, waiting, Repark(request, since, self._runtime.monotonic()))
 
     def adopted(self, key: Origin, waiting: Waiting, since: float) -> None:
         """``waiting`` watches an origin adopted from another worker, whose

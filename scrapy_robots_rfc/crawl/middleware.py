@@ -370,7 +370,9 @@ class RobotsTxtMiddleware:
             logger.error(message, exc_info=True, extra={"spider": spider})
             parked = self._room.close()
         finally:
-            self._shared.close()
+            # Off the reactor, and for stores.CLOSE_WAIT seconds at most: a
+            # hung store says what it did not store, and the crawl ends.
+            await maybe_deferred_to_future(self._shared.close())
         self._kept.clear()
         if parked:
             put_aside(self.crawler, parked, spider, reason, one_off=self._one_off)

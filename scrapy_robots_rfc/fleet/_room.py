@@ -45,9 +45,11 @@ import secrets
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request
+from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.misc import load_object
 from scrapy.utils.python import global_object_name
 from scrapy.utils.request import request_from_dict
+from twisted.internet.defer import Deferred
 
 from ..crawl import (
     HOLD_KEY,
@@ -187,6 +189,12 @@ class FleetRoom(MemoryHold):
         self._unheld: set[str] = set()
         #: Whether any origin held requests in the whole fleet at the last sweep.
         self._busy = False
+        #: Set when the store failed as the spider opened: whether requests
+        #: can be held is found out again when it answers.
+        self._open_later = False
+        #: Fires when the work of the store's return (:meth:`_resume`) ends.
+        self._resuming: Deferred[None] | None = None
+        shared.when_up(self._store_up)
 
     @property
     def holding(self) -> bool:
@@ -216,6 +224,11 @@ class FleetRoom(MemoryHold):
         await super().open(spider)
         if self._config.hold == "memory":
             return
+        await self._find_out(spider, late=False)
+
+    async def _find_out(self, spider: Spider, *, late: bool) -> None:
+        """Whether requests can be held: at spider open, or ``late``, when
+        the store answers after it failed then."""
         try:
             found = scheduler_queue(self._crawler, spider)
         except Exception as exc:  # scrapy-redis's settings are its own to check
@@ -230,12 +243,12 @@ class FleetRoom(MemoryHold):
             return
         queue, own_client = found
         try:
-            await self._open(spider, queue)
+            await self._open(spider, queue, late=late)
         finally:
             if own_client:
                 _close(queue.server)
 
-    async def _open(self, spider: Spider, queue: Any) -> None:
+    async def _open(self, spider: Spider, queue: Any, *, late: bool) -> None:
         settings = self._crawler.settings
         layout = queue_layout(type(queue))
         if layout is None:
@@ -262,7 +275,9 @@ class FleetRoom(MemoryHold):
         # The queue's own client: a key the store writes must read the same.
         same = await self._shared.fleet_call(fleet.probe, queue.server, default=None)
         if same is None:
-            return  # the store failed, and said so
+            # The store failed, and said so: asked again when it answers.
+            self._open_later = True
+            return
         if not same:
             logger.warning(
                 "Requests that wait for robots.txt stay in this worker's memory: "
@@ -273,16 +288,86 @@ class FleetRoom(MemoryHold):
             return
         # Held requests are serialised as the queue serialises what it pushes.
         self._fleet, self._target, self._serializer = fleet, target, queue.serializer
-        if settings.getbool("SCHEDULER_FLUSH_ON_START"):
-            # As scrapy-redis flushes its queue: the held requests go too.
-            await self._shared.fleet_call(fleet.clear, default=0)
-        logger.info(
-            "Requests that wait for robots.txt are held in Redis for the scrapy-redis "
-            "queue %(key)s",
-            {"key": target.key},
-            extra={"spider": spider},
-        )
+        if late:
+            # Not flushed now: other workers may have held requests since.
+            self._resumed(target.key)
+        else:
+            if settings.getbool("SCHEDULER_FLUSH_ON_START"):
+                # As scrapy-redis flushes its queue: the held requests go too.
+                await self._shared.fleet_call(fleet.clear, default=0)
+            logger.info(
+                "Requests that wait for robots.txt are held in Redis for the scrapy-redis "
+                "queue %(key)s",
+                {"key": target.key},
+                extra={"spider": spider},
+            )
         self._sweep()
+
+    # -- the store answers again ---------------------------------------------------
+
+    def _store_up(self) -> None:
+        """:meth:`.SharedStore.when_up`: hold in Redis again, and move there
+        the requests parked in memory meanwhile (:meth:`_resume`)."""
+        if self._closing or (self._resuming is not None and not self._resuming.called):
+            return
+        done: Deferred[None] = Deferred()
+        self._resuming = done
+
+        async def resume() -> None:
+            try:
+                await self._resume()
+            except Exception:
+                self._bug("moving to Redis the requests waiting in memory for", None)
+            finally:
+                done.callback(None)
+
+        self._soon(resume())
+
+    async def _resume(self) -> None:
+        spider = self._runtime.spider
+        if self._closing or spider is None:
+            return
+        if self._fleet is None:
+            if not self._open_later:
+                return  # requests cannot be held in this crawl
+            self._open_later = False
+            await self._find_out(spider, late=True)
+        elif self._target is not None:
+            self._resumed(self._target.key)
+        if self._fleet is not None and self.holding:
+            await self._move_parked()
+
+    def _resumed(self, key: str) -> None:
+        self._runtime.stats.inc_value("robotstxt/fleet/resumed")
+        logger.info(
+            "The robots.txt store answers again: requests that wait for robots.txt are held "
+            "in Redis for the scrapy-redis queue %(key)s from now on",
+            {"key": key},
+            extra=self._runtime.log,
+        )
+
+    async def _move_parked(self) -> None:
+        """Hold in Redis the requests parked in memory while the store was
+        away; one that cannot be held is parked again."""
+        runtime, moved = self._runtime, 0
+        for key, requests in self._room.unpark():
+            for request, since in requests:
+                # Its wait counts from when it first waited, in every worker.
+                request.meta.setdefault(SINCE_KEY, runtime.clock() - (runtime.monotonic() - since))
+                if await self.hold(key, request):
+                    moved += 1
+                    if not self._room.held_one(key, since, count=False):
+                        self.release_soon(key)  # decided while Redis took it
+                else:
+                    self._room.repark(key, request, since)
+        if moved and self._target is not None:
+            runtime.stats.inc_value("robotstxt/waiting/moved", moved)
+            logger.info(
+                "Moved %(count)d requests that waited for robots.txt in this worker's memory "
+                "to Redis (%(key)s)",
+                {"count": moved, "key": self._target.key},
+                extra=runtime.log,
+            )
 
     # -- holding and releasing ---------------------------------------------------
 
@@ -308,6 +393,7 @@ class FleetRoom(MemoryHold):
             str(key),
             blob,
             default=None,
+            writes=f"a request that waits for {key} (kept by this worker)",
         )
         if held is None:
             meta.pop(SCHEDULED_KEY, None)
@@ -489,6 +575,9 @@ class FleetRoom(MemoryHold):
         if self._sweep_timer is not None:
             self._sweep_timer.cancel()
             self._sweep_timer = None
+        if self._resuming is not None and not self._resuming.called:
+            # Requests on their way from memory to Redis: held, or parked again.
+            await maybe_deferred_to_future(self._resuming)
         fleet = self._fleet
         origins = {key for key, _ in self._room.held()}
         parked = self._room.close()
@@ -503,8 +592,17 @@ class FleetRoom(MemoryHold):
             else:
                 kept.append(request)
         self._fleet = None
+        names = sorted(str(key) for key in origins)
         count = await self._shared.fleet_call(
-            fleet.hand_over, sorted(str(key) for key in origins), default=0
+            fleet.hand_over,
+            names,
+            default=0,
+            writes=(
+                f"the hand-over of {len(names)} origins (the other workers adopt them after "
+                "ROBOTSTXT_RFC_LEASE)"
+            )
+            if names
+            else None,
         )
         if count:
             self._runtime.stats.set_value("robotstxt/waiting/handed_over", count)

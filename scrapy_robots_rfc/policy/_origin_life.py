@@ -42,6 +42,7 @@ copy whose retry is due, unreachable in its backoff, or undecided.
 
 from __future__ import annotations
 
+import bisect
 import enum
 from collections import deque
 from dataclasses import dataclass
@@ -207,6 +208,26 @@ class Unheld:
 
 
 @dataclass(frozen=True, slots=True)
+class Unpark:
+    """The store answers again, and holds requests for the fleet: the
+    parked requests leave memory to be held there (:class:`Unparked`).
+    Each comes back as held (:class:`HoldOne` with ``count=False``) or,
+    if the store fails again, parked again (:class:`Repark`)."""
+
+    now: float
+
+
+@dataclass(frozen=True, slots=True)
+class Repark(Generic[R]):
+    """A request :class:`Unpark` took out could not be held: it is parked
+    again, in its place (it waits from ``since``), not counted again."""
+
+    request: R
+    since: float
+    now: float
+
+
+@dataclass(frozen=True, slots=True)
 class SpiderClosed:
     now: float
 
@@ -222,6 +243,8 @@ Event = (
     | DropFired
     | HeldLeft
     | Unheld
+    | Unpark
+    | Repark[R]
     | SpiderClosed
 )
 
@@ -293,6 +316,14 @@ class ExpireHeld:
 
 
 @dataclass(frozen=True, slots=True)
+class Unparked(Generic[R]):
+    """After :class:`Unpark`: the requests that were parked, with when
+    each began to wait, oldest first, to be held in the store."""
+
+    requests: tuple[tuple[R, float], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class PutAside(Generic[R]):
     """The spider closed: ``requests`` were still parked (saved in
     ``JOBDIR``, or counted as abandoned)."""
@@ -331,6 +362,7 @@ Action = (
     | Drop[R, D]
     | ReleaseHeld
     | ExpireHeld
+    | Unparked[R]
     | PutAside[R]
     | WarnUnreachable
     | WarnDropping
@@ -358,6 +390,9 @@ TRANSITIONS: dict[tuple[Phase, type], tuple[Phase, ...]] = {
     (Phase.REFETCHING, DropFired): (Phase.REFETCHING, Phase.CLOSED),
     **{(p, HeldLeft): (p, Phase.CLOSED) for p in _LIVE},
     **{(p, Unheld): (p, Phase.CLOSED) for p in _LIVE},
+    # The requests on their way to the store keep the origin alive.
+    **{(p, Unpark): (p,) for p in _LIVE},
+    **{(p, Repark): (p,) for p in _LIVE},
     **{(p, SpiderClosed): (Phase.CLOSED,) for p in _LIVE},
 }
 
@@ -477,6 +512,13 @@ class OriginLife(Generic[R, D]):
             if not self.held:
                 self.held_since = None
             return self._forget() if self._idle() else []
+        if isinstance(event, Unpark):
+            moving = tuple(self.parked)
+            self.parked.clear()
+            return [Unparked(moving)] if moving else []
+        if isinstance(event, Repark):
+            bisect.insort(self.parked, (event.request, event.since), key=lambda item: item[1])
+            return self._arm_drop(event.now)
         # SpiderClosed: the parked requests are put aside (JOBDIR), those in
         # place dropped; the held ones are in the store already.
         parked = (*(request for request, _ in self.parked), *self.no_wait)

@@ -8,15 +8,23 @@ while the fetch runs, so it outlives a slow fetch, but not a crawler that
 died: the others poll for the holder's record, and the first poll after the
 lease lapsed takes it over, one crawler only. A holder whose lease was taken
 over meanwhile cannot store its copy (the store's fencing).
+
+Closing never blocks the reactor: the store's threads are stopped in a
+thread of their own, which the crawl waits for at most
+:data:`CLOSE_WAIT` seconds; what a store that hangs or fails at close did
+not write is said in one WARNING (README.rst, "Stores").
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
+import threading
+from collections import Counter
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
-from twisted.internet.defer import Deferred
+from twisted.internet.defer import Deferred, succeed
 
 from .._logging import duration
 from ._base import Record, Store, StoreError
@@ -36,6 +44,10 @@ logger = logging.getLogger(__name__)
 
 #: Seconds between looks at the store while another crawler fetches.
 POLL_INTERVAL = 0.5
+#: Seconds the spider's close waits at most for the store to close and its
+#: calls under way to end: a Redis command takes at most about twice the
+#: store's 2 s timeout (:class:`.RedisStore`), and a second to spare.
+CLOSE_WAIT = 5.0
 
 T = TypeVar("T")
 
@@ -65,6 +77,12 @@ class SharedStore:
         self._runtime = runtime
         self._pool: ThreadPool | None = None
         self._run: Callable[..., Deferred[Any]] = in_thread or self._in_pool
+        #: The writes under way, by ticket, and those that failed or were
+        #: skipped once the crawl was closing: what the close reports as
+        #: not stored.
+        self._tickets = itertools.count()
+        self._writing: dict[int, str] = {}
+        self._not_stored: list[str] = []
         #: ``None`` without a store, and once closed.
         self.health: StoreHealth | None = None
         if store is not None:
@@ -81,20 +99,40 @@ class SharedStore:
         it did not fail since it last answered."""
         return self.health is not None and self.health.up
 
-    async def fleet_call(self, func: Callable[..., T], *args: Any, default: T) -> T:
+    def when_up(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` each time the store is used again after an
+        error (:attr:`.StoreHealth.on_up`); never without a store."""
+        if self.health is not None:
+            self.health.on_up.append(callback)
+
+    async def fleet_call(
+        self, func: Callable[..., T], *args: Any, default: T, writes: str | None = None
+    ) -> T:
         """``func(*args)``, a method of the store or of an object that uses
         its server, in the store's threads; ``default`` at once while the
         store is not :attr:`available`, or if ``func`` raises
         :class:`StoreError` (the store is then set aside until it answers
-        again)."""
+        again). ``writes`` says what the call stores, for the close's
+        report of what was not stored."""
         if not self.available:
+            self._unwritten(writes)
             return default
+        ticket = next(self._tickets)
+        if writes is not None:
+            self._writing[ticket] = writes
         try:
             return await maybe_deferred_to_future(self._run(func, *args))
         except StoreError as exc:
             if self.health is not None:
                 self.health.failed(exc)
+            self._unwritten(writes)
             return default
+        finally:
+            self._writing.pop(ticket, None)
+
+    def _unwritten(self, writes: str | None) -> None:
+        if writes is not None and self.closing:
+            self._not_stored.append(writes)
 
     async def get(self, name: str) -> Record | None:
         store = self.store
@@ -106,7 +144,9 @@ class SharedStore:
         store = self.store
         if store is None:
             return True
-        return await self.fleet_call(store.put, name, record, default=True)
+        return await self.fleet_call(
+            store.put, name, record, default=True, writes=f"the robots.txt record of {name}"
+        )
 
     async def acquire(self, name: str, lease: float) -> bool:
         store = self.store
@@ -225,19 +265,78 @@ class SharedStore:
             extra=self._runtime.log,
         )
 
-    def close(self) -> None:
-        """The crawl is over: stop probing, stop the threads, close the
-        store."""
+    def close(self) -> Deferred[bool]:
+        """The crawl is over: stop probing, close the store, and stop its
+        threads off the reactor. The Deferred fires with ``True`` once they
+        are, or with ``False`` after :data:`CLOSE_WAIT` seconds (the
+        threads end by themselves, within the store's own timeouts). What
+        was not stored, if anything, is said in one WARNING."""
         self.closing = True
+        describe = SETTING
         if self.health is not None:
+            describe = self.health.describe
             self.health.close()
             self.health = None
         if self.store is not None:
+            # On the reactor's thread, as a store of one's own expects
+            # (README.rst, "A store of your own"): it only lets go of its
+            # connections, and the calls under way fail.
             store_close(self.store)
             self.store = None
-        if self._pool is not None:
-            self._pool.stop()
-            self._pool = None
+        pool, self._pool = self._pool, None
+        if pool is None:
+            self._report_unwritten(describe, timed_out=False)
+            return succeed(True)
+        from twisted.internet import reactor
+
+        done: Deferred[bool] = Deferred()
+
+        def finish(closed: bool) -> None:
+            if done.called:
+                return
+            if closed:
+                timer.cancel()
+            self._report_unwritten(describe, timed_out=not closed)
+            done.callback(closed)
+
+        def stop() -> None:
+            try:
+                pool.stop()  # joins its threads: their calls end first
+            finally:
+                reactor.callFromThread(finish, True)
+
+        timer = self._runtime.call_later(CLOSE_WAIT, lambda: finish(False))
+        threading.Thread(target=stop, name="robotstxt_rfc-store-close", daemon=True).start()
+        return done
+
+    def _report_unwritten(self, describe: str, *, timed_out: bool) -> None:
+        """The one WARNING of a store that hung (``timed_out``) or failed at
+        close, with what it did not store."""
+        lost = [*self._not_stored, *(self._writing.values() if timed_out else ())]
+        self._not_stored = []
+        stats = self._runtime.stats
+        if timed_out:
+            stats.inc_value("robotstxt/store/close_timeout")
+        if not lost and not timed_out:
+            return
+        if lost:
+            stats.inc_value("robotstxt/store/not_stored", len(lost))
+        counted = Counter(lost)
+        what = "; ".join(f"{w} (x{n})" if n > 1 else w for w, n in counted.items()) or "nothing"
+        if timed_out:
+            line = (
+                "The robots.txt store %(store)s did not close within %(wait)s s of the spider "
+                "closing; not stored, or not known to be: %(what)s"
+            )
+        else:
+            line = (
+                "The robots.txt store %(store)s failed as the spider closed; not stored: %(what)s"
+            )
+        logger.warning(
+            line,
+            {"store": describe, "wait": duration(CLOSE_WAIT), "what": what},
+            extra=self._runtime.log,
+        )
 
 
 class _Renewal:

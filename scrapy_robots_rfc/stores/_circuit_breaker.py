@@ -57,7 +57,7 @@ class StoreHealth:
         self._store = store
         self._runtime = runtime
         #: Names the store in the log, e.g. ``ROBOTSTXT_RFC_STORE ('redis://…')``.
-        self._describe = describe
+        self.describe = describe
         self._in_thread = in_thread
         #: ``False`` from an error until a probe gets an answer: the store
         #: is not called meanwhile.
@@ -125,7 +125,7 @@ class StoreHealth:
         logger.warning(
             "The robots.txt store %(store)s answers again after %(down)s s; robots.txt is "
             "shared through it again",
-            {"store": self._describe, "down": duration(now - self._down_since)},
+            {"store": self.describe, "down": duration(now - self._down_since)},
             extra=self._runtime.log,
         )
         for callback in list(self.on_up):
