@@ -4,6 +4,8 @@
 #   make package-check   builds the sdist and the wheel, installs the wheel in a fresh venv,
 #                        crawls with it and runs the sdist's tests (.ci/package)
 #   make test-oldest     runs the crawl tests again on the oldest Scrapy setup.cfg allows
+#   make docs            installs the docs extra, builds the site with warnings as
+#                        errors (docs/_build/html) and runs its doctests and tests/test_docs.py
 # Only the first run of each downloads packages (from the package index); after that
 # nothing needs the network.
 PYTHON ?= python3
@@ -12,8 +14,9 @@ BIN := $(VENV)/bin
 # One stamp per set of packages: the demo needs the package alone.
 DEMO_STAMP := $(VENV)/.installed-demo
 TEST_STAMP := $(VENV)/.installed-test
+DOCS_STAMP := $(VENV)/.installed-docs
 
-.PHONY: test test-oldest demo lint bench package-check clean
+.PHONY: test test-oldest demo docs lint bench package-check clean
 
 $(DEMO_STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +28,10 @@ $(TEST_STAMP): $(DEMO_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,dev]'
 	touch $(TEST_STAMP)
 
+$(DOCS_STAMP): $(TEST_STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	touch $(DOCS_STAMP)
+
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check scrapy_robots_rfc tests benchmarks example_project
 	$(BIN)/ruff format --check scrapy_robots_rfc tests benchmarks example_project
@@ -33,6 +40,14 @@ lint: $(TEST_STAMP)
 
 test: lint
 	$(BIN)/python -m pytest
+
+# The site, offline (docs/conf.py: intersphinx only on Read the Docs or with
+# DOCS_INTERSPHINX=1); -n: a broken reference to the package is a warning, -W
+# makes every warning an error. Then the pages' doctests (pytest reads the
+# .rst files) and the test that every setting, stat... is documented.
+docs: $(DOCS_STAMP)
+	$(BIN)/sphinx-build -W --keep-going -n -q -b html docs docs/_build/html
+	$(BIN)/python -m pytest docs tests/test_docs.py tests/test_readme.py
 
 # The oldest Scrapy setup.cfg allows, in a venv of its own under .tox/ (which
 # git and the sdist leave out): the tests of real crawls, both activations.

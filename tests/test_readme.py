@@ -1,6 +1,8 @@
-"""README.rst renders without a docutils warning (its doctests run through
-pytest's ``--doctest-glob``): a broken table or literal would show on the
-package page as raw text. Its commands work as written."""
+"""README.rst renders without a docutils warning (its doctests, and the
+docs pages', run through pytest's ``--doctest-glob``): a broken table or
+literal would show on the package page as raw text. Its commands work as
+written. What it checked of the sections that moved to docs/ is in
+tests/test_docs.py."""
 
 from __future__ import annotations
 
@@ -23,7 +25,19 @@ def test_readme_renders_cleanly() -> None:
         settings_overrides={"warning_stream": warnings, "report_level": 2, "halt_level": 5},
     )
     assert warnings.getvalue() == ""
-    assert b"Migrating from the built-in" in html
+    for section in (b"Install", b"Activation", b"The two commands", b"Documentation"):
+        assert section in html
+
+
+def test_readme_is_a_front_page() -> None:
+    """README.rst fits on a screen or two (issue 23: at most ~15 KB); the
+    reference lives in docs/, where tests/test_docs.py checks it."""
+    size = README.stat().st_size
+    assert size <= 15_000, f"README.rst is {size} bytes"
+    readme = README.read_text(encoding="utf-8")
+    assert 'ADDONS = {"scrapy_robots_rfc.Addon": 100}' in readme
+    assert "make docs" in readme
+    assert "docs/index.rst" in readme
 
 
 def test_changelog_renders_cleanly() -> None:

@@ -25,6 +25,7 @@ TABLE = ROOT / "docs" / "spec-ids.md"
 DECISIONS = ROOT / "docs" / "decisions.md"
 PACKAGE = ROOT / "scrapy_robots_rfc"
 README = ROOT / "README.rst"
+SETTINGS_PAGE = ROOT / "docs" / "settings.rst"
 #: This file names the documents it looks for, so it is not scanned itself.
 THIS = Path(__file__).resolve()
 
@@ -62,6 +63,7 @@ def _text_files() -> list[Path]:
     found = [
         *PACKAGE.rglob("*.py"),
         *(ROOT / "docs").rglob("*.md"),
+        *(ROOT / "docs").rglob("*.rst"),
         *(ROOT / "tests").rglob("*.py"),
         *(ROOT / "benchmarks").rglob("*.py"),
         *(ROOT / "example_project").rglob("*.py"),
@@ -225,8 +227,9 @@ def _differing_in_table() -> set[str]:
     return set()
 
 
-def _readme_mode_section() -> str:
-    text = README.read_text(encoding="utf-8")
+def _docs_mode_section() -> str:
+    """ROBOTSTXT_RFC_MODE's entry on the settings page of the docs."""
+    text = SETTINGS_PAGE.read_text(encoding="utf-8")
     start = text.index("\nROBOTSTXT_RFC_MODE\n")
     end = text.index("\nROBOTSTXT_RFC_MAX_REDIRECTS\n")
     return text[start:end]
@@ -380,10 +383,10 @@ def test_the_table_of_modes_lists_the_decisions_whose_google_mode_differs() -> N
     assert {"D-1", "D-2", "D-3", "D-21"} <= differing
 
 
-def test_readme_lists_every_difference_between_the_modes() -> None:
-    """README.rst's ROBOTSTXT_RFC_MODE names the same decisions, and points
-    to docs/decisions.md."""
-    section = _readme_mode_section()
+def test_the_docs_list_every_difference_between_the_modes() -> None:
+    """ROBOTSTXT_RFC_MODE's entry in docs/settings.rst names the same
+    decisions, and points to docs/decisions.md."""
+    section = _docs_mode_section()
     assert set(ID.findall(section)) == _differing_in_table()
     assert "docs/decisions.md" in section
 
