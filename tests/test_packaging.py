@@ -43,7 +43,11 @@ def _on_disk(folder: str) -> set[str]:
     return {
         path.relative_to(ROOT).as_posix()
         for path in (ROOT / folder).rglob("*")
-        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"
+        if path.is_file()
+        and "__pycache__" not in path.parts
+        and path.suffix != ".pyc"
+        # the site `make docs` builds (.gitignore, MANIFEST.in's prune)
+        and not path.relative_to(ROOT).as_posix().startswith("docs/_build/")
     }
 
 
