@@ -6,9 +6,11 @@ package without Spidermon."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,6 +22,7 @@ from scrapy_robots_rfc.crawl import MONITOR_SETTINGS
 from scrapy_robots_rfc.crawl._misspelt_settings import misspelt
 from scrapy_robots_rfc.exceptions import ConfigError
 from scrapy_robots_rfc.monitors import CloseMonitorSuite, PeriodicMonitorSuite, threshold
+from scrapy_robots_rfc.policy import State
 from scrapy_robots_rfc.stores import StoreError
 
 from .crawling import Stage
@@ -333,6 +336,28 @@ def test_a_threshold_that_is_not_a_number_is_refused(value: Any) -> None:
     name = "ROBOTSTXT_RFC_MONITOR_MAX_STORE_ERRORS"
     with pytest.raises(ConfigError, match=name):
         threshold(Settings({name: value}), name)
+
+
+#: The stats this part added, each a fixed key (or a fixed set of them).
+BOUNDED = (
+    "robotstxt/fetches",
+    "robotstxt/origins",
+    "robotstxt/origins/<state>",
+    "robotstxt/response_status_class/<class>",
+    "robotstxt/exception_count/total",
+)
+
+
+def test_the_docs_page_lists_every_setting_and_bounded_stat() -> None:
+    page = (Path(__file__).parents[1] / "docs" / "monitors.rst").read_text(encoding="utf-8")
+    for name in [*MONITOR_SETTINGS, *BOUNDED]:
+        assert f"``{name}``" in page, name
+    for state in State:
+        assert f"``{state.value}``" in page, state
+    for monitor in ALL:
+        assert f"``{monitor.__name__}``" in page, monitor
+    for name, default in MONITOR_SETTINGS.items():
+        assert re.search(rf"``{name}`` +{default:g} ", page), name
 
 
 def test_the_suites_are_spidermon_suites() -> None:
