@@ -2,20 +2,21 @@
 ``ROBOTSTXT_PARSER`` class (public modules, kept at their old paths by thin
 re-exports at the package root), and the private parts they are made of.
 
-These few names are what the optional :mod:`..fleet` and the
-``scrapy robots`` command build on; the middleware never imports the fleet
-(:func:`._holding.hold_class` loads it by name).
+These few names are what the optional :mod:`..fleet`, the Spidermon
+:mod:`..monitors` and the ``scrapy robots`` command build on; the middleware
+never imports the fleet (:func:`._holding.hold_class` loads it by name).
 """
 
 from __future__ import annotations
 
-from ._config import Config
+from ._config import MONITOR_SETTINGS, Config
 from ._holding import HOLD_KEY, SINCE_KEY, MemoryHold, on_scrapy_redis
 from ._kept_responses import SERVED_FLAG
 from ._waiting_room import NO_WAIT_KEY, SCHEDULED_KEY, WaitingRoom
 
 __all__ = [
     "HOLD_KEY",
+    "MONITOR_SETTINGS",
     "NO_WAIT_KEY",
     "SCHEDULED_KEY",
     "SERVED_FLAG",

@@ -116,6 +116,23 @@ _NUMBERS: tuple[tuple[str, str, type[float], float, str], ...] = (
     ("lease", "ROBOTSTXT_RFC_LEASE", float, 1.5, "seconds"),
 )
 
+#: The thresholds of the Spidermon monitors (:mod:`..monitors`, docs/monitors.rst)
+#: and their defaults. They are not :class:`Config` fields: only the monitors
+#: read them, when they run; they are here so that the check of misspelt
+#: names (:mod:`.crawl._misspelt_settings`) knows them.
+MONITOR_SETTINGS: dict[str, float] = {
+    # % of the origins decided whose robots.txt is unreachable now
+    "ROBOTSTXT_RFC_MONITOR_MAX_UNREACHABLE_PERCENT": 10.0,
+    # requests dropped after waiting for an unreachable robots.txt
+    "ROBOTSTXT_RFC_MONITOR_MAX_UNREACHABLE_DROPPED": 0,
+    # store errors not (yet) followed by the store answering again
+    "ROBOTSTXT_RFC_MONITOR_MAX_STORE_ERRORS": 0,
+    # requests still waiting for robots.txt when the spider closes
+    "ROBOTSTXT_RFC_MONITOR_MAX_WAITING_AT_CLOSE": 0,
+    # robots.txt fetches of this crawler per origin decided
+    "ROBOTSTXT_RFC_MONITOR_MAX_FETCHES_PER_ORIGIN": 1.0,
+}
+
 #: ``ROBOTSTXT_RFC_HOLD``'s values.
 HOLDS: tuple[Hold, ...] = ("auto", "memory")
 #: ``ROBOTSTXT_RFC_USAGE_UNKNOWN``'s values.

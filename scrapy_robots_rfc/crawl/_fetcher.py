@@ -43,6 +43,19 @@ DOWNLOAD_PRIORITY = 1000
 #: Response flags of a body that is not all the server sent: the download
 #: stopped at the size limit (here or by decompression), or lost data.
 _STOPPED = frozenset(("download_stopped", "dataloss"))
+#: The bounded count of download errors, beside the per-class
+#: ``robotstxt/exception_count/<class>`` keys: a class name never has a slash
+#: and is written ``<class '...'>``, so it cannot clash.
+EXCEPTION_TOTAL = "robotstxt/exception_count/total"
+#: The classes :func:`status_class` gives: a fixed set of stats keys
+#: whatever statuses the web sends.
+STATUS_CLASSES = ("1xx", "2xx", "3xx", "4xx", "5xx", "other")
+
+
+def status_class(status: int) -> str:
+    """``"2xx"`` for a 200 (RFC 9110 §15: the first digit is the class);
+    ``"other"`` for a status outside 100 to 599."""
+    return f"{status // 100}xx" if 100 <= status <= 599 else "other"
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +121,7 @@ class Fetcher:
         HTTP-8, HTTP-12, HTTP-13); ``trigger`` gives the proxy and slot."""
         config = self.config
         chain = policy.Redirects(key.robots_url, config.max_redirects, clean=safe_url_string)
+        self.runtime.stats.inc_value("robotstxt/fetches")
         while True:
             try:
                 response = await self._download(self._request(chain.url, trigger))
@@ -118,18 +132,27 @@ class Fetcher:
                 return Fetched(answer, fresh_for=config.cache_ttl)
             except Exception as exc:
                 if not isinstance(exc, IgnoreRequest):
-                    self.runtime.stats.inc_value(f"robotstxt/exception_count/{type(exc)}")
+                    self._count_exception(exc)
                 answer = chain.ended(State.UNREACHABLE, f"{type(exc).__name__}: {exc}")
                 return Fetched(answer, error=True)
             status = response.status
             self.runtime.stats.inc_value("robotstxt/response_count")
             self.runtime.stats.inc_value(f"robotstxt/response_status_count/{status}")
+            self.runtime.stats.inc_value(f"robotstxt/response_status_class/{status_class(status)}")
             location = response.headers.get(b"Location")
             step = chain.follow(status, location.decode("latin-1") if location else None)
             if isinstance(step, str):
                 self.runtime.stats.inc_value("robotstxt/redirects")
                 continue
             return self._answered(key, step, response)
+
+    def _count_exception(self, exc: Exception) -> None:
+        """A download error, by class (as the built-in counts it: one key per
+        class, so as many keys as the web has kinds of errors) and in the
+        bounded total."""
+        stats = self.runtime.stats
+        stats.inc_value(f"robotstxt/exception_count/{type(exc)}")
+        stats.inc_value(EXCEPTION_TOTAL)
 
     def _answered(self, key: Origin, answer: Answer, response: Response) -> Fetched:
         config = self.config

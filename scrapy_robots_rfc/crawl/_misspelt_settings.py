@@ -9,8 +9,9 @@ nor Scrapy's (``ROBOTSTXT_OBEY``, ``ROBOTSTXT_USER_AGENT``,
 ``ROBOTSTXT_PARSER``) gets one only when it is close to a name of either,
 e.g. ``ROBOTSTXT_CRAWL_DELAY``: other packages may have names of their own.
 
-Our names come from :func:`.crawl._config.setting_names`, Scrapy's from its
-default settings; neither is listed here.
+Our names come from :func:`.crawl._config.setting_names` and
+:data:`.crawl._config.MONITOR_SETTINGS` (read by the Spidermon monitors only),
+Scrapy's from its default settings; neither is listed here.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import difflib
 import logging
 from typing import TYPE_CHECKING
 
-from ._config import PREFIX, setting_names
+from ._config import MONITOR_SETTINGS, PREFIX, setting_names
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -44,6 +45,7 @@ def _scrapys() -> frozenset[str]:
 
 def _known() -> frozenset[str]:
     ours = {name for name in setting_names().values() if name.startswith(_FAMILY)}
+    ours.update(MONITOR_SETTINGS)
     return frozenset(ours | _scrapys())
 
 

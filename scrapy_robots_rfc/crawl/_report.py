@@ -18,10 +18,15 @@ from ..robotstxt import CATEGORIES
 
 if TYPE_CHECKING:
     from scrapy import Spider
+    from scrapy.statscollectors import StatsCollector
 
     from ..policy import Origin
 
 logger = logging.getLogger(__name__)
+
+#: Origins decided at least once (a fetch or a store read): a bounded stat,
+#: beside one per state (``robotstxt/origins/<state>``, :class:`.policy.State`).
+ORIGINS = "robotstxt/origins"
 
 #: The summary line's words for each state, in its order; ``None`` is an
 #: origin no fetch has decided yet.
@@ -83,10 +88,15 @@ _FETCH = frozenset(("state", "outcome", "status", "source"))
 class Report:
     """Rows for at most ``max_origins`` origins (the first seen); the others
     are added up in one row of totals. Not the LRU: an evicted origin keeps
-    its row."""
+    its row.
 
-    def __init__(self, max_origins: int) -> None:
+    With ``stats``, it keeps :data:`ORIGINS` and ``robotstxt/origins/<state>``
+    (origins by the state of their last outcome) up to date: a small fixed
+    set of keys, read by :mod:`..monitors`."""
+
+    def __init__(self, max_origins: int, stats: StatsCollector | None = None) -> None:
         self.max_origins = max_origins
+        self._stats = stats
         self._rows: dict[Origin, Row] = {}
         self._other = Row()
         self._other_origins = 0
@@ -123,8 +133,22 @@ class Report:
             else:
                 self._other_states[previous] -= 1
             self._other_states[state] += 1
+            self._count(previous, state)
             return
+        self._count(row.state, state)
         row.state, row.outcome, row.status, row.source = state, outcome, status, source
+
+    def _count(self, before: State | None, after: State) -> None:
+        """The origin stats: an origin went from ``before`` (``None``: not
+        decided yet) to ``after``."""
+        stats = self._stats
+        if stats is None or before is after:
+            return
+        if before is None:
+            stats.inc_value(ORIGINS)
+        else:
+            stats.inc_value(f"{ORIGINS}/{before.value}", -1)
+        stats.inc_value(f"{ORIGINS}/{after.value}")
 
     def usage(self, key: Origin, categories: tuple[str, ...], *, downloaded: bool) -> None:
         """One request dropped for a usage preference of ``categories``:

@@ -340,6 +340,14 @@ class WaitingRoom:
         """Whether any request waits for this worker."""
         return any(waiting.has_waiters() for waiting in self._origins.values())
 
+    def waiting_requests(self) -> int:
+        """How many requests wait for this worker now: parked or in place
+        (the ones held in Redis are the fleet's)."""
+        return sum(
+            len(waiting.parked) + len(waiting.in_place) + len(waiting.no_wait)
+            for waiting in self._origins.values()
+        )
+
     def fetching(self) -> bool:
         """Whether a robots.txt fetch is under way."""
         return any(waiting.fetching for waiting in self._origins.values())

@@ -99,7 +99,7 @@ class RobotsTxtMiddleware:
         self._one_off = False
         self._names = CrawlerNames(config, runtime)
         warn_about_robotstxt_parser(crawler, config.mode)
-        self._report = Report(config.max_origins)
+        self._report = Report(config.max_origins, runtime.stats)
         self._cache: policy.LruCache[Origin, policy.Entry] = policy.LruCache(config.max_origins)
         self._origins = Origins()
         store = open_store(
@@ -184,6 +184,16 @@ class RobotsTxtMiddleware:
         """Whether a robots.txt fetch is under way or requests wait for one:
         the engine may look idle meanwhile (a store read in a thread)."""
         return self._room.waiting() or self._room.fetching()
+
+    @property
+    def waiting_requests(self) -> int:
+        """How many requests wait for robots.txt in this worker's memory now
+        (those held in Redis for a fleet are not counted). When the spider
+        closes, before this middleware's own ``spider_closed`` handler, they
+        are the ones about to be saved in ``JOBDIR`` or abandoned
+        (``robotstxt/waiting/saved``, ``robotstxt/waiting/abandoned``): the
+        close-time monitor (:mod:`..monitors`) reads it then."""
+        return self._room.waiting_requests()
 
     def entry(self, url: str) -> policy.Entry | None:
         """What the cache holds for the origin of ``url``, if anything."""
