@@ -349,7 +349,7 @@ BOUNDED = (
 
 
 def test_the_docs_page_lists_every_setting_and_bounded_stat() -> None:
-    page = (Path(__file__).parents[1] / "docs" / "monitors.rst").read_text(encoding="utf-8")
+    page = (Path(__file__).parents[1] / "docs/monitors.rst").read_text(encoding="utf-8")
     for name in [*MONITOR_SETTINGS, *BOUNDED]:
         assert f"``{name}``" in page, name
     for state in State:
