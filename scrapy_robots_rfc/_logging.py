@@ -11,7 +11,7 @@ import logging
 
 #: Every module logs under its own name (``logging.getLogger(__name__)``), as
 #: Scrapy's do, all below this one: a project sets one level for all of it
-#: (README.rst, "Log lines").
+#: (docs/reference.rst, "Log lines").
 LOGGER_NAME = "scrapy_robots_rfc"
 
 

@@ -1,4 +1,4 @@
-"""Kept for ``from scrapy_robots_rfc.usage import header_preferences`` (README.rst,
+"""Kept for ``from scrapy_robots_rfc.usage import header_preferences`` (docs/usage.rst,
 "Usage preferences"): the usage preferences of RFC 9309's "other records"
 (draft-ietf-aipref-attach-05), from :mod:`.robotstxt`. Never imports Scrapy."""
 

@@ -13,7 +13,7 @@ it (:mod:`.robotstxt._usage`) when it has content-usage or content-signal lines.
 ``lint ROBOTS`` prints one ``SOURCE:LINE: CODE: message`` line per finding
 of :mod:`.robotstxt._lint`, then their count. What they print, and their exit
 statuses (:data:`EXIT_OK` to :data:`EXIT_PIPE`), are described in their
-``--help`` epilogs below and in README.rst.
+``--help`` epilogs below and in docs/verdicts.rst.
 """
 
 from __future__ import annotations

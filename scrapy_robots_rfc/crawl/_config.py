@@ -381,7 +381,7 @@ def _report(settings: BaseSettings) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class Config:
-    """Every ``ROBOTSTXT_RFC_*`` setting, validated; README.rst documents each."""
+    """Every ``ROBOTSTXT_RFC_*`` setting, validated; docs/settings.rst documents each."""
 
     mode: Mode = "rfc"
     #: RFC 9309 §2.3.1.2: "SHOULD follow at least five consecutive redirects".

@@ -1,4 +1,4 @@
-"""Crawl-delay as a floor (``ROBOTSTXT_RFC_CRAWL_DELAY``; README.rst, "Fleets
+"""Crawl-delay as a floor (``ROBOTSTXT_RFC_CRAWL_DELAY``; docs/fleets.rst, "Fleets
 with scrapy-redis"). ``Crawl-delay`` is not in RFC 9309: it is one of the
 "other records" of §2.2.4 (OTHER-2), which this package applies when asked.
 

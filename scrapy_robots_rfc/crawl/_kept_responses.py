@@ -1,7 +1,7 @@
 """The spider's own requests for a robots.txt, answered with the response of
 the middleware's fetch of that file, so that the server sees one GET per
 origin (a ``SitemapSpider`` with ``sitemap_urls = [".../robots.txt"]``;
-Scrapy issue 8069; README.rst, "Sitemaps").
+Scrapy issue 8069; docs/sitemaps.rst, "Sitemaps").
 
 Such a request (its URL is its origin's robots.txt URL, its meta has no
 ``dont_obey_robotstxt``) waits for the origin's fetch like any other request

@@ -1,4 +1,4 @@
-"""Misspelt setting names, said at start-up (README.rst, "Settings").
+"""Misspelt setting names, said at start-up (docs/settings.rst, "Settings").
 
 Scrapy takes any name as a setting and never says that nothing reads one:
 ``-s ROBOTSTXT_RFC_TIMOUT=5`` would run as if nothing were set. Every

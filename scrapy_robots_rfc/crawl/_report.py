@@ -1,5 +1,5 @@
 """The end-of-crawl report: one row per origin, the INFO summary line, and
-the JSON lines file of ``ROBOTSTXT_RFC_REPORT`` (README.rst, "The crawl
+the JSON lines file of ``ROBOTSTXT_RFC_REPORT`` (docs/verdicts.rst, "The crawl
 report"), whose shape is the ``report`` schema (:mod:`.schemas`)."""
 
 from __future__ import annotations

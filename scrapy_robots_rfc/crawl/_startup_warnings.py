@@ -1,5 +1,5 @@
 """Start-up warnings for a project migrating from Scrapy's built-in
-robots.txt middleware (README.rst, "Migrating from the built-in")."""
+robots.txt middleware (docs/activation.rst, "Migrating from the built-in")."""
 
 from __future__ import annotations
 

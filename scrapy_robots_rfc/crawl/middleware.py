@@ -1,6 +1,6 @@
 """The downloader middleware: wiring between Scrapy and the parts that do
 the work, the way Scrapy's ``HttpCacheMiddleware`` wires a policy and a
-storage (README.rst, "How it works").
+storage (docs/how-it-works.rst, "How it works").
 
 How a request travels:
 
@@ -90,7 +90,7 @@ class RobotsTxtMiddleware:
         self.crawler = crawler
         self.config = config = Config.from_settings(crawler.settings)
         # The defaults are the package's, not settings: ``scrapy settings``
-        # cannot show them (README.rst, "Settings").
+        # cannot show them (docs/settings.rst, "Settings").
         logger.debug("Settings in effect: %(settings)r", {"settings": config.in_effect()})
         assert crawler.stats is not None
         self._runtime = runtime = Runtime(crawler.stats)

@@ -1,4 +1,4 @@
-"""Optional support for fleets on scrapy-redis (README.rst, "Fleets on
+"""Optional support for fleets on scrapy-redis (docs/fleets.rst, "Fleets on
 scrapy-redis"): requests held in Redis while their origin's robots.txt is
 unknown.
 

@@ -1,6 +1,6 @@
 """Held requests: in a fleet of workers that share a scrapy-redis queue,
 the requests that wait for an origin's robots.txt wait in Redis, where every
-worker reaches them, never in one worker's memory alone (README.rst, "Fleets
+worker reaches them, never in one worker's memory alone (docs/fleets.rst, "Fleets
 with scrapy-redis").
 
 RFC 9309 §2.3.1 asks a crawler to know an origin's rules before it crawls

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 class State(Enum):
     """What an origin's robots.txt means for its requests, before any rule
     is looked at: the one outcome vocabulary of the log, ``scrapy robots``
-    and every JSON output (``robots.state``, :mod:`.schemas`; README.rst,
+    and every JSON output (``robots.state``, :mod:`.schemas`; docs/how-it-works.rst,
     "Outcomes")."""
 
     #: A 2xx: the rules decide (RFC 9309 §2.3.1.1).

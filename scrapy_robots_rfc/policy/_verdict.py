@@ -2,7 +2,7 @@
 request, what ``check`` prints per URL and what ``scrapy robots`` shows.
 
 Pure: no Scrapy import. A :class:`Verdict` is rendered in one place:
-``str(verdict)`` for people, :meth:`Verdict.as_dict` for JSON (README.rst,
+``str(verdict)`` for people, :meth:`Verdict.as_dict` for JSON (docs/how-it-works.rst,
 "Outcomes").
 """
 

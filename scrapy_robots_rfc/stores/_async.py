@@ -1,6 +1,6 @@
 """Access to the robots.txt store shared by crawlers (``ROBOTSTXT_RFC_STORE``):
 calls in the store's own threads, one fetch per origin at a time through a
-lease that follows its holder, and memory while the store fails (README.rst,
+lease that follows its holder, and memory while the store fails (docs/stores.rst,
 "Stores").
 
 The lease (``ROBOTSTXT_RFC_LEASE``) is renewed every third of its length
@@ -12,7 +12,7 @@ over meanwhile cannot store its copy (the store's fencing).
 Closing never blocks the reactor: the store's threads are stopped in a
 thread of their own, which the crawl waits for at most
 :data:`CLOSE_WAIT` seconds; what a store that hangs or fails at close did
-not write is said in one WARNING (README.rst, "Stores").
+not write is said in one WARNING (docs/stores.rst, "Stores").
 """
 
 from __future__ import annotations
@@ -279,7 +279,7 @@ class SharedStore:
             self.health = None
         if self.store is not None:
             # On the reactor's thread, as a store of one's own expects
-            # (README.rst, "A store of your own"): it only lets go of its
+            # (docs/stores.rst, "A store of your own"): it only lets go of its
             # connections, and the calls under way fail.
             store_close(self.store)
             self.store = None

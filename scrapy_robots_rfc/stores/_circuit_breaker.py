@@ -1,4 +1,4 @@
-"""Store errors that heal (README.rst, "Stores"): after a
+"""Store errors that heal (docs/stores.rst, "Stores"): after a
 :class:`~.stores._base.StoreError` the crawl goes on with the in-memory
 cache, the store is asked again with a backoff (1 s, doubling up to 60 s),
 and used again as soon as it answers.
