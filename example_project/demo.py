@@ -41,6 +41,9 @@ SHOWN = 6  # crawled paths listed per origin
 #: They count fetches and requests; the summary line counts origins.
 STAT_MEANINGS = {
     "robotstxt/allow_all": "fetches that found no robots.txt (4xx): allow all",
+    "robotstxt/fetches": "robots.txt fetches (a redirect chain is one)",
+    "robotstxt/origins": "origins decided, by a fetch or the store",
+    "robotstxt/exception_count/total": "robots.txt download errors, of any class",
     "robotstxt/disallow_all": "unreachable fetches with no good copy: disallow all",
     "robotstxt/forbidden": "requests dropped by a rule",
     "robotstxt/redirects": "redirect hops followed",
@@ -75,8 +78,13 @@ class MiddlewareLog(logging.Handler):
 
 
 def stat_meaning(key: str) -> str:
+    last = key.rsplit("/", 1)[1]
     if key.startswith("robotstxt/response_status_count/"):
-        return f"... with status {key.rsplit('/', 1)[1]}"
+        return f"... with status {last}"
+    if key.startswith("robotstxt/response_status_class/"):
+        return f"robots.txt responses with a {last} status"
+    if key.startswith("robotstxt/origins/"):
+        return f"... whose last outcome is {last}"
     return STAT_MEANINGS.get(key, "")
 
 
