@@ -262,9 +262,7 @@ def test_a_killed_workers_held_requests_are_crawled_by_the_others(
         return f"held {held}, locks {keys(client, 'lock:')}, w0 done: {w0.done}"
 
     yield until(lambda: w0.frozen_when(all_held), 30, state)
-    # The origins w0 leaves requests held for: an index entry whose held set
-    # w0 emptied just before it froze (a healthy origin decided) leaves
-    # nothing to adopt.
+    # The origins w0 leaves requests held for.
     orphans = sorted(
         name
         for name in (o.decode() for o in client.zrange(INDEX, 0, -1))
@@ -319,9 +317,14 @@ def test_a_killed_workers_held_requests_are_crawled_by_the_others(
         gaps = [round(b - a, 3) for a, b in itertools.pairwise(times)]
         assert min(gaps) >= 1.9, gaps
     assert len({worker_of(h) for o in delayed for h in server.hits_for(o)}) >= 2
-    # The orphans w0 left were adopted.
-    assert orphans
-    assert total(results, "robotstxt/fleet/adopted") >= len(orphans)
+    # The orphans w0 left were adopted: at least every origin whose requests
+    # only w0 held. An orphan of a healthy origin (decided by w0 just before
+    # it froze, its release not yet run) may instead be released by a worker
+    # that holds a request of its own for that origin and so watches it:
+    # nothing is lost either way (asserted above).
+    only_w0 = [o.base for o in held_first if o.base in orphans]
+    assert len(only_w0) == len(held_first)
+    assert total(results, "robotstxt/fleet/adopted") >= len(only_w0)
     assert total(results, "robotstxt/waiting/released") >= len(held_urls) - 3
     # Redis afterwards: nothing held, every key expires, no lease or turn
     # outlives the crawl.
