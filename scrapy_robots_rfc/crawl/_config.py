@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ..exceptions import ConfigError
 from ..policy import DEFAULT_TTL
@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 
 #: ``ROBOTSTXT_RFC_HOLD``: where requests wait for robots.txt in a fleet.
 Hold = Literal["auto", "memory"]
+#: A setting whose value is one of a few strings (:func:`_choice`).
+C = TypeVar("C", bound=str)
 #: ``ROBOTSTXT_RFC_USAGE_UNKNOWN``: what a category of ``ROBOTSTXT_RFC_USAGE``
 #: that nothing states does to a response (U-6).
 UsageUnknown = Literal["allow", "disallow"]
@@ -278,13 +280,18 @@ def _store_ttl(
     return ttl
 
 
+def _choice(settings: BaseSettings, name: str, choices: tuple[C, ...]) -> C:
+    """The setting ``name``, one of ``choices`` (the first is the default),
+    written exactly; :class:`ConfigError` names them otherwise."""
+    value = settings.get(name, choices[0])
+    for choice in choices:
+        if value == choice:
+            return choice
+    raise ConfigError(name, value, " or ".join(f'"{choice}"' for choice in choices))
+
+
 def _hold(settings: BaseSettings) -> Hold:
-    name = "ROBOTSTXT_RFC_HOLD"
-    value = settings.get(name, "auto")
-    for hold in HOLDS:
-        if value == hold:
-            return hold
-    raise ConfigError(name, value, " or ".join(f'"{hold}"' for hold in HOLDS))
+    return _choice(settings, "ROBOTSTXT_RFC_HOLD", HOLDS)
 
 
 def page_rules_asked(settings: BaseSettings) -> bool:
@@ -296,12 +303,7 @@ def page_rules_asked(settings: BaseSettings) -> bool:
 
 
 def _noindex(settings: BaseSettings) -> NoIndex:
-    name = "ROBOTSTXT_RFC_NOINDEX"
-    value = settings.get(name, "keep")
-    for choice in NOINDEXES:
-        if value == choice:
-            return choice
-    raise ConfigError(name, value, " or ".join(f'"{choice}"' for choice in NOINDEXES))
+    return _choice(settings, "ROBOTSTXT_RFC_NOINDEX", NOINDEXES)
 
 
 def _usage(settings: BaseSettings) -> tuple[str, ...]:
@@ -349,17 +351,14 @@ def _usage(settings: BaseSettings) -> tuple[str, ...]:
 
 def _usage_unknown(settings: BaseSettings, usage: tuple[str, ...]) -> UsageUnknown:
     name = "ROBOTSTXT_RFC_USAGE_UNKNOWN"
-    value = settings.get(name, "allow")
-    for unknown in USAGE_UNKNOWNS:
-        if value == unknown:
-            if unknown == "disallow" and not usage:
-                logger.warning(
-                    '%(name)s is "disallow" but ROBOTSTXT_RFC_USAGE names no category: '
-                    "no request is dropped for usage preferences",
-                    {"name": name},
-                )
-            return unknown
-    raise ConfigError(name, value, " or ".join(f'"{unknown}"' for unknown in USAGE_UNKNOWNS))
+    unknown = _choice(settings, name, USAGE_UNKNOWNS)
+    if unknown == "disallow" and not usage:
+        logger.warning(
+            '%(name)s is "disallow" but ROBOTSTXT_RFC_USAGE names no category: '
+            "no request is dropped for usage preferences",
+            {"name": name},
+        )
+    return unknown
 
 
 def _report(settings: BaseSettings) -> str | None:
