@@ -18,9 +18,10 @@ import re
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO
 
 from ..pagerules import HEAD_LIMIT, PageRules, html_head, read_page_rules
+from ._robots_file import NoRedirect, network_problem
 
 #: The media types whose head is read for robots meta tags.
 _HTML = ("text/html", "application/xhtml+xml")
@@ -41,26 +42,19 @@ class Page:
     location: str | None = None
 
 
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """A redirect is the page's answer: its target is not fetched (P-5)."""
-
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
 def fetch_page(url: str, names: tuple[str, ...], *, timeout: float, user_agent: str) -> Page:
     """GET ``url`` and read its page-level rules for the crawler ``names``
     (D-21, D-22). Never raises for a network error or any content."""
     request = urllib.request.Request(url, headers={"User-Agent": user_agent})
     response: IO[bytes]
     try:
-        response = urllib.request.build_opener(_NoRedirect()).open(request, timeout=timeout)
+        response = urllib.request.build_opener(NoRedirect()).open(request, timeout=timeout)
         status: int = response.status  # type: ignore[attr-defined]
     except urllib.error.HTTPError as exc:  # a 4xx or 5xx page still has headers
         response, status = exc, exc.code
     except (OSError, http.client.HTTPException, ValueError) as exc:
         reason = getattr(exc, "reason", None) or exc
-        return Page(url, None, None, f"{type(reason).__name__}: {reason}")
+        return Page(url, None, None, network_problem(reason, timeout))
     with response:
         headers = response.headers  # type: ignore[attr-defined]
         final = response.geturl()  # type: ignore[attr-defined]
@@ -72,7 +66,8 @@ def fetch_page(url: str, names: tuple[str, ...], *, timeout: float, user_agent: 
             try:
                 body = _read_head(response)
             except (OSError, http.client.HTTPException) as exc:
-                return Page(final, status, None, f"its body could not be read ({exc!r})")
+                problem = network_problem(exc, timeout)
+                return Page(final, status, None, f"its body could not be read ({problem})")
             if content_type or _LOOKS_HTML.match(body):
                 head = html_head(body)
         charset = headers.get_content_charset()

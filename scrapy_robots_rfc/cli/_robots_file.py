@@ -96,8 +96,10 @@ def load(robots: str, *, timeout: float, user_agent: str) -> Source:
     return Source(robots, State.RULES, body, truncated)
 
 
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """Redirects are followed by :func:`fetch`, which counts them."""
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Redirects are not followed by urllib: :func:`fetch` follows and
+    counts them itself, and ``check --page`` shows where one points
+    (:mod:`._page`)."""
 
     def redirect_request(self, *args: Any, **kwargs: Any) -> None:
         return None
@@ -112,7 +114,7 @@ _NETWORK_ERRORS: tuple[tuple[type[BaseException], str], ...] = (
 )
 
 
-def _network_problem(error: BaseException | str, timeout: float) -> str:
+def network_problem(error: BaseException | str, timeout: float) -> str:
     """A network error in plain words: "connection refused"."""
     if isinstance(error, str):
         return error
@@ -132,7 +134,7 @@ def fetch(url: str, *, timeout: float, user_agent: str) -> Source:
     Redirects are followed up to :data:`MAX_REDIRECTS`, across hosts too;
     the rules found are those of ``url``'s origin (RFC 9309 §2.3.1.2, LOC-9).
     """
-    opener = urllib.request.build_opener(_NoRedirect())
+    opener = urllib.request.build_opener(NoRedirect())
     redirects = Redirects(url, MAX_REDIRECTS)
     chain = [url]
     while True:
@@ -152,7 +154,7 @@ def fetch(url: str, *, timeout: float, user_agent: str) -> Source:
             reason = getattr(exc, "reason", None) or exc
             detail = f"{type(reason).__name__}: {reason}"
             answer = redirects.ended(State.UNREACHABLE, detail)
-            return Source.answered(answer, chain, problem=_network_problem(reason, timeout))
+            return Source.answered(answer, chain, problem=network_problem(reason, timeout))
         with response:
             headers: Message = response.headers  # type: ignore[attr-defined]
             content_type = headers.get_content_type() if headers.get("Content-Type") else ""
@@ -171,7 +173,7 @@ def fetch(url: str, *, timeout: float, user_agent: str) -> Source:
             except (OSError, http.client.HTTPException) as exc:
                 detail = f"HTTP {status}, body not read: {exc!r}"
                 answer = redirects.ended(State.UNREACHABLE, detail, status)
-                problem = f"its body could not be read ({_network_problem(exc, timeout)})"
+                problem = f"its body could not be read ({network_problem(exc, timeout)})"
                 return Source.answered(answer, chain, content_type=content_type, problem=problem)
             return Source.answered(
                 step, chain, body=body, truncated=truncated, content_type=content_type
