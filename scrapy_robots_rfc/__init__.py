@@ -17,6 +17,7 @@ from .robotstxt import (
     Preferences,
     RobotsTxt,
     Rule,
+    build,
     product_token,
 )
 
@@ -73,5 +74,6 @@ __all__ = [
     "RobotsTxtUnreachable",
     "Rule",
     "__version__",
+    "build",
     "product_token",
 ]

@@ -9,6 +9,7 @@ The modules are private; these names are the layer's interface.
 
 from __future__ import annotations
 
+from ._build import COMPILED, build
 from ._canonical import MODES, Mode, canonical_match_string
 from ._lint import CODES, html_page, lint
 from ._matcher import ROBOTS_TXT_PATH, AgentRules
@@ -41,6 +42,7 @@ from ._usage import (
 __all__ = [
     "CATEGORIES",
     "CODES",
+    "COMPILED",
     "GLOBAL_NAME",
     "HEADERS",
     "LABELS",
@@ -59,6 +61,7 @@ __all__ = [
     "Source",
     "Token",
     "ascii_lower",
+    "build",
     "caller_name",
     "canonical_match_string",
     "crawler_name",

@@ -12,27 +12,31 @@ Noted = tuple[int, str, str]
 WHITESPACE = b" \t\n\v\f\r"  # absl::ascii_isspace (FMT-7)
 Spellings = tuple[bytes, ...]
 
+# Each key by its right spelling: the parser tells keys apart by these
+# (compared by value, never by identity).
+USER_AGENT, ALLOW, DISALLOW, SITEMAP = b"user-agent", b"allow", b"disallow", b"sitemap"
+CRAWL_DELAY, CONTENT_USAGE, CONTENT_SIGNAL = b"crawl-delay", b"content-usage", b"content-signal"
 # FMT-10, FMT-11, D-4: robots.cc ParsedRobotsKey::Parse checks these in this
 # order, each as a case-insensitive prefix of the key. The first of each is
 # the right spelling; the others are typos it accepts.
-USER_AGENT_KEYS = (b"user-agent", b"useragent", b"user agent")
-ALLOW_KEYS = (b"allow",)  # no typos for allow (robots.cc KeyIsAllow)
-DISALLOW_KEYS = (b"disallow", b"dissallow", b"dissalow", b"disalow", b"diasllow", b"disallaw")
-SITEMAP_KEYS = (b"sitemap", b"site-map")
+USER_AGENT_KEYS = (USER_AGENT, b"useragent", b"user agent")
+ALLOW_KEYS = (ALLOW,)  # no typos for allow (robots.cc KeyIsAllow)
+DISALLOW_KEYS = (DISALLOW, b"dissallow", b"dissalow", b"disalow", b"diasllow", b"disallaw")
+SITEMAP_KEYS = (SITEMAP, b"site-map")
 # OTHER-2: crawl-delay is an "other record" (RFC 9309 §2.2.4). It is read
 # into the group it stands in and, like every other record, never ends it.
 # Its spellings are whole keys, not prefixes.
-CRAWL_DELAY_SPELLINGS = (b"crawl-delay", b"crawl_delay", b"crawldelay", b"crawl delay")
+CRAWL_DELAY_SPELLINGS = (CRAWL_DELAY, b"crawl_delay", b"crawldelay", b"crawl delay")
 # U-1: usage preferences are rules of the group they stand in and never end
 # it (draft-ietf-aipref-attach-05 §3; Cloudflare's Content Signals). Whole
 # keys, case-insensitive: no typos, no prefixes.
-CONTENT_USAGE_KEYS = (b"content-usage",)
-CONTENT_SIGNAL_KEYS = (b"content-signal",)
+CONTENT_USAGE_KEYS = (CONTENT_USAGE,)
+CONTENT_SIGNAL_KEYS = (CONTENT_SIGNAL,)
 PREFIX_KEYS = (USER_AGENT_KEYS, ALLOW_KEYS, DISALLOW_KEYS, SITEMAP_KEYS)
 _WHOLE_KEYS: dict[bytes, Spellings] = {
     **dict.fromkeys(CRAWL_DELAY_SPELLINGS, CRAWL_DELAY_SPELLINGS),
-    b"content-usage": CONTENT_USAGE_KEYS,
-    b"content-signal": CONTENT_SIGNAL_KEYS,
+    CONTENT_USAGE: CONTENT_USAGE_KEYS,
+    CONTENT_SIGNAL: CONTENT_SIGNAL_KEYS,
 }
 #: A key spelt as the spec spells it -> all its spellings.
 SPELT_RIGHT: dict[bytes, Spellings] = {
@@ -46,7 +50,9 @@ def as_text(value: bytes) -> str:
         return value.decode("utf-8")
     except UnicodeDecodeError:
         text = value.decode("utf-8", "surrogateescape")
-        return "".join(f"%{ord(c) - 0xDC00:02X}" if "\udc80" <= c <= "\udcff" else c for c in text)
+        # 0xDC80..0xDCFF: the surrogates "surrogateescape" gives undecodable
+        # bytes (by number: mypyc compiles no surrogate in a literal).
+        return "".join(f"%{ord(c) - 0xDC00:02X}" if 0xDC80 <= ord(c) <= 0xDCFF else c for c in text)
 
 
 def show(data: bytes) -> str:

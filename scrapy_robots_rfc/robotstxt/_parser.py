@@ -36,13 +36,13 @@ from typing import NamedTuple
 
 from ._canonical import MODES, Mode, canonical_match_string, escape_pattern
 from ._directives import (
-    ALLOW_KEYS,
-    CONTENT_SIGNAL_KEYS,
-    CRAWL_DELAY_SPELLINGS,
-    DISALLOW_KEYS,
-    SITEMAP_KEYS,
+    ALLOW,
+    CONTENT_SIGNAL,
+    CRAWL_DELAY,
+    DISALLOW,
+    SITEMAP,
     SPELT_RIGHT,
-    USER_AGENT_KEYS,
+    USER_AGENT,
     WHITESPACE,
     Noted,
     as_text,
@@ -577,7 +577,11 @@ def _parse(data: bytes, mode: Mode, past: _Past | None) -> RobotsTxt:
             keys = read_as(lowered)
             if keys is not None:
                 notes += key_notes(number, key, lowered, keys, colon)
-        if keys is USER_AGENT_KEYS:
+        # The key is told by its right spelling, compared by value: a tuple's
+        # identity is not kept where the module is compiled (mypyc boxes a
+        # fixed-length tuple anew at each read).
+        name = b"" if keys is None else keys[0]
+        if name == USER_AGENT:
             if group is None or in_rules:
                 group = _Group()
                 groups.append(group)
@@ -614,8 +618,8 @@ def _parse(data: bytes, mode: Mode, past: _Past | None) -> RobotsTxt:
                     group.binds.add(token)
                 else:
                     notes.append(no_token_note(number, value, product))
-        elif keys is ALLOW_KEYS or keys is DISALLOW_KEYS:
-            allow = keys is ALLOW_KEYS
+        elif name == ALLOW or name == DISALLOW:
+            allow = name == ALLOW
             if group is None:
                 # GRP-3, D-20: rules before any user-agent line are ignored.
                 text = "rule before any user-agent line: the line is ignored (RFC 9309 §2.2.2)"
@@ -623,14 +627,14 @@ def _parse(data: bytes, mode: Mode, past: _Past | None) -> RobotsTxt:
                 continue
             in_rules = True  # an empty value still ends the block (D-19)
             group.raw.append((allow, value, number))  # built on use: _Group.rules_in
-        elif keys is SITEMAP_KEYS:
+        elif name == SITEMAP:
             url = as_text(value)
             if _ABSOLUTE_URL.match(url):
                 sitemaps[url] = None
             else:
                 text = "sitemap URL is not absolute: the line is ignored (RFC 9309 §2.2.4)"
                 notes.append((number, "bad-sitemap", text))
-        elif keys is CRAWL_DELAY_SPELLINGS:
+        elif name == CRAWL_DELAY:
             delay = _CRAWL_DELAY_VALUE.fullmatch(value)
             if group is None:
                 text = "crawl-delay before any user-agent line: the line is ignored"
@@ -642,7 +646,7 @@ def _parse(data: bytes, mode: Mode, past: _Past | None) -> RobotsTxt:
                 notes.append((number, "bad-crawl-delay", text))
             elif group.crawl_delay is None:
                 group.crawl_delay = float(delay.group())
-        elif keys is None:
+        elif not name:
             notes.append((number, key, None))  # unknown-key (FMT-12), see _explained
         else:
             # U-1: content-usage and content-signal are rules of the group they
@@ -655,7 +659,7 @@ def _parse(data: bytes, mode: Mode, past: _Past | None) -> RobotsTxt:
                 in_rules = True
             if usage is None:
                 usage = []
-            usage.append((group, keys is CONTENT_SIGNAL_KEYS, value, number))
+            usage.append((group, name == CONTENT_SIGNAL, value, number))
     # FMT-1, FMT-2: one check of the whole body; only a body that fails it
     # is looked at line by line (a line is UTF-8 if and only if the body
     # is: CR and LF never split a UTF-8 sequence).
