@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import Any, NamedTuple, overload
 
 from ._canonical import MODES, Mode, canonical_match_string, escape_pattern
 from ._directives import (
@@ -143,6 +143,11 @@ class Group:
     rules: tuple[Rule, ...]
     crawl_delay: float | None
 
+    def __reduce__(self) -> tuple[type[Group], tuple[Any, ...]]:
+        # Rebuilt from its fields: unpickling a frozen class compiled by
+        # mypyc cannot set them one by one (robotstxt/_build.py).
+        return Group, (self.agents, self.rules, self.crawl_delay)
+
 
 @dataclass(frozen=True)
 class Explanation:
@@ -161,6 +166,11 @@ class Explanation:
     rule: Rule | None
     agents: tuple[str, ...]
     reason: str
+
+    def __reduce__(self) -> tuple[type[Explanation], tuple[Any, ...]]:
+        # As Group.__reduce__.
+        fields = (self.allowed, self.url, self.user_agent, self.match_string, self.rule)
+        return Explanation, (*fields, self.agents, self.reason)
 
     def __str__(self) -> str:
         verdict = "allowed" if self.allowed else "disallowed"
@@ -243,14 +253,29 @@ class RobotsTxt:
         self._by_agent: dict[str | tuple[str, ...], AgentRules] = {}
         self._by_groups: dict[tuple[int, ...], AgentRules] = {}
 
+    @overload
+    @classmethod
+    def parse(
+        cls, body: Body, mode: Mode = "rfc", *, max_bytes: int = MAX_BYTES, truncated: bool = False
+    ) -> RobotsTxt: ...
+
+    @overload
+    @classmethod
+    def parse(
+        cls, body: Body, mode: Mode = "rfc", *, max_bytes: None, truncated: bool = False
+    ) -> RobotsTxt: ...
+
+    # The arguments are checked here, not by their annotations: the compiled
+    # build would raise its own TypeError for a wrong type before the code
+    # below says which argument is wrong (robotstxt/_build.py).
     @classmethod
     def parse(
         cls,
-        body: Body,
-        mode: Mode = "rfc",
+        body: object,
+        mode: object = "rfc",
         *,
-        max_bytes: int | None = MAX_BYTES,
-        truncated: bool = False,
+        max_bytes: object = MAX_BYTES,
+        truncated: object = False,
     ) -> RobotsTxt:
         """Parse ``body`` (bytes, or str which is encoded as UTF-8).
 
@@ -280,21 +305,23 @@ class RobotsTxt:
         """
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+        checked: Mode = "google" if mode == "google" else "rfc"
+        limit: int | None = None
         if max_bytes is not None:
             if not isinstance(max_bytes, int) or isinstance(max_bytes, bool):
                 raise TypeError(f"max_bytes must be an int or None, not {type(max_bytes).__name__}")
             if max_bytes < 0:
                 raise ValueError(f"max_bytes must be 0 or more bytes, or None, not {max_bytes}")
+            limit = max_bytes
         data = _as_bytes(body)
-        limit = MAX_BYTES if max_bytes is None else max_bytes
-        past: _Past | None = (limit, None) if truncated else None
-        if max_bytes is not None:
+        past: _Past | None = (MAX_BYTES if limit is None else limit, None) if truncated else None
+        if limit is not None:
             whole = len(data)
-            data, cut = cut_at_limit(data, max_bytes)
+            data, cut = cut_at_limit(data, limit)
             if cut:
                 # How much was cut is known only when nothing was cut before.
-                past = (max_bytes, None if truncated else whole - len(data))
-        return _parse(data, mode, past)
+                past = (limit, None if truncated else whole - len(data))
+        return _parse(data, checked, past)
 
     @property
     def notes(self) -> tuple[Note, ...]:
@@ -387,10 +414,11 @@ class RobotsTxt:
         shared = self._by_groups.get(key)
         if shared is not None:
             return shared.renamed(name)
+        agents = tuple(agent for group in chosen for agent in group.agents)
         rules = self._by_groups[key] = AgentRules(
             [rule for group in chosen for rule in group.rules_in(self.mode)],
             token=name,
-            agents=tuple(agent for group in chosen for agent in group.agents),
+            agents=_shared(agents),
             crawl_delay=next((g.crawl_delay for g in chosen if g.crawl_delay is not None), None),
             mode=self.mode,
             usage=None if self._usage is None else usage_rules_for(self._usage, chosen, self.mode),
@@ -457,6 +485,22 @@ class RobotsTxt:
         )
 
 
+#: The user-agent lists of the rule sets built so far, each kept once: most
+#: cached origins' rules are for ``("*",)``, which then costs nothing each.
+_AGENT_LISTS: dict[tuple[str, ...], tuple[str, ...]] = {}
+_AGENT_LISTS_MAX = 256
+
+
+def _shared(agents: tuple[str, ...]) -> tuple[str, ...]:
+    """``agents``, or an equal tuple kept from an earlier rule set."""
+    found = _AGENT_LISTS.get(agents)
+    if found is None:
+        if len(_AGENT_LISTS) >= _AGENT_LISTS_MAX:
+            _AGENT_LISTS.clear()
+        found = _AGENT_LISTS[agents] = agents
+    return found
+
+
 def cut_at_limit(body: bytes, limit: int = MAX_BYTES) -> tuple[bytes, bool]:
     """``body`` cut to ``limit`` bytes, and whether anything was cut.
 
@@ -471,7 +515,7 @@ def cut_at_limit(body: bytes, limit: int = MAX_BYTES) -> tuple[bytes, bool]:
     return body[: end + 1], True
 
 
-def _as_bytes(body: Body) -> bytes:
+def _as_bytes(body: object) -> bytes:
     if isinstance(body, bytes):
         return body
     if isinstance(body, (bytearray, memoryview)):
@@ -618,7 +662,7 @@ def _parse(data: bytes, mode: Mode, past: _Past | None) -> RobotsTxt:
                     group.binds.add(token)
                 else:
                     notes.append(no_token_note(number, value, product))
-        elif name == ALLOW or name == DISALLOW:
+        elif name in (ALLOW, DISALLOW):
             allow = name == ALLOW
             if group is None:
                 # GRP-3, D-20: rules before any user-agent line are ignored.

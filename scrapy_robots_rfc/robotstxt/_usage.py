@@ -166,6 +166,11 @@ class Statement:
     ignored: tuple[tuple[str, str, str], ...] = ()
     members: int = 0
 
+    def __reduce__(self) -> tuple[type[Statement], tuple[Any, ...]]:
+        # Rebuilt from its fields: unpickling a frozen class compiled by
+        # mypyc cannot set them one by one (robotstxt/_build.py).
+        return Statement, (self.values, self.error, self.ignored, self.members)
+
 
 def parse_statement(raw: bytes, kind: Kind) -> Statement:
     """``raw`` parsed as a statement of ``kind`` (vocab-08 §6.5; U-3).
@@ -238,6 +243,10 @@ class Preference:
     value: Value = UNKNOWN
     sources: tuple[Source, ...] = ()
 
+    def __reduce__(self) -> tuple[type[Preference], tuple[Any, ...]]:
+        # The request meta value survives JOBDIR in both builds (Statement).
+        return Preference, (self.value, self.sources)
+
 
 _UNKNOWN_PREFERENCE = Preference()
 
@@ -262,6 +271,10 @@ class Preferences:
     """
 
     stated: tuple[tuple[str, Preference], ...] = ()
+
+    def __reduce__(self) -> tuple[type[Preferences], tuple[Any, ...]]:
+        # The request meta value survives JOBDIR in both builds (Statement).
+        return Preferences, (self.stated,)
 
     @classmethod
     def of(cls, statements: Iterable[tuple[Source, Statement]]) -> Preferences:
