@@ -16,7 +16,7 @@ DEMO_STAMP := $(VENV)/.installed-demo
 TEST_STAMP := $(VENV)/.installed-test
 DOCS_STAMP := $(VENV)/.installed-docs
 
-.PHONY: test test-oldest demo docs lint bench package-check clean
+.PHONY: test test-compiled test-oldest demo docs lint bench package-check clean
 
 $(DEMO_STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +65,12 @@ $(OLDEST_STAMP): setup.cfg pyproject.toml
 test-oldest: $(OLDEST_STAMP)
 	$(OLDEST_VENV)/bin/python -c "import scrapy; assert scrapy.__version__ == '$(OLDEST_SCRAPY)', scrapy.__version__"
 	$(OLDEST_VENV)/bin/python -m pytest $(OLDEST_TESTS)
+
+# The whole suite again against the compiled build (setup.py's
+# SCRAPY_ROBOTS_RFC_USE_MYPYC=1): .ci/compiled builds the wheel in a copy under
+# .tox/compiled and runs every test there.
+test-compiled: $(TEST_STAMP)
+	BUILD_PYTHON=$(abspath $(BIN))/python .ci/compiled
 
 demo: $(DEMO_STAMP)
 	cd example_project && $(abspath $(BIN))/python demo.py

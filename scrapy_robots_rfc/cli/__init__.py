@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
-from .. import __version__, schemas
+from .. import __version__, build, schemas
 from ..policy import Origin, State, Verdict, origin
 from ..robotstxt import (
     CODES,
@@ -477,7 +477,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Check URLs against a robots.txt, or lint one (RFC 9309, Google's rules).",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__} ({build()} build)"
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     check = _command(
         commands,
