@@ -9,6 +9,7 @@ tests drive it with a fake clock.
 from __future__ import annotations
 
 import re
+import sys
 from collections import OrderedDict
 from collections.abc import Callable, Container
 from dataclasses import dataclass, field, replace
@@ -186,7 +187,8 @@ class Answer:
         """The outcome in the log, the report and ``check``: "200",
         "404: no robots.txt: allow all", "HTTP 503"..."""
         if self.state is State.RULES:
-            return f"{self.status}"
+            # One "200" for every cached origin, not a string each.
+            return sys.intern(f"{self.status}")
         if self.state is State.ALLOW_ALL:
             prefix = "" if self.status is None else f"{self.status}: "
             return f"{prefix}{self.detail}: allow all"

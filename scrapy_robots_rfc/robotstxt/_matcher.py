@@ -105,7 +105,14 @@ def _scan_table(rules: tuple[Rule, ...]) -> tuple[tuple[str, ...], tuple[_Wild |
             prefix, wild = _scan_form(pattern)
             prefixes.append(prefix)
             wilds.append(wild)
+    if len(wilds) < len(_PLAIN_WILDS) and not any(wilds):
+        return tuple(prefixes), _PLAIN_WILDS[len(wilds)]
     return tuple(prefixes), tuple(wilds)
+
+
+#: The wildcard forms of a small rule set of plain prefixes, one tuple for
+#: each size, shared by every cached origin (most have such rules).
+_PLAIN_WILDS: tuple[tuple[_Wild | None, ...], ...] = tuple((None,) * n for n in range(33))
 
 
 #: A literal prefix no match string has (they all start with '/'): the

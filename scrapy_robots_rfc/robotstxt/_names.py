@@ -105,7 +105,20 @@ def crawler_name(name: str, mode: Mode) -> str:
     """
     if mode == "google" or name in ("", GLOBAL_NAME) or _TOKEN.fullmatch(name):
         return name
-    return product_token(name)
+    # A crawler asks every origin's rules with the same few names: each is
+    # reduced once (a User-Agent header takes a few regex scans).
+    found = _REDUCED.get(name)
+    if found is None:
+        if len(_REDUCED) >= _REDUCED_MAX:
+            _REDUCED.clear()
+        found = _REDUCED[name] = product_token(name)
+    return found
+
+
+#: :func:`crawler_name`'s reductions, by the name asked (bounded: a caller
+#: that rotates User-Agent strings must not grow it).
+_REDUCED: dict[str, str] = {}
+_REDUCED_MAX = 256
 
 
 def crawler_names(value: str) -> tuple[str, ...]:
