@@ -29,9 +29,11 @@ Build = Literal["pure", "compiled", "mixed"]
 
 
 def build() -> Build:
-    """``"compiled"`` when every module of :data:`COMPILED` was loaded from
-    an extension module, ``"pure"`` when none was, ``"mixed"`` otherwise
-    (a partial install: rebuild or reinstall it).
+    """Which build of the pure core is loaded: ``"compiled"`` when every
+    module of ``COMPILED`` was loaded from an extension module (a wheel
+    built with ``SCRAPY_ROBOTS_RFC_USE_MYPYC=1``), ``"pure"`` when none
+    was, ``"mixed"`` otherwise (a partial install: rebuild or reinstall
+    it). Both builds give the same answers; the compiled one is faster.
 
     >>> build() in ("pure", "compiled")
     True

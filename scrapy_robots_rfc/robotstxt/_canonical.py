@@ -16,8 +16,9 @@ MODES: tuple[Mode, ...] = ("rfc", "google")
 # RFC 3986 §2.3 unreserved characters: their escapes are decoded (ENC-6 step 3).
 _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
-# ENC-1: Google escapes bytes >= 0x80 and upper-cases existing escapes.
-_GOOGLE_ESCAPE = re.compile(rb"%[0-9A-Fa-f]{2}|[\x80-\xff]")
+# ENC-1: Google escapes bytes >= 0x80 and upper-cases existing escapes (of a
+# value read as Latin-1: one character per byte).
+_GOOGLE_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}|[\x80-\xff]")
 # ENC-6: the rfc canonical form normalises every %XX (_ESCAPE), then escapes
 # what is not printable ASCII (controls, SP, bytes >= 0x80), the characters
 # a URI may never hold raw (D-2; RFC 3986 §2, Appendix A: not unreserved,
@@ -50,7 +51,7 @@ def _special(safe: str) -> str:
 _URL_SPECIAL = re.compile(_special(_URL_SAFE))
 _PATTERN_SPECIAL = re.compile(_special(_PATTERN_SAFE))
 #: A value that ENC-6 leaves as it is: safe, no '%' (an escape is normalised).
-_PATTERN_CLEAN = re.compile(b"[" + re.escape(_PATTERN_SAFE.replace("%", "")).encode() + b"]*")
+_PATTERN_CLEAN = re.compile("[" + re.escape(_PATTERN_SAFE.replace("%", "")) + "]*")
 
 # A URL whose match string needs no work: "scheme://authority" followed by a
 # path, params or query made only of printable ASCII other than '#' (and, for
@@ -103,14 +104,21 @@ def escape_pattern(value: bytes, mode: Mode) -> str:
     ``rfc``: canonicalised like the URL (D-2), except that ``*`` and a final
     ``$`` keep their special meaning (RFC 9309 §2.2.3).
     """
+    return escape_latin1(value.decode("latin-1"), mode)
+
+
+def escape_latin1(value: str, mode: Mode) -> str:
+    """:func:`escape_pattern` of a value read as Latin-1 text, one
+    character per byte, as the parser reads lines."""
     if mode == "google":
         if not _GOOGLE_ESCAPE.search(value):
-            return value.decode("ascii")
-        return _GOOGLE_ESCAPE.sub(_google_escape_one, value).decode("ascii")
+            return value  # ASCII: no byte >= 0x80
+        return _GOOGLE_ESCAPE.sub(_google_escape_one, value)
     if _PATTERN_CLEAN.fullmatch(value):
-        pattern = value.decode("ascii")
+        pattern = value
     else:
-        pattern = _PATTERN_SPECIAL.sub(_canonical_one, value.decode("utf-8", "surrogateescape"))
+        text = value.encode("latin-1").decode("utf-8", "surrogateescape")
+        pattern = _PATTERN_SPECIAL.sub(_canonical_one, text)
     if "$" in pattern[:-1]:
         # A '$' is special only at the end (PATH-3); elsewhere it is the
         # literal that the URL carries as %24 (D-3).
@@ -168,8 +176,8 @@ def _canonical_one(match: re.Match[str]) -> str:
         return escaped
 
 
-def _google_escape_one(match: re.Match[bytes]) -> bytes:
+def _google_escape_one(match: re.Match[str]) -> str:
     text = match.group()
     if len(text) == 3:
         return text.upper()
-    return b"%%%02X" % text[0]
+    return f"%{ord(text):02X}"

@@ -10,36 +10,39 @@ from __future__ import annotations
 #: A note as a plain tuple: line, code, text (:class:`.robotstxt._parser.Note`).
 Noted = tuple[int, str, str]
 WHITESPACE = b" \t\n\v\f\r"  # absl::ascii_isspace (FMT-7)
-Spellings = tuple[bytes, ...]
+#: The same, for a line read as Latin-1 text (one character per byte: the
+#: parser reads lines so, :func:`.robotstxt._parser._parse`).
+SPACES = " \t\n\v\f\r"
+Spellings = tuple[str, ...]
 
 # Each key by its right spelling: the parser tells keys apart by these
 # (compared by value, never by identity).
-USER_AGENT, ALLOW, DISALLOW, SITEMAP = b"user-agent", b"allow", b"disallow", b"sitemap"
-CRAWL_DELAY, CONTENT_USAGE, CONTENT_SIGNAL = b"crawl-delay", b"content-usage", b"content-signal"
+USER_AGENT, ALLOW, DISALLOW, SITEMAP = "user-agent", "allow", "disallow", "sitemap"
+CRAWL_DELAY, CONTENT_USAGE, CONTENT_SIGNAL = "crawl-delay", "content-usage", "content-signal"
 # FMT-10, FMT-11, D-4: robots.cc ParsedRobotsKey::Parse checks these in this
 # order, each as a case-insensitive prefix of the key. The first of each is
 # the right spelling; the others are typos it accepts.
-USER_AGENT_KEYS = (USER_AGENT, b"useragent", b"user agent")
+USER_AGENT_KEYS = (USER_AGENT, "useragent", "user agent")
 ALLOW_KEYS = (ALLOW,)  # no typos for allow (robots.cc KeyIsAllow)
-DISALLOW_KEYS = (DISALLOW, b"dissallow", b"dissalow", b"disalow", b"diasllow", b"disallaw")
-SITEMAP_KEYS = (SITEMAP, b"site-map")
+DISALLOW_KEYS = (DISALLOW, "dissallow", "dissalow", "disalow", "diasllow", "disallaw")
+SITEMAP_KEYS = (SITEMAP, "site-map")
 # OTHER-2: crawl-delay is an "other record" (RFC 9309 §2.2.4). It is read
 # into the group it stands in and, like every other record, never ends it.
 # Its spellings are whole keys, not prefixes.
-CRAWL_DELAY_SPELLINGS = (CRAWL_DELAY, b"crawl_delay", b"crawldelay", b"crawl delay")
+CRAWL_DELAY_SPELLINGS = (CRAWL_DELAY, "crawl_delay", "crawldelay", "crawl delay")
 # U-1: usage preferences are rules of the group they stand in and never end
 # it (draft-ietf-aipref-attach-05 §3; Cloudflare's Content Signals). Whole
 # keys, case-insensitive: no typos, no prefixes.
 CONTENT_USAGE_KEYS = (CONTENT_USAGE,)
 CONTENT_SIGNAL_KEYS = (CONTENT_SIGNAL,)
 PREFIX_KEYS = (USER_AGENT_KEYS, ALLOW_KEYS, DISALLOW_KEYS, SITEMAP_KEYS)
-_WHOLE_KEYS: dict[bytes, Spellings] = {
+_WHOLE_KEYS: dict[str, Spellings] = {
     **dict.fromkeys(CRAWL_DELAY_SPELLINGS, CRAWL_DELAY_SPELLINGS),
     CONTENT_USAGE: CONTENT_USAGE_KEYS,
     CONTENT_SIGNAL: CONTENT_SIGNAL_KEYS,
 }
 #: A key spelt as the spec spells it -> all its spellings.
-SPELT_RIGHT: dict[bytes, Spellings] = {
+SPELT_RIGHT: dict[str, Spellings] = {
     k[0]: k for k in (*PREFIX_KEYS, CRAWL_DELAY_SPELLINGS, CONTENT_USAGE_KEYS, CONTENT_SIGNAL_KEYS)
 }
 
@@ -55,40 +58,48 @@ def as_text(value: bytes) -> str:
         return "".join(f"%{ord(c) - 0xDC00:02X}" if 0xDC80 <= ord(c) <= 0xDCFF else c for c in text)
 
 
-def show(data: bytes) -> str:
-    """A key or value quoted for a note."""
+def text_of(value: str) -> str:
+    """:func:`as_text` of a value read as Latin-1 text (one character per
+    byte)."""
+    return value if value.isascii() else as_text(value.encode("latin-1"))
+
+
+def show(data: bytes | str) -> str:
+    """A key or value quoted for a note (text: read as Latin-1)."""
+    if isinstance(data, str):
+        data = data.encode("latin-1")
     return repr(data.decode("utf-8", "backslashreplace"))
 
 
-def key_and_value(line: bytes) -> tuple[bytes, bytes, bool] | None:
+def key_and_value(line: str) -> tuple[str, str, bool] | None:
     """Split a line whose comment is removed into key, value and whether a
     ``:`` separated them (FMT-6..9).
 
     A port of robots.cc ``GetKeyAndValueFrom``: the first ``:`` separates;
     without one, exactly two whitespace-separated tokens are key and value.
     """
-    line = line.strip(WHITESPACE)
-    colon = line.find(b":")
+    line = line.strip(SPACES)
+    colon = line.find(":")
     if colon >= 0:
         key, value = line[:colon], line[colon + 1 :]
     else:
         # FMT-9, D-5: "Google-specific optimization: some people forget the
         # colon, so we need to accept whitespace in its stead."
-        spaces = [i for i in (line.find(b" "), line.find(b"\t")) if i >= 0]
-        if not spaces:
+        space, tab = line.find(" "), line.find("\t")
+        if space < 0 and tab < 0:
             return None
-        sep = min(spaces)
-        rest = line[sep:].lstrip(b" \t")
-        if b" " in rest or b"\t" in rest:
+        sep = tab if space < 0 or 0 <= tab < space else space
+        rest = line[sep:].lstrip(" \t")
+        if " " in rest or "\t" in rest:
             return None  # three or more tokens
         key, value = line[:sep], line[sep + 1 :]
-    key = key.strip(WHITESPACE)
+    key = key.strip(SPACES)
     if not key:
         return None
-    return key, value.strip(WHITESPACE), colon >= 0
+    return key, value.strip(SPACES), colon >= 0
 
 
-def read_as(lowered: bytes) -> Spellings | None:
+def read_as(lowered: str) -> Spellings | None:
     """The spellings of the key that a lower-cased key is read as, or
     ``None`` for an unsupported key (robots.cc ``ParsedRobotsKey::Parse``;
     FMT-10, FMT-11, FMT-12)."""
@@ -98,11 +109,11 @@ def read_as(lowered: bytes) -> Spellings | None:
     return _WHOLE_KEYS.get(lowered)
 
 
-def key_notes(number: int, key: bytes, lowered: bytes, keys: Spellings, colon: bool) -> list[Noted]:
+def key_notes(number: int, key: str, lowered: str, keys: Spellings, colon: bool) -> list[Noted]:
     """The typo, key-prefix and missing-colon notes of a line whose key is
     read as ``keys[0]`` (FMT-9..FMT-11, D-4, D-5)."""
     notes: list[Noted] = []
-    shown, name = show(key), keys[0].decode()
+    shown, name = show(key), keys[0]
     matched = next(k for k in keys if lowered.startswith(k))
     # The texts are for people: they cite RFC 9309 or say what Google's
     # parser does, never our spec IDs (FMT-9..FMT-11, D-4, D-5).
@@ -126,14 +137,14 @@ def unread_note(number: int, line: bytes) -> Noted:
     if b":" in line:
         return (number, "syntax", "nothing before ':': the line is ignored")
     words = line.split(None, 1)
-    if len(words) == 1 and read_as(words[0].lower()) is not None:
+    if len(words) == 1 and read_as(words[0].lower().decode("latin-1")) is not None:
         text = f"{show(words[0])} has no ':' and no value: the line is ignored"
         return (number, "missing-value", text)
     text = "no ':' and not two words: not a 'key: value' line, ignored"
     return (number, "syntax", text)
 
 
-def no_token_note(number: int, value: bytes, product: str) -> Noted:
+def no_token_note(number: int, value: str, product: str) -> Noted:
     """A user-agent line without a product token (UA-3); ``product`` is the
     whole product name rfc mode binds instead (D-21), or empty."""
     if not value:

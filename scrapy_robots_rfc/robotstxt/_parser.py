@@ -34,23 +34,23 @@ from operator import itemgetter
 from types import MappingProxyType
 from typing import Any, NamedTuple, overload
 
-from ._canonical import MODES, Mode, canonical_match_string, escape_pattern
+from ._canonical import MODES, Mode, canonical_match_string, escape_latin1
 from ._directives import (
     ALLOW,
     CONTENT_SIGNAL,
     CRAWL_DELAY,
     DISALLOW,
     SITEMAP,
+    SPACES,
     SPELT_RIGHT,
     USER_AGENT,
-    WHITESPACE,
     Noted,
-    as_text,
     key_and_value,
     key_notes,
     no_token_note,
     partial_token_note,
     read_as,
+    text_of,
     unread_note,
 )
 from ._matcher import AgentRules
@@ -70,9 +70,10 @@ Body = str | bytes | bytearray | memoryview
 #: A crawler's name, or its family's names, most specific first (D-21, D-22).
 Name = str | bytes | Sequence[str | bytes]
 #: A :class:`Note` as a plain tuple (a tenth of the cost), or, explained
-#: only when asked (an HTML page has thousands): ``(line, bytes)`` for a line
-#: without key and value, ``(line, key, None)`` for an unknown key.
-_Pending = Noted | tuple[int, bytes] | tuple[int, bytes, None]
+#: only when asked (an HTML page has thousands): ``(line, text)`` for a line
+#: without key and value, ``(line, key, None)`` for an unknown key (text
+#: read as Latin-1, as :func:`_parse` reads lines).
+_Pending = Noted | tuple[int, str] | tuple[int, str, None]
 #: What the ``past-limit`` note says: the limit, and how many bytes were
 #: cut past it (``None``: unknown, the caller cut them).
 _Past = tuple[int, int | None]
@@ -89,7 +90,7 @@ _BOM = b"\xef\xbb\xbf"  # FMT-3, D-10
 #: The names whose rules a parsed file remembers: a crawler uses few, and
 #: a caller that rotates User-Agent strings must not grow the object.
 _MAX_NAMES_KEPT = 64
-_CRAWL_DELAY_VALUE = re.compile(rb"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
+_CRAWL_DELAY_VALUE = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
 _ABSOLUTE_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 
 
@@ -192,8 +193,9 @@ class _Group:
         #: The callers' names (ASCII lower-cased) this group is for.
         self.binds: set[str] = set()
         self.is_global = False
-        #: (allow, value, line) of each allow/disallow line, until built.
-        self.raw: list[tuple[bool, bytes, int]] = []
+        #: (allow, value, line) of each allow/disallow line, until built
+        #: (the value read as Latin-1, as :func:`_parse` reads lines).
+        self.raw: list[tuple[bool, str, int]] = []
         self.rules: list[Rule] | None = None
         self.crawl_delay: float | None = None
 
@@ -203,7 +205,7 @@ class _Group:
         if rules is None:
             rules = self.rules = []
             for allow, value, number in self.raw:
-                pattern = escape_pattern(value, mode)
+                pattern = escape_latin1(value, mode)
                 rules.append(Rule(allow, pattern, number))
                 if allow:
                     # PATH-9, D-11: "index.htm" and "index.html" are
@@ -538,14 +540,15 @@ def _past_limit_text(limit: int, cut: int | None) -> str:
 def _explained(note: _Pending) -> Noted:
     """A pending note in words."""
     if len(note) == 2:
-        return unread_note(*note)
+        number, line = note
+        return unread_note(number, line.encode("latin-1"))
     number, key, text = note
-    if text is None and isinstance(key, bytes):
+    if text is None:
         # FMT-12, GRP-7: other records are skipped and never end a group.
         return (
             number,
             "unknown-key",
-            f"unsupported key {as_text(key)!r}: the line is ignored (RFC 9309 §2.2.4)",
+            f"unsupported key {text_of(key)!r}: the line is ignored (RFC 9309 §2.2.4)",
         )
     return note  # type: ignore[return-value]
 
@@ -575,10 +578,18 @@ def _parse(data: bytes, mode: Mode, past: _Past | None) -> RobotsTxt:
     sitemaps: dict[str, None] = {}
     notes: list[_Pending] = []
     usage: list[RawUsage] | None = None
-    # FMT-4: CR, LF and CRLF each end a line; bytes.splitlines() splits on
-    # exactly these, and numbers lines as robots.cc does.
-    lines = data.splitlines()
-    has_nul = b"\0" in data
+    # Read as Latin-1, one character per byte: the text's operations are
+    # the bytes' (and compile to native ones), and what is kept is turned
+    # into UTF-8 text or bytes where it is kept (text_of, escape_latin1).
+    # FMT-4: CR, LF and CRLF each end a line, numbered as robots.cc does
+    # (what bytes.splitlines() gives: str.splitlines() knows other ends).
+    text = data.decode("latin-1")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if not lines[-1]:
+        lines.pop()  # a last line end ends the last line, it starts none
+    has_nul = "\0" in text
     for number, raw in enumerate(lines, 1):
         line = raw
         if len(line) > MAX_LINE_BYTES:
@@ -590,23 +601,22 @@ def _parse(data: bytes, mode: Mode, past: _Past | None) -> RobotsTxt:
             notes.append((number, "line-cut", text))
         if has_nul:
             # FMT-14: robots.cc handles lines as C strings; a NUL ends the line.
-            nul = line.find(b"\0")
+            nul = line.find("\0")
             if nul >= 0:
                 line = line[:nul]
-        hash_pos = line.find(b"#")  # FMT-6: a comment starts anywhere
-        if hash_pos >= 0:
-            line = line[:hash_pos]
-        colon_pos = line.find(b":")
-        if colon_pos > 0:
+        if "#" in line:  # FMT-6: a comment starts anywhere
+            line = line[: line.find("#")]
+        head, colon_sep, tail = line.partition(":")
+        if head and colon_sep:
             # The usual line, inline: what key_and_value gives for it.
-            key = line[:colon_pos].strip(WHITESPACE)
-            value = line[colon_pos + 1 :].strip(WHITESPACE)
+            key = head.strip(SPACES)
+            value = tail.strip(SPACES)
             colon = True
             if not key:
                 notes.append((number, line))
                 continue
         else:
-            if not line or line.isspace():
+            if not line or not line.strip(SPACES):  # str.isspace() knows more
                 continue
             pair = key_and_value(line)
             if pair is None:
@@ -624,7 +634,7 @@ def _parse(data: bytes, mode: Mode, past: _Past | None) -> RobotsTxt:
         # The key is told by its right spelling, compared by value: a tuple's
         # identity is not kept where the module is compiled (mypyc boxes a
         # fixed-length tuple anew at each read).
-        name = b"" if keys is None else keys[0]
+        name = "" if keys is None else keys[0]
         if name == USER_AGENT:
             if group is None or in_rules:
                 group = _Group()
@@ -637,7 +647,7 @@ def _parse(data: bytes, mode: Mode, past: _Past | None) -> RobotsTxt:
             # token alone is "mj"), which only a value longer than its token
             # can have. Both modes note a product name longer than its token
             # (partial-token): "my.crawler" is for "my".
-            agent = as_text(value)
+            agent = text_of(value)
             group.agents.append(agent)
             token = agent_token(agent)
             if token is None:
@@ -672,7 +682,7 @@ def _parse(data: bytes, mode: Mode, past: _Past | None) -> RobotsTxt:
             in_rules = True  # an empty value still ends the block (D-19)
             group.raw.append((allow, value, number))  # built on use: _Group.rules_in
         elif name == SITEMAP:
-            url = as_text(value)
+            url = text_of(value)
             if _ABSOLUTE_URL.match(url):
                 sitemaps[url] = None
             else:
@@ -703,7 +713,7 @@ def _parse(data: bytes, mode: Mode, past: _Past | None) -> RobotsTxt:
                 in_rules = True
             if usage is None:
                 usage = []
-            usage.append((group, name == CONTENT_SIGNAL, value, number))
+            usage.append((group, name == CONTENT_SIGNAL, value.encode("latin-1"), number))
     # FMT-1, FMT-2: one check of the whole body; only a body that fails it
     # is looked at line by line (a line is UTF-8 if and only if the body
     # is: CR and LF never split a UTF-8 sequence).
@@ -711,7 +721,7 @@ def _parse(data: bytes, mode: Mode, past: _Past | None) -> RobotsTxt:
         try:
             data.decode("utf-8")
         except UnicodeDecodeError:
-            notes += _utf8_notes(lines)
+            notes += _utf8_notes([line.encode("latin-1") for line in lines])
     if past is not None:
         notes.append((len(lines) + 1, "past-limit", _past_limit_text(*past)))
     return RobotsTxt(groups, sitemaps=tuple(sitemaps), notes=tuple(notes), mode=mode, usage=usage)
