@@ -6,6 +6,7 @@
 #   make test-oldest     runs the crawl tests again on the oldest Scrapy setup.cfg allows
 #   make docs            installs the docs extra, builds the site with warnings as
 #                        errors (docs/_build/html) and runs its doctests and tests/test_docs.py
+#   make bench           installs the bench extra on top of the test one, runs the benchmarks
 # Only the first run of each downloads packages (from the package index); after that
 # nothing needs the network.
 PYTHON ?= python3
@@ -15,6 +16,7 @@ BIN := $(VENV)/bin
 DEMO_STAMP := $(VENV)/.installed-demo
 TEST_STAMP := $(VENV)/.installed-test
 DOCS_STAMP := $(VENV)/.installed-docs
+BENCH_STAMP := $(VENV)/.installed-bench
 
 .PHONY: test test-compiled test-oldest demo docs lint bench package-check clean
 
@@ -31,6 +33,10 @@ $(TEST_STAMP): $(DEMO_STAMP)
 $(DOCS_STAMP): $(TEST_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[docs]'
 	touch $(DOCS_STAMP)
+
+$(BENCH_STAMP): $(TEST_STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	touch $(BENCH_STAMP)
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check scrapy_robots_rfc tests benchmarks example_project
@@ -75,7 +81,7 @@ test-compiled: $(TEST_STAMP)
 demo: $(DEMO_STAMP)
 	cd example_project && $(abspath $(BIN))/python demo.py
 
-bench: $(TEST_STAMP)
+bench: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/bench_matcher.py
 	$(BIN)/python benchmarks/bench_memory.py
 	$(BIN)/python benchmarks/bench_usage.py

@@ -1,4 +1,12 @@
-"""Speed of ``scrapy_robots_rfc`` against Protego and Google's C++ parser.
+"""Speed of ``scrapy_robots_rfc`` against Protego, texting-robots-py and Google's C++ parser.
+
+The header says which build of the package is measured
+(``scrapy_robots_rfc.build()``: ``pure`` or ``compiled``). texting-robots-py
+(a binding of the Rust crate ``texting_robots``) is optional: without it
+(the ``bench`` extra: ``pip install -e '.[bench]'``, which ``make bench``
+does) its rows are skipped and the run says so. Its API binds the agent at
+parse time (``Robot(agent, body)``), so it is used as a crawler would: one
+parsed object per (file, agent), each parse counted in its first use.
 
 One run measures, and prints as tables:
 
@@ -15,18 +23,24 @@ One run measures, and prints as tables:
    fresh objects, summed over the corpus; *warmed* is the best of the next
    5 passes of the same questions on the same objects, *steady* the best of
    the 5 passes after those (by then the large rule sets that pay for
-   compiling are compiled, ``AgentRules.decide``). Ours (both modes) and
-   Protego (with Scrapy's decode) alternate within each of several runs;
-   the ratios are per run, and their median is reported; ``re``'s cache of
-   compiled patterns is emptied before each first use. Google's parser
-   (``jwm.robotstxt``, parse + match per verdict) is timed once, and ours in
-   ``google`` mode is checked against it on every question.
+   compiling are compiled, ``AgentRules.decide``). Ours (both modes),
+   Protego (with Scrapy's decode) and texting-robots-py alternate within
+   each of several runs; the ratios are per run, and their median is
+   reported; ``re``'s cache of compiled patterns is emptied before each
+   first use. Google's parser (``jwm.robotstxt``, parse + match per
+   verdict) is timed once.
+   *Agreement*: on the same questions, how many verdicts of
+   texting-robots-py, Protego and ours in each mode differ from Google's
+   parser's (and from ours in ``rfc`` mode, the RFC reading), with a few
+   of texting-robots-py's. Ours in ``google`` mode must differ on none: a
+   difference is a bug, and the run says so.
 1. Parse throughput (MB/s) over the real corpus, every ``*.txt`` in
    ``<shared>/corpus/robots`` (``<shared>`` is ``../shared`` next to the repo
    root, or ``$ROBOTS_SHARED``). The files are read in place. Each row is the
    best of several passes, a pass parsing every file once. Ours is timed in
    both modes, Protego with the ``utf-8-sig`` decode that Scrapy does before
-   ``Protego.parse``. ``jwm.robotstxt`` (a binding of robots.cc) has no
+   ``Protego.parse``, texting-robots-py for one agent (its parse compiles
+   that agent's rules). ``jwm.robotstxt`` (a binding of robots.cc) has no
    parsed form, so its row is one ``OneAgentAllowedByRobots`` call per file
    with a fixed URL: parse plus one match. Rows "parse + 1st verdict" add the
    lazy per-agent preparation that ours and Protego do on first use.
@@ -34,19 +48,24 @@ One run measures, and prints as tables:
    file's own rules (a seeded, fixed set; half for ``ExampleBot``, half for
    ``Googlebot``): ours through ``RobotsTxt.allowed`` and through a
    pre-selected ``for_agent(agent).allowed`` (what the middleware does),
-   Protego through ``can_fetch``, jwm re-parsing the file for every verdict.
+   Protego through ``can_fetch``, texting-robots-py through one ``Robot``
+   per (file, agent), jwm re-parsing the file for every verdict.
    Ours in ``google`` mode is checked against jwm on every URL (on one in
    three with ``--quick``); mismatches are counted and shown.
 3. Worst-case time per verdict on generated adversarial files (1,000 ``*``,
    4 KiB of ``*``, ``/*x*x...$``, 5,000 rules, a 64 KiB URL, a 500 KiB
-   file), and the parse time of that 500 KiB file.
+   file), and the parse time of that 500 KiB file. texting-robots-py
+   refuses some of these files (its parse raises); they are marked so.
 4. A summary: the ratios ours/Protego for verdicts/s and parse throughput,
-   in ``rfc`` (the default) and ``google`` mode, next to their targets.
+   in ``rfc`` (the default) and ``google`` mode, next to their targets; then
+   issue 24's targets for the compiled build (first use >= 1.2x
+   texting-robots-py and >= 3x Protego, warmed >= 1.0x texting-robots-py,
+   parse >= 3x Protego) next to this run's ratios, whichever build it is.
 
 Run it with ``make bench``, or directly::
 
-    .venv/bin/python benchmarks/bench_matcher.py            # under a minute
-    .venv/bin/python benchmarks/bench_matcher.py --quick    # under 20 seconds
+    .venv/bin/python benchmarks/bench_matcher.py            # about 2 minutes
+    .venv/bin/python benchmarks/bench_matcher.py --quick    # under a minute
     .venv/bin/python benchmarks/bench_matcher.py --json results.json
 
 It is a script, not a test: it asserts nothing about timings. Timed regions
@@ -55,10 +74,12 @@ run with the garbage collector off, as ``timeit`` does.
 
 from __future__ import annotations
 
+import itertools
 import math
 import platform
 import random
 import re
+import textwrap
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -69,7 +90,24 @@ import harness
 from jwm.robotstxt.googlebot import RobotsMatcher
 from protego import Protego
 
-from scrapy_robots_rfc import AgentRules, RobotsTxt
+from scrapy_robots_rfc import AgentRules, RobotsTxt, build
+
+# texting-robots-py is an optional comparison: its rows are skipped without it.
+TextingRobot: Any
+try:
+    from texting_robots import Robot as TextingRobot
+except ImportError as exc:
+    TextingRobot = None
+    TEXTING_SKIPPED: str | None = (
+        f"texting-robots-py skipped: it cannot be imported ({exc}); install the bench extra"
+        " (pip install -e '.[bench]', which make bench does)"
+    )
+else:
+    TEXTING_SKIPPED = None
+#: What texting-robots-py raises on a file it refuses (a rule its regex
+#: engine will not compile): it has no parsed form of such a file at all.
+TEXTING_ERRORS = (RuntimeError, ValueError)
+TEXTING = "texting-robots-py"
 
 AGENTS = ("ExampleBot", "Googlebot")
 FIXED_URL = harness.HOST + "/"
@@ -184,97 +222,279 @@ def best_call(
 
 @dataclass(frozen=True)
 class Workload:
-    """One corpus file and its crawler questions: (URL, agent) pairs."""
+    """One corpus file and its crawler questions: (URL, agent) pairs, and
+    the same questions by agent, for texting-robots-py: its parsed form
+    answers for one agent, so a crawler would hold one per agent."""
 
+    name: str
     body: bytes
     questions: list[tuple[str, str]]
+    by_agent: list[tuple[str, list[str]]]
 
 
 def crawler_workloads(files: Sequence[harness.RobotsFile], rng: random.Random) -> list[Workload]:
-    return [
-        Workload(f.body, harness.crawler_workload(f.body.decode("utf-8", "replace"), rng))
-        for f in files
-    ]
+    work = []
+    for f in files:
+        questions = harness.crawler_workload(f.body.decode("utf-8", "replace"), rng)
+        by_agent: dict[str, list[str]] = {}
+        for url, agent in questions:
+            by_agent.setdefault(agent, []).append(url)
+        work.append(Workload(f.name, f.body, questions, list(by_agent.items())))
+    return work
 
 
-def _ours_first_use(work: Sequence[Workload], mode: Mode) -> tuple[float, list[Any]]:
-    """Seconds from each file's parse through its last verdict, summed, and
-    the parsed objects (for the warmed passes)."""
+#: What a first use gives: seconds from each file's parse through its last
+#: verdict, per file, and the parsed objects (for the warmed passes).
+FirstUse = tuple[list[float], list[Any]]
+
+
+def _ours_first_use(work: Sequence[Workload], mode: Mode) -> FirstUse:
     parsed = []
-    elapsed = 0.0
+    elapsed = []
     with harness.gc_off():
         for item in work:
             start = time.perf_counter()
             robots = RobotsTxt.parse(item.body, mode)
             for url, agent in item.questions:
                 robots.allowed(url, agent)
-            elapsed += time.perf_counter() - start
+            elapsed.append(time.perf_counter() - start)
             parsed.append(robots)
     return elapsed, parsed
 
 
-def _protego_first_use(work: Sequence[Workload]) -> tuple[float, list[Any]]:
+def _protego_first_use(work: Sequence[Workload]) -> FirstUse:
     parsed = []
-    elapsed = 0.0
+    elapsed = []
     with harness.gc_off():
         for item in work:
             start = time.perf_counter()
             robots = Protego.parse(harness.protego_text(item.body))
             for url, agent in item.questions:
                 robots.can_fetch(url, agent)
-            elapsed += time.perf_counter() - start
+            elapsed.append(time.perf_counter() - start)
             parsed.append(robots)
     return elapsed, parsed
 
 
+def _texting_first_use(work: Sequence[Workload]) -> FirstUse:
+    """texting-robots-py: for each file, one ``Robot`` per agent, each parse
+    followed by that agent's questions, all of it timed; per file, the
+    (robot, URLs) pairs. A parse that raises is left out (the agreement
+    check counts its questions as answered wrongly)."""
+    parsed = []
+    elapsed = []
+    robot_class = TextingRobot
+    with harness.gc_off():
+        for item in work:
+            start = time.perf_counter()
+            robots = []
+            for agent, urls in item.by_agent:
+                try:
+                    robot = robot_class(agent, item.body)
+                except TEXTING_ERRORS:
+                    continue
+                for url in urls:
+                    robot.allowed(url)
+                robots.append((robot, urls))
+            elapsed.append(time.perf_counter() - start)
+            parsed.append(robots)
+    return elapsed, parsed
+
+
+def _ours_pass(work: Sequence[Workload], parsed: Sequence[Any]) -> None:
+    for item, robots in zip(work, parsed, strict=True):
+        ask = robots.allowed
+        for url, agent in item.questions:
+            ask(url, agent)
+
+
+def _protego_pass(work: Sequence[Workload], parsed: Sequence[Any]) -> None:
+    for item, robots in zip(work, parsed, strict=True):
+        ask = robots.can_fetch
+        for url, agent in item.questions:
+            ask(url, agent)
+
+
+def _texting_pass(work: Sequence[Workload], parsed: Sequence[Any]) -> None:
+    for robots in parsed:
+        for robot, urls in robots:
+            ask = robot.allowed
+            for url in urls:
+                ask(url)
+
+
+#: Section 0's implementations: their first use, and one warmed pass.
+CRAWLER_IMPLS: dict[str, tuple[Callable[[Sequence[Workload]], FirstUse], Any]] = {
+    "rfc": (lambda work: _ours_first_use(work, "rfc"), _ours_pass),
+    "google": (lambda work: _ours_first_use(work, "google"), _ours_pass),
+    "protego": (_protego_first_use, _protego_pass),
+    "texting": (_texting_first_use, _texting_pass),
+}
+#: Their labels in the tables.
+CRAWLER_LABELS = {
+    "rfc": "ours rfc",
+    "google": "ours google",
+    "protego": "Protego",
+    "texting": TEXTING,
+}
+
+
 def _warmed(
-    work: Sequence[Workload], parsed: Sequence[Any], ours: bool, passes: int
+    one_pass: Callable[[Sequence[Workload], Sequence[Any]], None],
+    work: Sequence[Workload],
+    parsed: Sequence[Any],
+    passes: int,
 ) -> tuple[float, float]:
     """Every question on ``parsed``, ``2 * passes`` times: the best of the
     first ``passes`` passes (warmed) and the best of the others (steady:
     by then the large rule sets that pay for it are compiled)."""
 
-    def one_pass() -> None:
-        for item, robots in zip(work, parsed, strict=True):
-            ask = robots.allowed if ours else robots.can_fetch
-            for url, agent in item.questions:
-                ask(url, agent)
+    def run() -> None:
+        one_pass(work, parsed)
 
-    return harness.best_of(passes, one_pass), harness.best_of(passes, one_pass)
+    return harness.best_of(passes, run), harness.best_of(passes, run)
 
 
 def crawler_speed(work: Sequence[Workload], settings: Settings) -> dict[str, Any]:
-    """Section 0: first use and warmed, per run, ours in both modes and
-    Protego alternating; jwm once, with ours in google mode checked."""
+    """Section 0: first use and warmed, per run, ours in both modes,
+    Protego and texting-robots-py (when installed) alternating; then jwm
+    once, and every implementation's agreement with it."""
     questions = sum(len(item.questions) for item in work)
+    names = ["rfc", "google", "protego"] + (["texting"] if TextingRobot is not None else [])
     runs: list[dict[str, float]] = []
+    costliest: dict[str, dict[str, Any]] = {}
     for run in range(settings.crawler_runs):
         row: dict[str, float] = {}
-        order = ["rfc", "google", "protego"]
-        order = order[run % 3 :] + order[: run % 3]
-        for name in order:
+        shift = run % len(names)
+        for name in names[shift:] + names[:shift]:
             # Each first use starts without the regexes the previous one
             # compiled (``re`` caches 512 of them per process).
             re.purge()
-            if name == "protego":
-                first, parsed = _protego_first_use(work)
-            else:
-                first, parsed = _ours_first_use(work, name)  # type: ignore[arg-type]
-            row[f"{name}_first_s"] = first
+            first_use, one_pass = CRAWLER_IMPLS[name]
+            per_file, parsed = first_use(work)
+            row[f"{name}_first_s"] = first = sum(per_file)
+            most = max(range(len(work)), key=per_file.__getitem__)
+            costliest[name] = {
+                "file": work[most].name,
+                "s": per_file[most],
+                "share": per_file[most] / first,
+            }
             row[f"{name}_warm_s"], row[f"{name}_steady_s"] = _warmed(
-                work, parsed, name != "protego", settings.warm_passes
+                one_pass, work, parsed, settings.warm_passes
             )
         runs.append(row)
     matcher = RobotsMatcher()
-    mismatches = 0
+    google: list[bool] = []
     start = time.perf_counter()
     for item in work:
-        robots = RobotsTxt.parse(item.body, "google")
         for url, agent in item.questions:
-            google = bool(matcher.OneAgentAllowedByRobots(item.body, agent, url))
-            mismatches += google != robots.allowed(url, agent)
+            google.append(bool(matcher.OneAgentAllowedByRobots(item.body, agent, url)))
     jwm_s = time.perf_counter() - start
-    return {"questions": questions, "runs": runs, "jwm_s": jwm_s, "google_mismatches": mismatches}
+    agreed = agreement(work, google)
+    return {
+        "questions": questions,
+        "names": names,
+        "texting_parses": sum(len(item.by_agent) for item in work),
+        "runs": runs,
+        "costliest_first_use": costliest,
+        "jwm_s": jwm_s,
+        "google_mismatches": agreed["impls"]["ours google"]["vs_google"],
+        "agreement": agreed,
+    }
+
+
+#: Examples of disagreements shown (and written to the JSON).
+EXAMPLES = 5
+
+
+def agreement(work: Sequence[Workload], google: Sequence[bool]) -> dict[str, Any]:
+    """Each implementation's verdicts on the crawler's questions against
+    Google's parser's (``google``, in question order) and against ours in
+    ``rfc`` mode (the RFC reading). A question texting-robots-py has no
+    verdict for (its parse of the file raised) counts as a disagreement."""
+    verdicts: dict[str, list[bool | None]] = {"ours google": [], "ours rfc": [], "Protego": []}
+    if TextingRobot is not None:
+        verdicts[TEXTING] = []
+    where: list[tuple[str, str, str]] = []
+    refused: list[dict[str, str]] = []
+    for item in work:
+        rfc = RobotsTxt.parse(item.body, "rfc")
+        ours_google = RobotsTxt.parse(item.body, "google")
+        protego = Protego.parse(harness.protego_text(item.body))
+        texting: dict[str, Any] = {}
+        if TextingRobot is not None:
+            for agent, _ in item.by_agent:
+                try:
+                    texting[agent] = TextingRobot(agent, item.body)
+                except TEXTING_ERRORS as exc:
+                    refused.append({"file": item.name, "agent": agent, "error": _reason(exc)})
+        for url, agent in item.questions:
+            where.append((item.name, agent, url))
+            verdicts["ours google"].append(ours_google.allowed(url, agent))
+            verdicts["ours rfc"].append(rfc.allowed(url, agent))
+            verdicts["Protego"].append(protego.can_fetch(url, agent))
+            if TextingRobot is not None:
+                robot = texting.get(agent)
+                verdicts[TEXTING].append(None if robot is None else robot.allowed(url))
+    count = len(google)
+    reading = verdicts["ours rfc"]
+    impls: dict[str, dict[str, Any]] = {}
+    for name, found in verdicts.items():
+        differ = [i for i, (a, b) in enumerate(zip(found, google, strict=True)) if a != b]
+        vs_rfc = sum(a != b for a, b in zip(found, reading, strict=True))
+        # Wrong by either reading: where Google's parser and the RFC agree.
+        vs_both = sum(found[i] != reading[i] for i in differ)
+        impls[name] = {
+            "vs_google": len(differ),
+            "vs_google_pct": 100 * len(differ) / count if count else 0.0,
+            "vs_rfc": vs_rfc,
+            "vs_rfc_pct": 100 * vs_rfc / count if count else 0.0,
+            "vs_both": vs_both,
+            "vs_both_pct": 100 * vs_both / count if count else 0.0,
+            "examples": _examples(differ, where, found, google, reading),
+        }
+    return {"questions": count, "impls": impls, "texting_refused": refused}
+
+
+def _reason(exc: Exception) -> str:
+    """texting-robots-py's error, short: its first line (cut) and its cause."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()] or [repr(exc)]
+    cause = next((after for line, after in itertools.pairwise(lines) if line == "Caused by:"), "")
+    head = lines[0] if len(lines[0]) <= 60 else lines[0][:60] + "..."
+    return head + (f" ({cause})" if cause else "")
+
+
+def _examples(
+    differ: Sequence[int],
+    where: Sequence[tuple[str, str, str]],
+    found: Sequence[bool | None],
+    google: Sequence[bool],
+    reading: Sequence[bool | None],
+) -> list[dict[str, Any]]:
+    """Up to :data:`EXAMPLES` disagreements, the first of files spread over
+    the corpus (one per file)."""
+    first: dict[str, int] = {}
+    for i in differ:
+        first.setdefault(where[i][0], i)
+    chosen = list(first.values())
+    if len(chosen) > EXAMPLES:
+        step = (len(chosen) - 1) / (EXAMPLES - 1)
+        chosen = [chosen[round(n * step)] for n in range(EXAMPLES)]
+    return [
+        {
+            "file": where[i][0],
+            "agent": where[i][1],
+            "url": where[i][2],
+            "verdict": found[i],
+            "google": google[i],
+            "ours_rfc": reading[i],
+        }
+        for i in chosen
+    ]
+
+
+def _median(runs: Sequence[dict[str, float]], key: str) -> float:
+    return sorted(r[key] for r in runs)[len(runs) // 2]
 
 
 def _median_ratio(runs: Sequence[dict[str, float]], theirs: str, ours: str) -> float:
@@ -283,20 +503,20 @@ def _median_ratio(runs: Sequence[dict[str, float]], theirs: str, ours: str) -> f
 
 def report_crawler(result: dict[str, Any], files: int) -> dict[str, float]:
     runs = result["runs"]
+    names = result["names"]
     count = result["questions"]
     print(
         f"\n0. A crawler's workload: {files} files, {count:,} (URL, agent) questions,"
         f" {len(runs)} runs (ratios per run, median shown)"
     )
     rows = []
-    for name, label in (("rfc", "ours rfc"), ("google", "ours google"), ("protego", "Protego")):
+    for name in names:
         first, warm, steady = (
-            sorted(r[f"{name}_{what}_s"] for r in runs)[len(runs) // 2]
-            for what in ("first", "warm", "steady")
+            _median(runs, f"{name}_{what}_s") for what in ("first", "warm", "steady")
         )
         rows.append(
             [
-                label,
+                CRAWLER_LABELS[name],
                 f"{first * 1000:.0f}",
                 f"{count / first:,.0f}",
                 f"{warm * 1000:.0f}",
@@ -317,24 +537,103 @@ def report_crawler(result: dict[str, Any], files: int) -> dict[str, float]:
             rows,
         )
     )
-    ratios = {
-        "first_use_rfc": _median_ratio(runs, "protego_first_s", "rfc_first_s"),
-        "first_use_google": _median_ratio(runs, "protego_first_s", "google_first_s"),
-        "warmed_rfc": _median_ratio(runs, "protego_warm_s", "rfc_warm_s"),
-        "warmed_google": _median_ratio(runs, "protego_warm_s", "google_warm_s"),
-        "steady_rfc": _median_ratio(runs, "protego_steady_s", "rfc_steady_s"),
-        "steady_google": _median_ratio(runs, "protego_steady_s", "google_steady_s"),
-    }
-    per_run = ", ".join(f"{r['protego_first_s'] / r['rfc_first_s']:.2f}x" for r in runs)
-    print(f"   first use, ours rfc / Protego, per run: {per_run}")
+    ratios: dict[str, float] = {}
+    for theirs, suffix in (("protego", ""), ("texting", "_texting")):
+        if theirs not in names:
+            continue
+        for what, key in (("first", "first_use"), ("warm", "warmed"), ("steady", "steady")):
+            for mode in ("rfc", "google"):
+                ratios[f"{key}_{mode}{suffix}"] = _median_ratio(
+                    runs, f"{theirs}_{what}_s", f"{mode}_{what}_s"
+                )
+    if "texting" in names:
+        print(
+            f"   {TEXTING} answers for the agent it was parsed for: one Robot per (file, agent),"
+            f"\n   {result['texting_parses']:,} parses, each counted in its first use"
+        )
+    costliest = "; ".join(
+        f"{CRAWLER_LABELS[name]} {c['file']} {c['s'] * 1000:.1f} ms ({c['share']:.0%})"
+        for name in names
+        for c in (result["costliest_first_use"][name],)
+    )
+    print(
+        textwrap.fill(
+            f"the costliest file in first use (last run): {costliest}",
+            96,
+            initial_indent="   ",
+            subsequent_indent="     ",
+        )
+    )
+    for theirs in ("protego", "texting"):
+        if theirs in names:
+            per_run = ", ".join(f"{r[f'{theirs}_first_s'] / r['rfc_first_s']:.2f}x" for r in runs)
+            print(f"   first use, {CRAWLER_LABELS[theirs]} / ours rfc, per run: {per_run}")
     jwm = result["jwm_s"]
-    ours = sorted(r["rfc_first_s"] for r in runs)[len(runs) // 2]
+    ours = _median(runs, "rfc_first_s")
     print(
         f"   jwm (robots.cc, parse + match per verdict): {jwm * 1000:.0f} ms;"
-        f" ours rfc first use is {jwm / ours:.1f}x faster;"
-        f" ours google vs jwm: {result['google_mismatches']} mismatches"
+        f" ours rfc first use is {jwm / ours:.1f}x faster"
     )
+    report_agreement(result["agreement"])
     return ratios
+
+
+def report_agreement(agreed: dict[str, Any]) -> None:
+    impls = agreed["impls"]
+    print(
+        f"\n   0b. Agreement on these {agreed['questions']:,} questions with Google's parser"
+        " (jwm.robotstxt), with ours in rfc\n   mode (the RFC reading), and with both where"
+        " they agree (a verdict wrong by either reading):"
+    )
+    print(
+        harness.table(
+            ["implementation", "differ from Google", "%", "from ours rfc", "%", "from both", "%"],
+            [
+                [
+                    name,
+                    f"{r['vs_google']:,}",
+                    f"{r['vs_google_pct']:.2f}",
+                    f"{r['vs_rfc']:,}",
+                    f"{r['vs_rfc_pct']:.2f}",
+                    f"{r['vs_both']:,}",
+                    f"{r['vs_both_pct']:.2f}",
+                ]
+                for name, r in impls.items()
+            ],
+        )
+    )
+    bug = impls["ours google"]
+    if bug["vs_google"]:
+        print(
+            f"   BUG: ours in google mode differs from Google's parser on {bug['vs_google']}"
+            " questions; it must differ on none. For example:"
+        )
+        _print_examples("ours google", bug["examples"])
+    else:
+        print("   ours in google mode gives Google's parser's verdict on every question.")
+    if TEXTING not in impls:
+        return
+    refused = agreed["texting_refused"]
+    if refused:
+        print(
+            f"   {TEXTING} raised on {len(refused)} (file, agent) parses (counted as wrong),"
+            f" e.g. {refused[0]['file']}: {refused[0]['error']!r}"
+        )
+    if impls[TEXTING]["examples"]:
+        print(f"   Some of {TEXTING}'s disagreements with Google's parser:")
+        _print_examples(TEXTING, impls[TEXTING]["examples"])
+
+
+def _print_examples(name: str, examples: Sequence[dict[str, Any]]) -> None:
+    def said(verdict: bool | None) -> str:
+        return "no verdict (raised)" if verdict is None else ("allow" if verdict else "disallow")
+
+    for e in examples:
+        print(
+            f"     {e['file']} {e['agent']} {e['url'][:80]!r}:"
+            f" {name} {said(e['verdict'])}, Google {said(e['google'])}"
+            f" (ours rfc {said(e['ours_rfc'])})"
+        )
 
 
 def build_pairs(files: Sequence[harness.RobotsFile], rng: random.Random) -> list[Pair]:
@@ -464,6 +763,15 @@ def adversarial_cases(big: bytes, big_urls: Sequence[str]) -> list[Adversarial]:
 # --- measurements ---------------------------------------------------------
 
 
+def texting_robot(agent: str, body: bytes) -> Any:
+    """texting-robots-py's parsed form of ``body`` for ``agent``, or ``None``
+    where it refuses the file (:data:`TEXTING_ERRORS`)."""
+    try:
+        return TextingRobot(agent, body)
+    except TEXTING_ERRORS:
+        return None
+
+
 def parse_throughput(
     files: Sequence[harness.RobotsFile], settings: Settings
 ) -> list[dict[str, Any]]:
@@ -497,6 +805,16 @@ def parse_throughput(
         for body in bodies:
             matcher.OneAgentAllowedByRobots(body, AGENTS[0], FIXED_URL)
 
+    def texting() -> None:
+        for body in bodies:
+            texting_robot(AGENTS[0], body)
+
+    def texting_first() -> None:
+        for body in bodies:
+            robot = texting_robot(AGENTS[0], body)
+            if robot is not None:
+                robot.allowed(FIXED_URL)
+
     rows: list[tuple[str, str, Callable[[], None], Callable[[], object] | None]] = [
         ("ours rfc", "parse", ours("rfc"), None),
         ("ours google", "parse", ours("google"), None),
@@ -508,6 +826,10 @@ def parse_throughput(
         ("ours google", "parse + 1st verdict", ours_first("google"), re.purge),
         ("Protego", "decode + parse + 1st verdict", protego_first, re.purge),
     ]
+    if TextingRobot is not None:
+        # Its parse is for one agent, whose rules it compiles there and then.
+        rows[4:4] = [(TEXTING, f"parse for {AGENTS[0]}", texting, None)]
+        rows.append((TEXTING, "parse + 1st verdict", texting_first, None))
     results: list[dict[str, Any]] = []
     for impl, what, run, setup in rows:
         best = harness.best_of(settings.parse_passes, run, setup)
@@ -555,6 +877,16 @@ def verdict_speed(
         ("ours google", "for_agent(agent).allowed(url)", run1(google_selected)),
         ("Protego", "can_fetch(url, agent)", run2(calls(protego, "can_fetch"))),
     ]
+    # texting-robots-py: one Robot per (file, agent); the pairs of a file it
+    # refuses are left out of its row (and count as mismatches below).
+    texting_pairs: list[int] = []
+    if TextingRobot is not None:
+        robots = {(p.file, p.agent): texting_robot(p.agent, files[p.file].body) for p in pairs}
+        texting_pairs = [i for i, p in enumerate(pairs) if robots[p.file, p.agent] is not None]
+        texting_work = [
+            (robots[pairs[i].file, pairs[i].agent].allowed, pairs[i].url) for i in texting_pairs
+        ]
+        rows.append((TEXTING, "Robot(agent, body).allowed(url)", run1(texting_work)))
     verdicts: dict[str, list[bool]] = {}
     results: list[dict[str, Any]] = []
     for impl, how, run in rows:
@@ -562,7 +894,7 @@ def verdict_speed(
         first_pass, found = harness.timed(run)
         verdicts.setdefault(impl, found)
         best = harness.best_of(settings.verdict_passes, run)
-        results.append(_verdict_row(impl, how, len(pairs), best, first_pass))
+        results.append(_verdict_row(impl, how, len(found), best, first_pass))
 
     # jwm has no parsed form: every verdict parses the whole file again. One
     # matcher is reused (robots.cc resets it on every call), which is the
@@ -597,13 +929,19 @@ def verdict_speed(
     differ_protego = sum(
         a != b for a, b in zip(verdicts["ours rfc"], verdicts["Protego"], strict=True)
     )
-    check = {
+    check: dict[str, Any] = {
         "pairs": len(pairs),
         "google_vs_jwm_checked": len(work),
         "google_vs_jwm_mismatches": len(mismatches),
         "google_vs_jwm_examples": mismatches[:5],
         "rfc_vs_protego_differences": differ_protego,
     }
+    if TEXTING in verdicts:
+        texting = dict(zip(texting_pairs, verdicts[TEXTING], strict=True))
+        check["texting_vs_jwm_mismatches"] = sum(
+            texting.get(i) != ref for i, ref in zip(checked, google_ref, strict=True)
+        )
+        check["texting_refused_pairs"] = len(pairs) - len(texting_pairs)
     return results, check
 
 
@@ -630,7 +968,10 @@ def _worst_one(case: Adversarial, settings: Settings, matcher: Any) -> dict[str,
     rfc = RobotsTxt.parse(case.body)
     google = RobotsTxt.parse(case.body, "google")
     protego = Protego.parse(harness.protego_text(case.body))
-    times: dict[str, float] = {}
+    robot = None if TextingRobot is None else texting_robot(agent, case.body)
+    times: dict[str, float | None] = {}
+    if TextingRobot is not None and robot is None:
+        times[TEXTING] = None  # it refuses the file: no verdict to time
     per_url: list[dict[str, Any]] = []
     disagree: list[str] = []
     repeats, budget = settings.call_repeats, settings.call_budget_s
@@ -647,8 +988,12 @@ def _worst_one(case: Adversarial, settings: Settings, matcher: Any) -> dict[str,
             "Protego 1st": _first_verdict(settings, case.body, url, agent, ours=False),
             "jwm": jwm_seconds,
         }
+        if robot is not None:
+            measured[TEXTING] = best_call(
+                lambda url, _agent: robot.allowed(url), url, agent, repeats, budget
+            )
         for column, seconds in measured.items():
-            times[column] = max(times.get(column, 0.0), seconds * 1000)
+            times[column] = max(times.get(column) or 0.0, seconds * 1000)
         per_url.append(
             {
                 "url": _short(url),
@@ -727,6 +1072,10 @@ def big_file_parse(body: bytes, settings: Settings) -> list[dict[str, Any]]:
             None,
         ),
     ]
+    if TextingRobot is not None:
+        refused = " (raises)" if texting_robot(AGENTS[0], body) is None else ""
+        parse = f"parse for {AGENTS[0]}{refused}"
+        rows.append((TEXTING, parse, lambda: texting_robot(AGENTS[0], body), None))
     return [
         {"impl": impl, "what": what, "seconds": harness.best_of(settings.parse_passes, run, setup)}
         for impl, what, run, setup in rows
@@ -771,6 +1120,11 @@ def report_parse(rows: Sequence[dict[str, Any]], settings: Settings, source: str
         f"   a fixed URL ({FIXED_URL}), i.e. parse plus one match. '1st verdict' rows add\n"
         f"   ours' and Protego's lazy per-agent preparation (one {AGENTS[0]} verdict per file)."
     )
+    if TextingRobot is not None:
+        print(
+            f"   {TEXTING} parses for one agent and compiles its rules then: a crawler with\n"
+            "   several names parses once per name."
+        )
 
 
 def _protego_parse_rates(rows: Sequence[dict[str, Any]]) -> dict[bool, float]:
@@ -817,6 +1171,13 @@ def report_verdicts(
     )
     for m in check["google_vs_jwm_examples"]:
         print(f"     {m['file']} {m['agent']} {m['url'][:90]!r}: ours {m['ours']}, jwm {m['jwm']}")
+    if "texting_vs_jwm_mismatches" in check:
+        refused = check["texting_refused_pairs"]
+        print(
+            f"   {TEXTING} vs jwm: {check['texting_vs_jwm_mismatches']} mismatches"
+            f" in the same verdicts"
+            + (f" ({refused} pairs of files it refuses left out of its row)" if refused else "")
+        )
     print(
         f"   (for information: ours rfc and Protego differ on {check['rfc_vs_protego_differences']}"
         " verdicts;\n   their semantics differ, so these are not counted as errors)"
@@ -826,7 +1187,12 @@ def report_verdicts(
 WORST_COLUMNS = ("ours rfc", "ours google", "ours rfc 1st", "Protego", "Protego 1st", "jwm")
 
 
+def _ms(value: float | None) -> str:
+    return "raises" if value is None else f"{value:.4f}"
+
+
 def report_worst(worst: Sequence[dict[str, Any]], settings: Settings) -> None:
+    columns = WORST_COLUMNS + ((TEXTING,) if TextingRobot is not None else ())
     print(
         "\n3. Worst-case time per verdict, ms: the max over each case's URLs of the best of up to"
         f"\n   {settings.call_repeats} calls ({settings.first_repeats} for '1st',"
@@ -834,11 +1200,8 @@ def report_worst(worst: Sequence[dict[str, Any]], settings: Settings) -> None:
     )
     print(
         harness.table(
-            ["case", "URLs", *WORST_COLUMNS],
-            [
-                [w["case"], str(w["urls"]), *(f"{w['max_ms'][c]:.4f}" for c in WORST_COLUMNS)]
-                for w in worst
-            ],
+            ["case", "URLs", *columns],
+            [[w["case"], str(w["urls"]), *(_ms(w["max_ms"][c]) for c in columns)] for w in worst],
             left=2,
         )
     )
@@ -846,6 +1209,8 @@ def report_worst(worst: Sequence[dict[str, Any]], settings: Settings) -> None:
         "   Pre-parsed and warm, except: '1st' = the first verdict after a fresh parse (parse\n"
         "   not timed, lazy rule preparation included); jwm = parse+match per verdict."
     )
+    if TextingRobot is not None:
+        print(f"   {TEXTING}: 'raises' = its parse of the file raises, so it has no verdict.")
     for w in worst:
         for column in ("ours rfc", "ours rfc 1st"):
             slowest = max(w["per_url"], key=lambda u: float(u["ms"][column]))
@@ -955,19 +1320,58 @@ def summarize(
     return summary
 
 
+#: Issue 24's targets: a name, its label, and where its ratio (their time /
+#: ours) is: in the crawler's ratios (section 0), or in the summary's per mode
+#: (section 1's parse); ``{mode}`` is ``rfc`` or ``google``.
+ISSUE24 = (
+    ("first_use_texting", f"first use, ours / {TEXTING}:", "first_use_{mode}_texting", 1.2),
+    ("first_use_protego", "first use, ours / Protego:", "first_use_{mode}", 3.0),
+    ("warmed_texting", f"warmed, ours / {TEXTING}:", "warmed_{mode}_texting", 1.0),
+    ("parse_protego", "parse, ours / Protego:", "parse_ratio", 3.0),
+)
+
+
+def issue24_targets(crawler: dict[str, float], summary: dict[str, Any]) -> dict[str, Any]:
+    """Issue 24's targets (set for the compiled build) next to this run's
+    ratios, rfc mode (google mode in brackets); reported, never asserted."""
+    found: dict[str, Any] = {"build": build()}
+    print(
+        f"   issue 24's targets (set for the compiled build; this run measures the {build()}"
+        " build),\n   their time / ours, rfc mode [google mode]:"
+    )
+    width = max(len(label) for _, label, _, _ in ISSUE24)
+    for name, label, key, target in ISSUE24:
+        value, google = (
+            summary[mode][key] if key == "parse_ratio" else crawler.get(key.format(mode=mode))
+            for mode in ("rfc", "google")
+        )
+        found[name] = {"rfc": value, "google": google, "target": target}
+        shown = (
+            f"skipped ({TEXTING} not installed)"
+            if value is None or google is None
+            else f"{ratio_text(value, target)} [{google:.2f}x]"
+        )
+        print(f"     {label.ljust(width)} {shown}")
+    return found
+
+
 def main(argv: Sequence[str] | None = None) -> None:
-    args = harness.arguments(__doc__, "fewer repeats (under 20 s)").parse_args(argv)
+    args = harness.arguments(__doc__, "fewer repeats (under a minute)").parse_args(argv)
     settings = QUICK if args.quick else FULL
     started = time.perf_counter()
     rng = random.Random(harness.SEED)
 
     harness.title("benchmark", args.quick)
     git = harness.git_state()
+    texting = None if TextingRobot is None else harness.version("texting-robots-py")
     print(
         f"{harness.python_text(machine=True)}; {harness.package_text()}\n"
         f"({git}); Protego {harness.version('protego')};"
         f" jwm.robotstxt {harness.version('jwm.robotstxt')}"
+        + ("" if texting is None else f"; {TEXTING} {texting}")
     )
+    if TEXTING_SKIPPED:
+        print(TEXTING_SKIPPED)
     files = harness.load_corpus()
     if files:
         source = f"corpus {harness.corpus_dir()}"
@@ -983,7 +1387,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         "quick": args.quick,
         "settings": settings.__dict__,
         "python": platform.python_version(),
+        "build": build(),
         "git": git,
+        "texting_robots": texting,
+        "texting_skipped": TEXTING_SKIPPED,
         "source": source,
         "files": len(files),
         "bytes": size,
@@ -1030,6 +1437,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     report_big(big, big_rows, settings)
 
     results["summary"] = summarize(parse_rows, verdict_rows, worst, big_rows, crawler_ratios)
+    results["summary"]["issue24"] = issue24_targets(crawler_ratios, results["summary"])
     results["section_s"] = sections
     laps = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in sections.items())
     harness.finish(args.json, results, started, f" ({laps})")

@@ -35,7 +35,7 @@ from typing import Any, Literal, TypeVar
 # The working tree is measured, whether or not the package is installed.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scrapy_robots_rfc import AgentRules, RobotsTxt, __version__, product_token
+from scrapy_robots_rfc import AgentRules, RobotsTxt, __version__, build, product_token
 from scrapy_robots_rfc.robotstxt._names import ascii_lower
 
 #: The repository root, whose package is measured.
@@ -90,8 +90,9 @@ def python_text(machine: bool = False) -> str:
 
 
 def package_text() -> str:
-    """``scrapy_robots_rfc <version> from <where>``."""
-    return f"scrapy_robots_rfc {__version__} from {ROOT}"
+    """``scrapy_robots_rfc <version>, <build> build, from <where>``: the
+    build is ``scrapy_robots_rfc.build()``, ``pure`` or ``compiled``."""
+    return f"scrapy_robots_rfc {__version__}, {build()} build, from {ROOT}"
 
 
 def git_state() -> str:
