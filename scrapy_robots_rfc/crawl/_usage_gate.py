@@ -112,12 +112,13 @@ class UsageGate:
         self._page_ai = any(category in _NOAI_CATEGORIES for category in config.usage)
 
     def on_request(
-        self, request: Request, key: Origin, agent: AgentRules | None, robots_url: str
+        self, request: Request, key: Origin, agent: AgentRules | None, robots_url: str | None
     ) -> None:
-        """After robots.txt allowed ``request`` for ``agent``: set its
-        preferences, and raise :class:`.ForbiddenByUsagePreference` if one
-        is ``n`` for a category of ``ROBOTSTXT_RFC_USAGE``. Always set, so
-        that a redirect's copied meta never carries another URL's."""
+        """After robots.txt allowed ``request`` for ``agent``, whose rules
+        came from ``robots_url`` (``None``: ``key``'s own robots.txt): set
+        its preferences, and raise :class:`.ForbiddenByUsagePreference` if
+        one is ``n`` for a category of ``ROBOTSTXT_RFC_USAGE``. Always set,
+        so that a redirect's copied meta never carries another URL's."""
         meta = request.meta
         if agent is None or agent.usage is None:
             meta[USAGE_META_KEY] = NO_PREFERENCES
@@ -135,7 +136,7 @@ class UsageGate:
                 {
                     "request": request,
                     "preferences": preferences.describe(categories),
-                    "robots": robots_url,
+                    "robots": robots_url or key.robots_url,
                 },
                 extra=self._runtime.log,
             )

@@ -267,11 +267,13 @@ class RobotsTxtMiddleware:
             if reason is not None:  # sent back by the waiting room to be dropped
                 self._drop(key, reason, request)
             # 1. Decided: the verdict now.
-            hit = await room.cached(key, request, token)
+            hit = room.cached(key, request, token)
+            if hit is None:  # in a fleet, another worker may have decided it
+                hit = await room.shared(key, request, token)
             if hit is not None:
                 entry, agent = hit
                 self._decide(request, key, entry, agent)
-                self._usage.on_request(request, key, agent, entry.url or key.robots_url)
+                self._usage.on_request(request, key, agent, entry.url)
                 if asks:
                     served = self._kept.serve(key, request, taker)
                     taker = None  # served or not, its share is taken
