@@ -29,6 +29,7 @@ logger = logging.getLogger(__name__)
 #: User-Agent headers whose names are remembered at most; the table is
 #: emptied when it is full (a crawl rotating headers stays bounded).
 _MOST_HEADERS = 64
+_USER_AGENT = b"User-Agent"
 
 
 class CrawlerNames:
@@ -75,8 +76,16 @@ class CrawlerNames:
         """The lower-cased name ``request`` is decided for:
         ``ROBOTSTXT_USER_AGENT``, else the crawler's product in the request's
         User-Agent header, else in ``USER_AGENT``."""
-        header = request.headers.get(b"User-Agent")
-        if self._fixed or not header:
+        if self._fixed:
+            return self.token
+        headers = request.headers
+        # Asked first: in ``process_request`` the header is most often not
+        # set yet (UserAgentMiddleware comes later), and ``Headers.get``
+        # finds a missing one by raising and catching an exception.
+        if _USER_AGENT not in headers:
+            return self.token
+        header = headers[_USER_AGENT]
+        if not header:
             return self.token
         try:
             return self._tokens[header]

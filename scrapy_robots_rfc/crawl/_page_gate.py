@@ -167,8 +167,10 @@ def _tags_part(response: HtmlResponse, names: tuple[str, ...]) -> bytes | None:
     a whole head of inline styles and scripts (and nothing for most pages).
     A tag whose name is written with entities is not seen (P-1)."""
     head = html_head(response.body)
-    ends = [tag.end() for tag in _meta_names(names).finditer(head)]
-    return head[: ends[-1]] if ends else None
+    end = None
+    for tag in _meta_names(names).finditer(head):
+        end = tag.end()  # the last one ends the part
+    return None if end is None else head[:end]
 
 
 @functools.lru_cache(maxsize=64)
@@ -198,7 +200,10 @@ class PageGate:
         ``token`` (P-2: the name robots.txt uses, D-21; a family's names,
         D-22). Always set, so that meta copied from another response never
         carries that page's rules."""
-        headers = tuple(response.headers.getlist(_HEADER))
+        found = response.headers
+        # Asked first: most responses have none, and ``getlist`` finds a
+        # missing header by raising and catching an exception.
+        headers = tuple(found.getlist(_HEADER)) if _HEADER in found else ()
         names = (token,) if isinstance(token, str) else token
         head = _tags_part(response, names) if isinstance(response, HtmlResponse) else None
         if not headers and not head:

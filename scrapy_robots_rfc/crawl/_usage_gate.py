@@ -219,8 +219,11 @@ class UsageGate:
         preferences; each header counted in its stats."""
         found: list[Preferences] = []
         said: list[tuple[str, Preferences]] = []
+        headers = response.headers
         for name, kind, stat in _HEADERS:
-            values = response.headers.getlist(name)
+            # Asked first: most responses have neither header, and
+            # ``getlist`` finds a missing one by raising and catching an exception.
+            values = headers.getlist(name) if name in headers else None
             if not values:
                 continue
             source, statement = header_source(values, kind)  # the statement is memoised
