@@ -16,6 +16,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from ..robotstxt import ascii_lower, caller_name, crawler_name, name_problem, product_token
+from ._headers import header_name, header_values
 
 if TYPE_CHECKING:
     from scrapy.http import Request
@@ -29,7 +30,7 @@ logger = logging.getLogger(__name__)
 #: User-Agent headers whose names are remembered at most; the table is
 #: emptied when it is full (a crawl rotating headers stays bounded).
 _MOST_HEADERS = 64
-_USER_AGENT = b"User-Agent"
+_USER_AGENT = header_name(b"User-Agent")
 
 
 class CrawlerNames:
@@ -78,13 +79,8 @@ class CrawlerNames:
         User-Agent header, else in ``USER_AGENT``."""
         if self._fixed:
             return self.token
-        headers = request.headers
-        # Asked first: in ``process_request`` the header is most often not
-        # set yet (UserAgentMiddleware comes later), and ``Headers.get``
-        # finds a missing one by raising and catching an exception.
-        if _USER_AGENT not in headers:
-            return self.token
-        header = headers[_USER_AGENT]
+        values = header_values(request.headers, _USER_AGENT)
+        header = values[-1] if values else None
         if not header:
             return self.token
         try:

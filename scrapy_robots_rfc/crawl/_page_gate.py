@@ -36,6 +36,7 @@ from w3lib.encoding import http_content_type_encoding
 
 from .._logging import reaches_a_handler
 from ..pagerules import NO_PAGE_RULES, PAGE_RULES_META_KEY, PageRules, html_head, read_page_rules
+from ._headers import header_name, header_values
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-_HEADER = b"X-Robots-Tag"
+_HEADER = header_name(b"X-Robots-Tag")
 #: On a request a callback yields that is not a link followed (an API
 #: call, a form): ``ROBOTSTXT_RFC_NOFOLLOW`` lets it through, robots.txt
 #: still decides it.
@@ -200,10 +201,7 @@ class PageGate:
         ``token`` (P-2: the name robots.txt uses, D-21; a family's names,
         D-22). Always set, so that meta copied from another response never
         carries that page's rules."""
-        found = response.headers
-        # Asked first: most responses have none, and ``getlist`` finds a
-        # missing header by raising and catching an exception.
-        headers = tuple(found.getlist(_HEADER)) if _HEADER in found else ()
+        headers = tuple(header_values(response.headers, _HEADER))
         names = (token,) if isinstance(token, str) else token
         head = _tags_part(response, names) if isinstance(response, HtmlResponse) else None
         if not headers and not head:

@@ -47,6 +47,7 @@ from ..robotstxt import (
     header_source,
     robots_preferences,
 )
+from ._headers import header_name, header_values
 from ._page_gate import page_rules_in
 
 if TYPE_CHECKING:
@@ -74,7 +75,7 @@ def _is_image(response: Response) -> bool:
 #: (``robotstxt/usage/header``, ``robotstxt/usage/signal_header``, each
 #: with ``_invalid``).
 _HEADERS = tuple(
-    (name.encode(), kind, "header" if kind == "content-usage" else "signal_header")
+    (header_name(name.encode()), kind, "header" if kind == "content-usage" else "signal_header")
     for name, kind in HEADERS.items()
 )
 #: The stat of a response dropped, by what dropped it.
@@ -221,9 +222,7 @@ class UsageGate:
         said: list[tuple[str, Preferences]] = []
         headers = response.headers
         for name, kind, stat in _HEADERS:
-            # Asked first: most responses have neither header, and
-            # ``getlist`` finds a missing one by raising and catching an exception.
-            values = headers.getlist(name) if name in headers else None
+            values = header_values(headers, name)
             if not values:
                 continue
             source, statement = header_source(values, kind)  # the statement is memoised
