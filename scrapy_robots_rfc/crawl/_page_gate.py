@@ -168,10 +168,11 @@ def _tags_part(response: HtmlResponse, names: tuple[str, ...]) -> bytes | None:
     a whole head of inline styles and scripts (and nothing for most pages).
     A tag whose name is written with entities is not seen (P-1)."""
     head = html_head(response.body)
-    end = None
-    for tag in _meta_names(names).finditer(head):
-        end = tag.end()  # the last one ends the part
-    return None if end is None else head[:end]
+    tags = _meta_names(names)
+    if tags.search(head) is None:  # most pages
+        return None
+    *_, last = tags.finditer(head)
+    return head[: last.end()]
 
 
 @functools.lru_cache(maxsize=64)
