@@ -67,8 +67,11 @@ error log) is reported.
 The crawl is CPU-bound (the crawl process uses its core all the time, its
 CPU time is its wall time); on a shared 2-core machine single crawls spread
 by 10 to 35 %, so a difference of a few percent needs more rounds
-(``--rounds``) to be told from noise. ``--profile`` shows where a mode-c
-crawl spends its time.
+(``--rounds``) to be told from noise. ``--profile`` runs each crawl once
+per mode under cProfile instead, and gives per page the calls of the whole
+crawl process and of each mode's robots.txt code: calls are counted
+exactly, so that the cost of a change per request shows without the noise
+of timings (its times are the profiler's, inflated by it).
 
 Run it directly::
 
@@ -77,7 +80,7 @@ Run it directly::
     .venv/bin/python benchmarks/bench_crawl.py --json results.json
     .venv/bin/python benchmarks/bench_crawl.py --rounds 9  # more rounds, less noise
     .venv/bin/python benchmarks/bench_crawl.py --only deep-100  # one crawl (or more, by name)
-    .venv/bin/python benchmarks/bench_crawl.py --profile  # mode c of the first crawl, cProfile
+    .venv/bin/python benchmarks/bench_crawl.py --profile --only deep-100  # calls per page
     .venv/bin/python benchmarks/bench_crawl.py --page-rules  # also mode d
 
 It is a script, not a test: it asserts nothing about timings.
@@ -599,22 +602,94 @@ def report(runs: Sequence[Run], crawls: Sequence[Crawl]) -> dict[str, Any]:
     return summary
 
 
-def profile(site: Site, spec: Crawl) -> None:
-    """One mode-c crawl under cProfile: this package's functions, then
-    everything, by cumulative time."""
-    with tempfile.TemporaryDirectory() as folder:
-        out = os.path.join(folder, "crawl.prof")
-        run = crawl("c", spec, site.ports, 0, profile_out=out)
-        print(
-            f"\n{spec.title}, mode c under cProfile: {run.pages_per_s:,.0f} pages/s"
-            " (slower than unprofiled; whole process.start() profiled)"
-        )
-        stats = pstats.Stats(out, stream=sys.stdout)
-        stats.sort_stats("cumulative")
-        print("\nscrapy_robots_rfc, top 15 by cumulative time:")
-        stats.print_stats(r"scrapy_robots_rfc", 15)
-        print("\nall, top 25 by cumulative time:")
-        stats.print_stats(25)
+#: Where each mode's robots.txt code lives, for ``--profile``: Scrapy's
+#: built-in middleware and its parser (Protego), or this package.
+ROBOTS_CODE = {
+    "b": ("/scrapy/downloadermiddlewares/robotstxt.py", "/scrapy/robotstxt.py", "/protego/"),
+    "c": ("/scrapy_robots_rfc/",),
+    PAGE_MODE: ("/scrapy_robots_rfc/",),
+}
+
+
+def _per_page(
+    stats: pstats.Stats, pages: int, where: tuple[str, ...] = ()
+) -> tuple[float, float, dict[str, tuple[float, float]]]:
+    """Calls and profiled seconds per page: of the whole process, of the
+    functions defined in files whose path holds one of ``where``, and of
+    each of those files."""
+    entries: dict[Any, tuple[Any, ...]] = stats.stats  # type: ignore[attr-defined]
+    calls = seconds = 0.0
+    files: dict[str, tuple[float, float]] = {}
+    for (path, _line, _name), (_primitive, count, own, *_rest) in entries.items():
+        calls += count
+        seconds += own
+        path = path.replace(os.sep, "/")
+        if any(part in path for part in where):
+            known = files.get(path, (0.0, 0.0))
+            files[path] = (known[0] + count / pages, known[1] + own / pages)
+    return calls / pages, seconds / pages, files
+
+
+def profile(site: Site, specs: Sequence[Crawl], modes: Sequence[str]) -> None:
+    """One crawl of each of ``specs`` in each of ``modes`` under cProfile:
+    calls per page of the whole crawl process and of each mode's robots.txt
+    code (the calls are counted exactly, run after run; the times are the
+    profiler's, inflated by it), this package's files, and its functions by
+    cumulative time."""
+    for spec in specs:
+        rows = []
+        found: dict[str, tuple[float, float, dict[str, tuple[float, float]]]] = {}
+        with tempfile.TemporaryDirectory() as folder:
+            for mode in modes:
+                out = os.path.join(folder, f"{mode}.prof")
+                crawl(mode, spec, site.ports, 0, profile_out=out)
+                stats = pstats.Stats(out, stream=sys.stdout)
+                found[mode] = _per_page(stats, spec.total, ROBOTS_CODE.get(mode, ()))
+                calls, seconds, files = found[mode]
+                code = f"{sum(c for c, _ in files.values()):,.1f}" if mode in ROBOTS_CODE else "-"
+                code_us = (
+                    f"{sum(s for _, s in files.values()) * 1e6:,.1f}"
+                    if mode in ROBOTS_CODE
+                    else "-"
+                )
+                rows.append(
+                    [
+                        f"{mode}. {MODE_NAMES[mode]}",
+                        f"{calls:,.0f}",
+                        f"{seconds * 1e6:,.0f}",
+                        code,
+                        code_us,
+                    ]
+                )
+            print(
+                f"\n{spec.title} under cProfile, per page ({spec.total:,} pages, one crawl a mode;"
+                " the whole process.start())"
+            )
+            headers = ["mode", "calls", "µs", "robots.txt code: calls", "µs"]
+            print(harness.table(headers, rows))
+            if "b" in found and "c" in found:
+                extra = found["c"][0] - found["b"][0]
+                print(f"   c - b: {extra:+,.1f} calls per page, all of the crawl process's")
+            print(
+                "   robots.txt code: the functions of Scrapy's built-in middleware and Protego"
+                " (b), or of\n   this package (c, d); the calls they make into Scrapy and"
+                " the standard library count\n   in the whole process only. Calls are"
+                " counted exactly; times are inflated by the profiler."
+            )
+            ours = "c" if "c" in found else modes[-1]
+            if ours in ROBOTS_CODE:
+                files = found[ours][2]
+                root = ROBOTS_CODE[ours][0]
+                file_rows = [
+                    [path.split(root, 1)[-1], f"{calls:,.2f}", f"{seconds * 1e6:,.2f}"]
+                    for path, (calls, seconds) in sorted(files.items(), key=lambda i: -i[1][1])
+                ][:15]
+                print(f"\n   mode {ours}, this package's 15 costliest files, per page:")
+                print(harness.table(["file", "calls", "µs"], file_rows))
+                stats = pstats.Stats(os.path.join(folder, f"{ours}.prof"), stream=sys.stdout)
+                stats.sort_stats("cumulative")
+                print(f"\n   mode {ours}, scrapy_robots_rfc, top 15 by cumulative time:")
+                stats.print_stats(r"scrapy_robots_rfc", 15)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -629,7 +704,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="run this crawl only (repeatable); default: all",
     )
     parser.add_argument(
-        "--profile", action="store_true", help="profile one mode-c crawl instead of timing"
+        "--profile",
+        action="store_true",
+        help="instead of timing: one crawl of each mode under cProfile, per page",
     )
     parser.add_argument(
         "--page-rules",
@@ -677,7 +754,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     runs: list[Run] = []
     try:
         if args.profile:
-            profile(site, crawls[0])
+            profile(site, crawls, modes)
             return
         if not args.quick:
             warm_up = Crawl("warm-up", "warm-up", WARM_UP_ORIGINS, WARM_UP_PAGES)

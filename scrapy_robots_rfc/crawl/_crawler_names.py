@@ -16,6 +16,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from ..robotstxt import ascii_lower, caller_name, crawler_name, name_problem, product_token
+from ._headers import header_name, header_values
 
 if TYPE_CHECKING:
     from scrapy.http import Request
@@ -29,6 +30,7 @@ logger = logging.getLogger(__name__)
 #: User-Agent headers whose names are remembered at most; the table is
 #: emptied when it is full (a crawl rotating headers stays bounded).
 _MOST_HEADERS = 64
+_USER_AGENT = header_name(b"User-Agent")
 
 
 class CrawlerNames:
@@ -75,8 +77,11 @@ class CrawlerNames:
         """The lower-cased name ``request`` is decided for:
         ``ROBOTSTXT_USER_AGENT``, else the crawler's product in the request's
         User-Agent header, else in ``USER_AGENT``."""
-        header = request.headers.get(b"User-Agent")
-        if self._fixed or not header:
+        if self._fixed:
+            return self.token
+        values = header_values(request.headers, _USER_AGENT)
+        header = values[-1] if values else None
+        if not header:
             return self.token
         try:
             return self._tokens[header]

@@ -36,6 +36,7 @@ from w3lib.encoding import http_content_type_encoding
 
 from .._logging import reaches_a_handler
 from ..pagerules import NO_PAGE_RULES, PAGE_RULES_META_KEY, PageRules, html_head, read_page_rules
+from ._headers import header_name, header_values
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-_HEADER = b"X-Robots-Tag"
+_HEADER = header_name(b"X-Robots-Tag")
 #: On a request a callback yields that is not a link followed (an API
 #: call, a form): ``ROBOTSTXT_RFC_NOFOLLOW`` lets it through, robots.txt
 #: still decides it.
@@ -167,8 +168,11 @@ def _tags_part(response: HtmlResponse, names: tuple[str, ...]) -> bytes | None:
     a whole head of inline styles and scripts (and nothing for most pages).
     A tag whose name is written with entities is not seen (P-1)."""
     head = html_head(response.body)
-    ends = [tag.end() for tag in _meta_names(names).finditer(head)]
-    return head[: ends[-1]] if ends else None
+    tags = _meta_names(names)
+    if tags.search(head) is None:  # most pages
+        return None
+    *_, last = tags.finditer(head)
+    return head[: last.end()]
 
 
 @functools.lru_cache(maxsize=64)
@@ -198,7 +202,7 @@ class PageGate:
         ``token`` (P-2: the name robots.txt uses, D-21; a family's names,
         D-22). Always set, so that meta copied from another response never
         carries that page's rules."""
-        headers = tuple(response.headers.getlist(_HEADER))
+        headers = tuple(header_values(response.headers, _HEADER))
         names = (token,) if isinstance(token, str) else token
         head = _tags_part(response, names) if isinstance(response, HtmlResponse) else None
         if not headers and not head:

@@ -47,6 +47,7 @@ from ..robotstxt import (
     header_source,
     robots_preferences,
 )
+from ._headers import header_name, header_values
 from ._page_gate import page_rules_in
 
 if TYPE_CHECKING:
@@ -74,7 +75,7 @@ def _is_image(response: Response) -> bool:
 #: (``robotstxt/usage/header``, ``robotstxt/usage/signal_header``, each
 #: with ``_invalid``).
 _HEADERS = tuple(
-    (name.encode(), kind, "header" if kind == "content-usage" else "signal_header")
+    (header_name(name.encode()), kind, "header" if kind == "content-usage" else "signal_header")
     for name, kind in HEADERS.items()
 )
 #: The stat of a response dropped, by what dropped it.
@@ -112,12 +113,13 @@ class UsageGate:
         self._page_ai = any(category in _NOAI_CATEGORIES for category in config.usage)
 
     def on_request(
-        self, request: Request, key: Origin, agent: AgentRules | None, robots_url: str
+        self, request: Request, key: Origin, agent: AgentRules | None, robots_url: str | None
     ) -> None:
-        """After robots.txt allowed ``request`` for ``agent``: set its
-        preferences, and raise :class:`.ForbiddenByUsagePreference` if one
-        is ``n`` for a category of ``ROBOTSTXT_RFC_USAGE``. Always set, so
-        that a redirect's copied meta never carries another URL's."""
+        """After robots.txt allowed ``request`` for ``agent``, whose rules
+        came from ``robots_url`` (``None``: ``key``'s own robots.txt): set
+        its preferences, and raise :class:`.ForbiddenByUsagePreference` if
+        one is ``n`` for a category of ``ROBOTSTXT_RFC_USAGE``. Always set,
+        so that a redirect's copied meta never carries another URL's."""
         meta = request.meta
         if agent is None or agent.usage is None:
             meta[USAGE_META_KEY] = NO_PREFERENCES
@@ -135,7 +137,7 @@ class UsageGate:
                 {
                     "request": request,
                     "preferences": preferences.describe(categories),
-                    "robots": robots_url,
+                    "robots": robots_url or key.robots_url,
                 },
                 extra=self._runtime.log,
             )
@@ -218,8 +220,9 @@ class UsageGate:
         preferences; each header counted in its stats."""
         found: list[Preferences] = []
         said: list[tuple[str, Preferences]] = []
+        headers = response.headers
         for name, kind, stat in _HEADERS:
-            values = response.headers.getlist(name)
+            values = header_values(headers, name)
             if not values:
                 continue
             source, statement = header_source(values, kind)  # the statement is memoised

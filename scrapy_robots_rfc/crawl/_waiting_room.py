@@ -12,9 +12,10 @@ timer sends back, to be dropped, what waited longer than
 ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``.
 
 Before a request waits, the room says where its origin stands for it
-(:meth:`WaitingRoom.cached`, :meth:`WaitingRoom.may_not_wait`). Each origin's
-life is a :class:`.policy.OriginLife`: the room turns what happens into its
-events and runs the actions it answers with, itself: it starts the
+(:meth:`WaitingRoom.cached`, :meth:`WaitingRoom.shared`,
+:meth:`WaitingRoom.may_not_wait`). Each origin's life is a
+:class:`.policy.OriginLife`: the room turns what happens into its events
+and runs the actions it answers with, itself: it starts the
 robots.txt loads (:class:`.RobotsLoader`), gives requests back to the
 engine, and holds them through its hold (:mod:`.crawl._holding`). Nothing
 here calls back into the middleware.
@@ -358,23 +359,41 @@ class WaitingRoom:
 
     # -- where an origin stands ------------------------------------------------
 
-    async def cached(
+    def cached(
         self, key: Origin, request: Request, token: Token
     ) -> tuple[Entry, AgentRules | None] | None:
-        """The usable entry of ``key`` that keeps rules for ``token`` (or
-        has none: allow all), and those rules; ``None`` on a miss. In a
-        fleet, an origin no one here waits for costs one store read: another
-        worker may have decided it. A good copy in force while robots.txt is
-        unreachable is fetched again when its backoff is due (RFC 9309
-        §2.3.1.4)."""
-        entry = self._cache.get(key)
-        if entry is None and key not in self._origins and self.hold.holding:
-            loaded = await self.loader.peek(key, request, token)
-            if loaded is not None:
-                entry = loaded.entry
-                self._announce(key, loaded.unreachable)
+        """The usable entry of ``key`` in this worker's cache that keeps
+        rules for ``token`` (or has none: allow all), and those rules;
+        ``None`` on a miss (in a fleet, :meth:`shared` may then find it). A
+        good copy in force while robots.txt is unreachable is fetched again
+        when its backoff is due (RFC 9309 §2.3.1.4)."""
+        return self._decided(key, self._cache.get(key), request, token)
+
+    async def shared(
+        self, key: Origin, request: Request, token: Token
+    ) -> tuple[Entry, AgentRules | None] | None:
+        """As :meth:`cached`, after a miss there, from the store: in a
+        fleet, an origin that this worker has no entry for and no one here
+        waits for costs one store read (another worker may have decided
+        it); ``None`` otherwise."""
+        if self._cache.get(key) is not None or key in self._origins or not self.hold.holding:
+            return None
+        loaded = await self.loader.peek(key, request, token)
+        if loaded is None:
+            return None
+        self._announce(key, loaded.unreachable)
+        return self._decided(key, loaded.entry, request, token)
+
+    def _decided(
+        self, key: Origin, entry: Entry | None, request: Request, token: Token
+    ) -> tuple[Entry, AgentRules | None] | None:
+        """``entry`` and its rules for ``token`` if it decides ``request``
+        now (:func:`.policy.standing`), with what a hit does: the entry is
+        used, a due retry starts, a request held in Redis is let go."""
+        if entry is None:
+            return None
         where = standing(entry, token, self._runtime.clock(), self._allow_after)
-        if entry is None or where not in (Standing.DECIDED, Standing.RETRY_DUE):
+        if where is not Standing.DECIDED and where is not Standing.RETRY_DUE:
             return None
         self._cache.touch(key)
         if where is Standing.RETRY_DUE:  # a good copy in force while unreachable
@@ -382,7 +401,8 @@ class WaitingRoom:
         meta = request.meta
         if HOLD_KEY in meta or SINCE_KEY in meta:  # it was held in Redis
             let_go(request)
-        return entry, None if entry.rules is None else entry.rules.get(token)
+        rules = entry.rules
+        return entry, None if rules is None else rules.get(token)
 
     async def may_not_wait(self, key: Origin, request: Request, token: Token) -> str | None:
         """Why ``request``, for an undecided origin, is dropped at once, or

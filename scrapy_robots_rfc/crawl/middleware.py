@@ -251,7 +251,8 @@ class RobotsTxtMiddleware:
         scheduled = meta.pop(SCHEDULED_KEY, False)
         if meta.pop(FILTER_KEY, False) and scheduled:
             request.dont_filter = False
-        key = None if meta.get("dont_obey_robotstxt") else self._origins(request.url)
+        url = request.url
+        key = None if meta.get("dont_obey_robotstxt") else self._origins(url)
         if key is None:
             meta[USAGE_META_KEY] = NO_PREFERENCES  # the header's part only (U-6)
             return None
@@ -260,18 +261,20 @@ class RobotsTxtMiddleware:
         # The spider's own request for this robots.txt (a SitemapSpider's):
         # answered with the fetch's response (:mod:`.crawl._kept_responses`) if it waited for
         # the fetch as ``taker``; dropped instead, it gives up its share.
-        asks = asks_for_robots_txt(request.url)
+        asks = asks_for_robots_txt(url)
         taker: str | None = meta.pop(TAKER_KEY, None) if asks else None
         try:
             reason = meta.pop(DROP_KEY, None)
             if reason is not None:  # sent back by the waiting room to be dropped
                 self._drop(key, reason, request)
             # 1. Decided: the verdict now.
-            hit = await room.cached(key, request, token)
+            hit = room.cached(key, request, token)
+            if hit is None:  # in a fleet, another worker may have decided it
+                hit = await room.shared(key, request, token)
             if hit is not None:
                 entry, agent = hit
                 self._decide(request, key, entry, agent)
-                self._usage.on_request(request, key, agent, entry.url or key.robots_url)
+                self._usage.on_request(request, key, agent, entry.url)
                 if asks:
                     served = self._kept.serve(key, request, taker)
                     taker = None  # served or not, its share is taken
