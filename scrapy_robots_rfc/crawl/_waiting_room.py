@@ -389,7 +389,8 @@ class WaitingRoom:
     ) -> tuple[Entry, AgentRules | None] | None:
         """``entry`` and its rules for ``token`` if it decides ``request``
         now (:func:`.policy.standing`), with what a hit does: the entry is
-        used, a due retry starts, a request held in Redis is let go."""
+        marked as just used, a due retry starts, a request held in Redis is
+        let go."""
         if entry is None:
             return None
         where = standing(entry, token, self._runtime.clock(), self._allow_after)

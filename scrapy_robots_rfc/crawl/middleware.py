@@ -97,6 +97,9 @@ class RobotsTxtMiddleware:
         #: Whether the crawl is a command's one-off run (set when the spider
         #: opens): no JOBDIR advice then.
         self._one_off = False
+        #: Whether the waiting room's ``request_scheduled`` handler is
+        #: connected: from when the spider opens until it closes.
+        self._listening = False
         self._names = CrawlerNames(config, runtime)
         warn_about_robotstxt_parser(crawler, config.mode)
         self._report = Report(config.max_origins, runtime.stats)
@@ -130,7 +133,6 @@ class RobotsTxtMiddleware:
         )
         self._pacer = self._room.loader.pacer
         connect = crawler.signals.connect
-        connect(self._room.scheduled, signal=signals.request_scheduled)
         connect(self._spider_idle, signal=signals.spider_idle)
         connect(self._spider_opened, signal=signals.spider_opened)
         connect(self._spider_closed, signal=signals.spider_closed)
@@ -361,6 +363,12 @@ class RobotsTxtMiddleware:
     # -- the spider's life -------------------------------------------------
 
     async def _spider_opened(self, spider: Spider) -> None:
+        # request_scheduled comes for every request: its handler is held by
+        # a strong reference, which PyDispatcher calls without the three
+        # Python calls of its weak reference to a bound method, until the
+        # spider closes; connected before the requests JOBDIR kept are sent
+        # back below.
+        self._scheduled_signal(connect=True)
         self._runtime.spider = spider
         self._one_off = _one_off(self.crawler, spider)
         warn_about_builtin(self.crawler, spider)
@@ -373,6 +381,12 @@ class RobotsTxtMiddleware:
             raise DontCloseSpider
 
     async def _spider_closed(self, spider: Spider, reason: str) -> None:
+        try:
+            await self._close(spider, reason)
+        finally:  # nothing holds the middleware once the crawl is over
+            self._scheduled_signal(connect=False)
+
+    async def _close(self, spider: Spider, reason: str) -> None:
         # A robots.txt fetch cut off by the close must not be stored as the
         # origin's record for the fleet; the hand-over below still uses the store.
         self._shared.closing = True
@@ -390,6 +404,14 @@ class RobotsTxtMiddleware:
         if parked:
             put_aside(self.crawler, parked, spider, reason, one_off=self._one_off)
         self._report.close(spider, self.config.report)
+
+    def _scheduled_signal(self, *, connect: bool) -> None:
+        """Connect the waiting room's ``request_scheduled`` handler, held
+        by a strong reference, or disconnect it if it is connected."""
+        if connect != self._listening:
+            how = self.crawler.signals.connect if connect else self.crawler.signals.disconnect
+            how(self._room.scheduled, signal=signals.request_scheduled, weak=False)
+            self._listening = connect
 
 
 def _one_off(crawler: Crawler, spider: Spider) -> bool:
