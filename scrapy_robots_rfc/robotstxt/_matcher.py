@@ -416,19 +416,24 @@ class AgentRules:
         rule = self.deciding_rule(path)
         return rule is None or rule.allow
 
-    def allowed(self, url: str | bytes) -> bool:
-        """The verdict for ``url``: :meth:`allowed_path` of its match string,
-        with the common case (a small rule set, scanned) inline."""
+    def url_rule(self, url: str | bytes) -> Rule | None:
+        """:meth:`deciding_rule` of ``url``'s match string in this mode
+        (:func:`.canonical_match_string`), with the common case (a small
+        rule set, scanned) inline: what a crawler asks for every request."""
         if not self.rules:
-            return True
+            return None
         if self._base is not None:
-            return self._base.allowed(url)
+            return self._base.url_rule(url)
         mode = self.mode
         path = canonical_match_string(url, mode)
         if mode == "rfc" and path == ROBOTS_TXT_PATH:
-            return True  # D-1, RFC 9309 §2.2.2
+            return None  # D-1, RFC 9309 §2.2.2
         if self._tree is None and len(self.rules) <= _SCAN_ONLY_MAX:
-            rule = self.scan(path)
-        else:
-            rule = self.decide(path)
+            return self.scan(path)
+        return self.decide(path)
+
+    def allowed(self, url: str | bytes) -> bool:
+        """The verdict for ``url``: :meth:`allowed_path` of its match
+        string (:meth:`url_rule`)."""
+        rule = self.url_rule(url)
         return rule is None or rule.allow

@@ -437,7 +437,8 @@ class RobotsTxt:
         rules = self._by_agent.get(user_agent) if isinstance(user_agent, (str, tuple)) else None
         if rules is None:
             rules = self.for_agent(user_agent)
-        return rules.allowed(url)
+        rule = rules.url_rule(url)
+        return rule is None or rule.allow
 
     def explain(self, url: str | bytes, user_agent: Name) -> Explanation:
         """The verdict for ``url`` with the rule that decides it, its line
