@@ -7,7 +7,7 @@ Every response gets its rules in ``response.meta``
 when it has no ``X-Robots-Tag`` header and no robots meta tag for this
 crawler (most pages), else a :class:`PageRulesOnDemand`. That keeps the
 headers and, for an HTML response, the start of the head up to its last
-such tag only (:func:`.pagerules.html_head`); the rules are read the first
+such tag only (:func:`.pagerules.head_end`); the rules are read the first
 time they are asked for. A crawl that never asks pays a header lookup and
 a search of the head, and a 10 MB page costs no more than its head.
 
@@ -35,7 +35,7 @@ from scrapy.http import HtmlResponse
 from w3lib.encoding import http_content_type_encoding
 
 from .._logging import reaches_a_handler
-from ..pagerules import NO_PAGE_RULES, PAGE_RULES_META_KEY, PageRules, html_head, read_page_rules
+from ..pagerules import NO_PAGE_RULES, PAGE_RULES_META_KEY, PageRules, head_end, read_page_rules
 from ._headers import header_name, header_values
 
 if TYPE_CHECKING:
@@ -160,19 +160,21 @@ def page_rules_in(meta: Mapping[str, Any]) -> PageRules | PageRulesOnDemand | No
     return found if isinstance(found, (PageRules, PageRulesOnDemand)) else None
 
 
-def _tags_part(response: HtmlResponse, names: tuple[str, ...]) -> bytes | None:
-    """The start of ``response``'s head up to the end of its last ``<meta>``
-    tag whose ``name`` may be ``robots`` or one of ``names`` (P-2), the only
-    part that can hold page-level rules; ``None`` when there is no such
-    tag. What is kept until the rules are read is then that part only, not
-    a whole head of inline styles and scripts (and nothing for most pages).
-    A tag whose name is written with entities is not seen (P-1)."""
-    head = html_head(response.body)
-    tags = _meta_names(names)
-    if tags.search(head) is None:  # most pages
+def _tags_part(body: bytes, tags: re.Pattern[bytes]) -> bytes | None:
+    """The start of ``body``'s head up to the end of its last ``<meta>``
+    tag that ``tags`` finds (:func:`_meta_names`: its ``name`` may be
+    ``robots`` or one of the crawler's names, P-2), the only part that can
+    hold page-level rules; ``None`` when there is no such tag. What is kept
+    until the rules are read is then that part only, not a whole head of
+    inline styles and scripts (and nothing for most pages, whose head is
+    searched in place). A tag whose name is written with entities is not
+    seen (P-1)."""
+    end = head_end(body)
+    found = tags.search(body, 0, end)
+    if found is None:  # most pages
         return None
-    *_, last = tags.finditer(head)
-    return head[: last.end()]
+    *_, last = tags.finditer(body, found.start(), end)
+    return bytes(body[: last.end()])
 
 
 @functools.lru_cache(maxsize=64)
@@ -202,12 +204,15 @@ class PageGate:
         ``token`` (P-2: the name robots.txt uses, D-21; a family's names,
         D-22). Always set, so that meta copied from another response never
         carries that page's rules."""
-        headers = tuple(header_values(response.headers, _HEADER))
+        values = header_values(response.headers, _HEADER)
         names = (token,) if isinstance(token, str) else token
-        head = _tags_part(response, names) if isinstance(response, HtmlResponse) else None
-        if not headers and not head:
+        head = None
+        if isinstance(response, HtmlResponse):
+            head = _tags_part(response.body, _meta_names(names))
+        if not values and not head:
             request.meta[PAGE_RULES_META_KEY] = NO_PAGE_RULES
             return
+        headers = tuple(values)
         content_type = response.headers.get(b"Content-Type")
         encoding = (
             http_content_type_encoding(content_type.decode("latin-1")) if content_type else None

@@ -16,7 +16,7 @@ The modules are private; these names are the package's interface.
 from __future__ import annotations
 
 from ._dates import parse_date
-from ._html import HEAD_LIMIT, html_head, meta_tags
+from ._html import HEAD_LIMIT, head_end, html_head, meta_tags
 from ._read import read_page_rules
 from ._rules import (
     EVERY_CRAWLER,
@@ -37,6 +37,7 @@ __all__ = [
     "Directive",
     "PageRules",
     "Source",
+    "head_end",
     "html_head",
     "meta_tags",
     "parse_date",

@@ -57,21 +57,29 @@ def html_head(body: bytes, limit: int = HEAD_LIMIT) -> bytes:
     >>> html_head(b"<title>a</title><!-- <body> --><BODY><p>text", limit=1000)
     b'<title>a</title><!-- <body> -->'
     """
+    return bytes(body[: head_end(body, limit)])
+
+
+def head_end(body: bytes, limit: int = HEAD_LIMIT) -> int:
+    """Where :func:`html_head` cuts ``body``: the length of its head, so
+    that a caller can search the head in place, without a copy.
+
+    >>> head_end(b"<head><title>a</title></head><body>")
+    22
+    """
     if not isinstance(body, (bytes, bytearray)):
         raise TypeError(f"body must be bytes, not {type(body).__name__}")
-    end = max(limit, 0)
+    end = max(min(limit, len(body)), 0)
     position = 0
     while (found := _HEAD_END.search(body, position, end)) is not None:
-        opened = found.group().lower()
-        skipped = _SKIPPED_TO.get(opened)
+        skipped = _SKIPPED_TO.get(found.group().lower())
         if skipped is None:
-            end = found.start()
-            break
+            return found.start()
         closed = skipped.search(body, found.end(), end)
         if closed is None:
             break
         position = closed.end()
-    return bytes(body[:end])
+    return end
 
 
 def meta_tags(head: bytes, encoding: str | None = None) -> list[tuple[str, str]]:
