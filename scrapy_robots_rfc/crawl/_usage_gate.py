@@ -51,6 +51,8 @@ from ._headers import header_name, header_values
 from ._page_gate import page_rules_in
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from scrapy.http import Request, Response
 
     from .._runtime import Runtime
@@ -78,6 +80,8 @@ _HEADERS = tuple(
     (header_name(name.encode()), kind, "header" if kind == "content-usage" else "signal_header")
     for name, kind in HEADERS.items()
 )
+#: Their normalised names: a response without any skips them at once.
+_HEADER_NAMES = tuple(name for name, _, _ in _HEADERS)
 #: The stat of a response dropped, by what dropped it.
 _STATS: dict[UsageWhere, str] = {
     "header": "robotstxt/usage/header_forbidden",
@@ -213,14 +217,16 @@ class UsageGate:
 
     def _headers(
         self, response: Response
-    ) -> tuple[Preferences | None, list[tuple[str, Preferences]]]:
+    ) -> tuple[Preferences | None, Sequence[tuple[str, Preferences]]]:
         """The preferences of ``response``'s usage headers combined (U-4),
         ``None`` without any, and each header as the DEBUG line shows it
         (``the Content-Signal header 'ai-input=no'``) with its own
         preferences; each header counted in its stats."""
+        headers = response.headers
+        if headers.keys().isdisjoint(_HEADER_NAMES):
+            return None, ()  # most responses: nothing is built for them
         found: list[Preferences] = []
         said: list[tuple[str, Preferences]] = []
-        headers = response.headers
         for name, kind, stat in _HEADERS:
             values = header_values(headers, name)
             if not values:
