@@ -317,12 +317,14 @@ class RobotsTxtMiddleware:
         # request comes back from the engine.
         return await self.process_request(request)
 
-    def process_response(
+    async def process_response(
         self, request: Request, response: Response, spider: Spider | None = None
     ) -> Response:
         """The response's page-level rules (P-1, :mod:`.crawl._page_gate`)
         and usage preferences (U-6, :mod:`.crawl._usage_gate`), in its
-        meta."""
+        meta. A coroutine, as ``process_request`` is: Scrapy awaits what
+        each method returns, and would wrap a plain value in a coroutine
+        of its own."""
         self._pages.on_response(request, response, self._names.of(request))
         return self._usage.on_response(request, response)
 
@@ -331,16 +333,16 @@ class RobotsTxtMiddleware:
     ) -> None:
         """Raise :class:`.ForbiddenByRobotsTxt` if ``agent``'s rules disallow
         ``request`` (RFC 9309 §2.2.2; PATH-5: the longest match decides)."""
-        if agent is None or not agent.rules:
+        if agent is None:
             return
-        path = canonical_match_string(request.url, self.config.mode)
-        rule = agent.deciding_rule(path)
+        rule = agent.url_rule(request.url)
         if rule is None or rule.allow:
             return
         self._runtime.stats.inc_value("robotstxt/forbidden")
         self._report.row(key).forbidden += 1
         if reaches_a_handler(logger, logging.DEBUG):
             source = entry.url or key.robots_url
+            path = canonical_match_string(request.url, agent.mode)
             logger.debug(
                 "Forbidden by robots.txt: %(request)s: %(verdict)s of %(robots)s",
                 {
