@@ -386,7 +386,7 @@ class WaitingRoom:
         fleet, an origin that this worker has no entry for and no one here
         waits for costs one store read (another worker may have decided
         it); ``None`` otherwise."""
-        if self._cache.get(key) is not None or key in self._origins or not self.hold.holding:
+        if not self.hold.holding or key in self._origins or self._cache.get(key) is not None:
             return None
         loaded = await self.loader.peek(key, request, token)
         if loaded is None:
