@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import os
+import sys
 from pathlib import Path
 
 from setuptools import setup
@@ -23,6 +24,9 @@ HERE = Path(__file__).resolve().parent
 #: the one dependency the compiled modules import, for its types.
 MYPYC_REQUIREMENTS = ["mypy==2.4.1", "http-sf>=1.2"]
 SWITCH = "SCRAPY_ROBOTS_RFC_USE_MYPYC"
+#: The setup.py commands that build extension modules (a PEP 517 front end
+#: runs bdist_wheel; ``build_ext --inplace`` by hand).
+BUILDS = frozenset(("bdist_wheel", "build", "build_ext", "editable_wheel", "install", "develop"))
 
 
 def compiled_modules() -> list[str]:
@@ -46,9 +50,18 @@ def extensions() -> list[object]:
         return []
     try:
         from mypyc.build import mypycify
-    except ImportError:
-        # Asking for the build requirements (PEP 517): setup() below names
-        # the compiler; the front end installs it and calls us again.
+    except ImportError as exc:
+        if not BUILDS.isdisjoint(sys.argv[1:]):
+            # A build that was asked for compiled modules must not quietly
+            # make a pure wheel.
+            raise SystemExit(
+                f"{SWITCH}=1 asks for the compiled build, but the compiler cannot be "
+                f"imported ({exc}): install {' and '.join(MYPYC_REQUIREMENTS)}, or unset "
+                f"{SWITCH} for the pure build"
+            ) from None
+        # Asking for the build requirements (PEP 517, the egg_info command):
+        # setup() below names the compiler; the front end installs it and
+        # calls us again to build.
         return []
     opt_level = os.environ.get("MYPYC_OPT_LEVEL", "3")
     # The package's __init__ names the Scrapy-facing classes for type
@@ -56,7 +69,9 @@ def extensions() -> list[object]:
     # import it are not compiled: their errors are not this build's.
     options = ["--follow-imports=silent"]
     return list(
-        mypycify([*options, *compiled_modules()], opt_level=opt_level, group_name="scrapy_robots_rfc")
+        mypycify(
+            [*options, *compiled_modules()], opt_level=opt_level, group_name="scrapy_robots_rfc"
+        )
     )
 
 

@@ -159,3 +159,49 @@ def test_the_value_classes_pickle_in_both_builds() -> None:
         copy = pickle.loads(pickle.dumps(value))
         assert copy == value
         assert type(copy) is type(value)
+
+
+def test_the_switch_fails_a_build_without_the_compiler(tmp_path: Path) -> None:
+    """``SCRAPY_ROBOTS_RFC_USE_MYPYC=1`` with a compiler that cannot be
+    imported fails the build, naming the switch and what to install,
+    instead of making a pure wheel; asking for the build requirements
+    (``egg_info``, PEP 517) still works, so that the front end can install
+    the compiler."""
+    import subprocess
+    import sys
+
+    root = ROBOTSTXT.parents[1]
+    if not (root / "setup.py").is_file():
+        pytest.skip("setup.py is not beside the package (an installed wheel)")
+    # A mypyc package that fails to import, first on the path.
+    (tmp_path / "mypyc").mkdir()
+    (tmp_path / "mypyc" / "__init__.py").write_text("raise ImportError('no compiler here')\n")
+    env = {
+        **os.environ,
+        "SCRAPY_ROBOTS_RFC_USE_MYPYC": "1",
+        "PYTHONPATH": str(tmp_path),
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+
+    def setup_py(*command: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, str(root / "setup.py"), *command],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    built = setup_py("build_ext", "--build-lib", str(tmp_path / "out"))
+    assert built.returncode != 0
+    assert "SCRAPY_ROBOTS_RFC_USE_MYPYC=1 asks for the compiled build" in built.stderr
+    assert "no compiler here" in built.stderr
+    assert "mypy==" in built.stderr
+    assert not (tmp_path / "out").exists()
+    # Not a build: the requirements step (egg_info) reads the switch
+    # without failing.
+    asked = setup_py("egg_info", "--egg-base", str(tmp_path))
+    assert asked.returncode == 0, asked.stderr
+    (info,) = tmp_path.glob("*.egg-info")
+    assert (info / "PKG-INFO").read_text().startswith("Metadata-Version")
