@@ -80,9 +80,9 @@ class CrawlerNames:
         if self._fixed:
             return self.token
         values = header_values(request.headers, _USER_AGENT)
-        if not values or not values[-1]:  # no User-Agent header of its own yet
+        header = values[-1] if values else None
+        if not header:
             return self.token
-        header = values[-1]
         try:
             return self._tokens[header]
         except KeyError:

@@ -367,17 +367,7 @@ class WaitingRoom:
         ``None`` on a miss (in a fleet, :meth:`shared` may then find it). A
         good copy in force while robots.txt is unreachable is fetched again
         when its backoff is due (RFC 9309 §2.3.1.4)."""
-        entry = self._cache.get(key)
-        if entry is None or entry.unreachable_since is not None:
-            return self._decided(key, entry, request, token)
-        # Asked for every request: a fetched copy, decided until it is due
-        # (CACHE-1), as :func:`.policy.standing` says it, without its calls.
-        rules = entry.rules
-        agent = None if rules is None else rules.get(token)
-        if (rules is not None and agent is None) or self._runtime.clock() >= entry.expires:
-            return None
-        self._cache.touch(key)
-        return self._hit(entry, agent, request)
+        return self._decided(key, self._cache.get(key), request, token)
 
     async def shared(
         self, key: Origin, request: Request, token: Token
@@ -409,18 +399,11 @@ class WaitingRoom:
         self._cache.touch(key)
         if where is Standing.RETRY_DUE:  # a good copy in force while unreachable
             self.need(key, request, token)
-        rules = entry.rules
-        return self._hit(entry, None if rules is None else rules.get(token), request)
-
-    @staticmethod
-    def _hit(
-        entry: Entry, agent: AgentRules | None, request: Request
-    ) -> tuple[Entry, AgentRules | None]:
-        """A hit for ``request``: it is let go if it was held in Redis."""
         meta = request.meta
-        if HOLD_KEY in meta or SINCE_KEY in meta:
+        if HOLD_KEY in meta or SINCE_KEY in meta:  # it was held in Redis
             let_go(request)
-        return entry, agent
+        rules = entry.rules
+        return entry, None if rules is None else rules.get(token)
 
     async def may_not_wait(self, key: Origin, request: Request, token: Token) -> str | None:
         """Why ``request``, for an undecided origin, is dropped at once, or
