@@ -102,8 +102,6 @@ USER_AGENT_ALLOWED = (
         ("ROBOTSTXT_RFC_UNREACHABLE_RETRY", True, "a finite number of 0.001 or more (seconds)"),
         ("ROBOTSTXT_RFC_UNREACHABLE_WAIT", -1, "a finite number of 0 or more (seconds)"),
         ("ROBOTSTXT_RFC_UNREACHABLE_WAIT", "-inf", "a finite number of 0 or more (seconds)"),
-        ("ROBOTSTXT_RFC_WAIT_IN_PLACE", -0.5, "a finite number of 0 or more (seconds)"),
-        ("ROBOTSTXT_RFC_WAIT_IN_PLACE", "soon", "a finite number of 0 or more (seconds)"),
         ("ROBOTSTXT_RFC_UNREACHABLE_DAYS", -1, "a finite number of 0 or more (days)"),
         ("ROBOTSTXT_RFC_UNREACHABLE_DAYS", "inf", "a finite number of 0 or more (days)"),
         ("ROBOTSTXT_RFC_CRAWL_DELAY", "maybe", "True or False"),

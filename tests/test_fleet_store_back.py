@@ -147,8 +147,7 @@ def test_a_redis_down_at_spider_open_is_used_again_when_it_comes_back(
     monkeypatch: pytest.MonkeyPatch,
 ):
     # The first probe of the store after its error comes once requests are
-    # parked in memory (at once: ROBOTSTXT_RFC_WAIT_IN_PLACE is 0), before
-    # their robots.txt arrives.
+    # parked in memory, before their robots.txt arrives.
     monkeypatch.setattr(StoreHealth, "FIRST_RETRY", 1.5)
     slow = [server.add_origin({"/robots.txt": Reply(body=ROBOTS, delay=3.5)}) for _ in range(2)]
     allowed = [o.url(f"/p{i}") for o in slow for i in range(3)]
@@ -168,7 +167,6 @@ def test_a_redis_down_at_spider_open_is_used_again_when_it_comes_back(
         redis_server.url,
         # scrapy-redis's queue is on the same server: its client waits for it.
         REDIS_PARAMS={"retry": redis.retry.Retry(redis.backoff.ConstantBackoff(0.1), 100)},
-        ROBOTSTXT_RFC_WAIT_IN_PLACE=0,
     )
     with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc"):
         crawler = yield crawl(

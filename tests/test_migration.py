@@ -601,16 +601,17 @@ def test_download_errors_log_at_the_builtins_level(server, activation, caplog, r
 # -- what waiting outside the downloader means for other components ----------------------
 
 
-def _count_passes(server, activation, robots_delay, settings):
-    """A crawl of one page whose robots.txt answers after ``robots_delay``
-    seconds: the crawler, how many times the page passed a middleware before
-    this one, and how many times ``request_scheduled`` handlers saw it."""
-    origin = robots_origin(server, Reply(body=ROBOTS, delay=robots_delay))
+@pytest_twisted.inlineCallbacks
+def test_a_waiting_request_passes_earlier_middlewares_twice(server, activation):
+    """README, "Migrating from the built-in": a request that waits for
+    robots.txt goes through the middlewares before this one twice, through
+    ``request_scheduled`` handlers three times, and is counted twice in
+    ``scheduler/enqueued``."""
+    origin = robots_origin(server, Reply(body=ROBOTS, delay=0.3))
     CountRequests.seen.clear()
     scheduled: list[str] = []
     crawler = make_crawler(
-        activation,
-        {"DOWNLOADER_MIDDLEWARES": with_middlewares(activation, {COUNTER: 50}), **settings},
+        activation, {"DOWNLOADER_MIDDLEWARES": with_middlewares(activation, {COUNTER: 50})}
     )
     crawler.signals.connect(
         lambda request, spider=None: scheduled.append(request.url),
@@ -620,30 +621,9 @@ def _count_passes(server, activation, robots_delay, settings):
     yield crawler.crawl(stages=[Stage(pages(origin, "/a"))])
     url = origin.url("/a")
     assert crawler.spider.seen == [url]
+    assert CountRequests.seen[url] == 2
     assert CountRequests.seen[origin.url("/robots.txt")] == 1
-    return crawler, CountRequests.seen[url], scheduled.count(url)
-
-
-@pytest_twisted.inlineCallbacks
-def test_a_request_whose_robots_txt_answers_soon_passes_each_component_once(server, activation):
-    """README, "Migrating from the built-in": a robots.txt that answers
-    within ``ROBOTSTXT_RFC_WAIT_IN_PLACE`` (1 s) of its fetch: the request
-    waits in place, as with the built-in."""
-    crawler, passes, scheduled = yield from _count_passes(server, activation, 0.3, {})
-    assert (passes, scheduled) == (1, 1)
-    assert stat(crawler, "scheduler/enqueued") == 1
-    assert stat(crawler, "robotstxt/waiting") == 1
-
-
-@pytest_twisted.inlineCallbacks
-def test_a_request_that_waits_longer_passes_earlier_middlewares_twice(server, activation):
-    """README, "Migrating from the built-in": a request still waiting after
-    ``ROBOTSTXT_RFC_WAIT_IN_PLACE`` goes through the middlewares before
-    this one twice, through ``request_scheduled`` handlers three times, and
-    is counted twice in ``scheduler/enqueued``; it waited once."""
-    settings = {"ROBOTSTXT_RFC_WAIT_IN_PLACE": 0.1}
-    crawler, passes, scheduled = yield from _count_passes(server, activation, 0.3, settings)
-    assert (passes, scheduled) == (2, 3)
+    assert scheduled.count(url) == 3
     assert stat(crawler, "scheduler/enqueued") == 2
     assert stat(crawler, "robotstxt/waiting") == 1
 

@@ -31,8 +31,6 @@ from scrapy_robots_rfc.policy import (
     Forget,
     HeldLeft,
     HoldOne,
-    LeaveInPlace,
-    LeftInPlace,
     OriginLife,
     OriginLifeError,
     Park,
@@ -209,7 +207,6 @@ TABLE: list[tuple[str, Event[str, str], Phase, list[Action[str, str]]]] = [
     ("waiting", HeldLeft(1.0, 0, None), Phase.WAITING, []),
     ("waiting", Unheld(1.0, 1), Phase.WAITING, []),
     ("waiting", SpiderClosed(1.0), Phase.CLOSED, [Forget(), PutAside(("a",))]),
-    ("waiting", LeaveInPlace("d", 1.0), Phase.WAITING, []),
     # -- FETCHING: the first fetch is under way ---------------------------
     ("fetching", Park("b", 1.0), Phase.FETCHING, [CountWaiting()]),
     ("fetching", Park("n", 1.0, no_wait=True), Phase.FETCHING, [CountWaiting()]),
@@ -262,12 +259,6 @@ TABLE: list[tuple[str, Event[str, str], Phase, list[Action[str, str]]]] = [
     ),
     # A slow first fetch never drops anything: no drop timer.
     ("fetching_held", Unheld(1.0, 1), Phase.FETCHING, []),
-    # ROBOTSTXT_RFC_WAIT_IN_PLACE ran out: the waiter leaves its place with
-    # when it began to wait, to be parked; the fetch goes on for it.
-    ("fetching_in_place", LeaveInPlace("d", 1.0), Phase.FETCHING, [LeftInPlace("d", 0.0)]),
-    ("fetching", LeaveInPlace("d", 1.0), Phase.FETCHING, []),
-    # Parked from its place: in order, not counted again.
-    ("fetching", Park("b", 1.0, since=0.5), Phase.FETCHING, []),
     # -- BACKOFF: unreachable, the retry timer runs (RFC 9309 §2.3.1.4) ----
     ("backoff", Park("b", 10.0), Phase.BACKOFF, [CountWaiting()]),
     ("backoff", Park("n", 10.0, no_wait=True), Phase.BACKOFF, [SendBack("n")]),
@@ -309,10 +300,6 @@ TABLE: list[tuple[str, Event[str, str], Phase, list[Action[str, str]]]] = [
     # Held requests go back to the store's queue to be dropped; the store
     # says what is left (HeldLeft), looked at again no sooner than in 1 s.
     ("backoff_held", DropFired(602.0), Phase.BACKOFF, [ExpireHeld(2.0)]),
-    # The drop timer stays armed for the request on its way to be parked.
-    ("backoff_in_place", LeaveInPlace("d", 10.0), Phase.BACKOFF, [LeftInPlace("d", 0.0)]),
-    # Nobody waited: parked from its place, it arms the drop timer from its since.
-    ("backoff_alone", Park("b", 10.0, since=8.0), Phase.BACKOFF, [ArmTimer(DROP, 598.0)]),
     ("backoff_held", HeldLeft(10.0, 0, None), Phase.CLOSED, CLOSE_ALL),
     ("backoff_held", Unheld(10.0, 1), Phase.CLOSED, CLOSE_ALL),
     # -- REFETCHING: unreachable, the retry's fetch is under way ------------
@@ -334,7 +321,6 @@ TABLE: list[tuple[str, Event[str, str], Phase, list[Action[str, str]]]] = [
         [ArmTimer(RETRY, 60.0)],
     ),
     ("refetching", RetryNow(40.0), Phase.REFETCHING, []),
-    ("refetching", LeaveInPlace("d", 40.0), Phase.REFETCHING, []),
     # The retry timer that outlived the backoff starts no second fetch.
     ("refetching_early", RetryFired(35.0), Phase.REFETCHING, []),
     # Nobody waits when the backoff ends: nothing to fetch for.
@@ -393,40 +379,6 @@ def test_requests_unparked_and_parked_again_keep_their_order_and_their_drop_time
     assert [request for request, _ in life.parked] == ["b"]
 
 
-def test_a_request_that_left_its_place_is_parked_in_its_turn_and_dropped_on_time() -> None:
-    """It waited in place from 0 while "b" was parked at 10: parked from
-    its place at 12, it comes before "b", and is dropped when it would
-    have been had it waited in place (605), "b" at 610."""
-    life = run(backoff_in_place(), Park("b", 10.0), [CountWaiting()])
-    run(life, LeaveInPlace("d", 12.0), [LeftInPlace("d", 0.0)])
-    assert life.has_waiters()
-    run(life, Park("d-copy", 12.0, since=0.0), [])
-    assert [request for request, _ in life.parked] == ["d-copy", "b"]
-    assert not life.in_place
-    run(life, DropFired(605.0), [WarnDropping(), Drop(("d-copy",)), ArmTimer(DROP, 5.0)])
-
-
-def test_a_request_on_its_way_from_its_place_is_not_released_by_the_fetch() -> None:
-    """Decided between LeaveInPlace and its Park: the origin closes without
-    it; the caller sends the request back to be decided again."""
-    life = run(fetching_in_place(), LeaveInPlace("d", 1.0), [LeftInPlace("d", 0.0)])
-    assert life.has_waiters(), "it still waits"
-    run(life, FetchEnded(2.0, decided=True), [Forget(), Release((), ())])
-    with pytest.raises(OriginLifeError, match="Park in phase CLOSED"):
-        step(life, Park("d-copy", 2.0, since=0.0))
-
-
-def test_a_request_on_its_way_from_its_place_keeps_the_origin_and_is_dropped_in_time() -> None:
-    """The drop timer fires while it is on its way: the origin stays (the
-    next try still fetches for it), and parked past its time it is dropped
-    at once."""
-    life = run(backoff_in_place(), LeaveInPlace("d", 604.0), [LeftInPlace("d", 0.0)])
-    run(life, DropFired(605.0), [])
-    assert life.phase is Phase.BACKOFF
-    run(life, Park("d-copy", 606.0, since=0.0), [ArmTimer(DROP, 0.0)])
-    run(life, DropFired(606.0), [WarnDropping(), Drop(("d-copy",)), CancelTimer(RETRY), Forget()])
-
-
 def test_a_request_held_after_unpark_is_not_counted_twice() -> None:
     life = fetching()
     run(life, Unpark(1.0), [Unparked((("a", 0.0),))])
@@ -443,7 +395,6 @@ def test_the_table_covers_every_pair_the_machine_accepts() -> None:
 EVENTS: list[Event[str, str]] = [
     Park("z", 1.0),
     WaitInPlace("dz", 1.0),
-    LeaveInPlace("dz", 1.0),
     HoldOne(1.0, 1.0),
     FetchWanted(1.0),
     FetchEnded(1.0, decided=True),
@@ -496,7 +447,6 @@ def test_every_transition_in_the_table_lands_where_the_table_allows() -> None:
 _event = st.one_of(
     st.builds(Park, st.sampled_from(["r1", "r2", "r3"]), st.just(0.0), st.booleans()),
     st.builds(WaitInPlace, st.sampled_from(["d1", "d2"]), st.just(0.0)),
-    st.builds(LeaveInPlace, st.just(""), st.just(0.0)),  # the oldest in place
     st.builds(HoldOne, st.floats(0, 10), st.just(0.0), st.booleans()),
     st.builds(FetchWanted, st.just(0.0), st.one_of(st.none(), st.floats(0, 100))),
     st.builds(FetchEnded, st.just(0.0), st.booleans(), st.one_of(st.none(), st.floats(0, 100))),
@@ -522,8 +472,6 @@ def test_no_waiter_is_both_released_and_dropped(steps: list[tuple[Any, float]]) 
         now += elapsed
         event = _at(template, now, added)
         added += 1
-        if isinstance(event, LeaveInPlace) and life.in_place:
-            event = LeaveInPlace(life.in_place[0][0], now)
         if life.phase is Phase.CLOSED:
             with pytest.raises(OriginLifeError):
                 step(life, event)
@@ -546,8 +494,6 @@ def test_no_waiter_is_both_released_and_dropped(steps: list[tuple[Any, float]]) 
                 dropped.update(action.requests)
             elif isinstance(action, Unparked):  # to be held in the store
                 dropped.update(request for request, _ in action.requests)
-            elif isinstance(action, LeftInPlace):  # to be parked
-                dropped.add(action.resume)
         assert not released & dropped
         gone = released | dropped
         assert not gone & left, "a waiter left twice"

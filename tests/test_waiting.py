@@ -28,7 +28,6 @@ from scrapy_robots_rfc.crawl._waiting_room import (
     NO_WAIT_KEY,
     SCHEDULED_KEY,
     Outlook,
-    ToPark,
     WaitingRoom,
 )
 from scrapy_robots_rfc.policy import Answer, Entry, LruCache, Origins, State, entry_for
@@ -63,13 +62,13 @@ class Loader:
 class Room:
     """A waiting room on a fake clock, recording what it starts and releases."""
 
-    def __init__(self, wait: float = WAIT, settings: dict[str, Any] | None = None) -> None:
+    def __init__(self, wait: float = WAIT) -> None:
         self.clock = Clock()
         self.started: list[tuple[Origin, float]] = []
         self.released: list[Request] = []
         self.stats = Stats()
         self.report = Report(10)
-        settings = Settings({"ROBOTSTXT_RFC_UNREACHABLE_WAIT": wait, **(settings or {})})
+        settings = Settings({"ROBOTSTXT_RFC_UNREACHABLE_WAIT": wait})
         self.config = Config.from_settings(settings)
         self.cache: LruCache[Origin, Entry] = LruCache(10)
         runtime = Runtime(
@@ -236,108 +235,6 @@ def test_a_decided_origin_answers_requests_waiting_in_place():
     room.room.wait_in_place(ORIGIN, waiting).addCallback(results.append)
     room.room.settle(ORIGIN, decided=True, retry_in=None)
     assert results == [None]
-
-
-# -- waiting in place for ROBOTSTXT_RFC_WAIT_IN_PLACE, then parked ------------------
-
-
-def test_a_request_waits_in_place_for_its_limit_then_is_to_be_parked_from_then():
-    room = Room()
-    request = Request("https://example.com/a")
-    waiting = room.room.join(ORIGIN, request, "examplebot")
-    waiting.fetching = True
-    results: list[Any] = []
-    room.clock.advance(5)
-    room.room.wait_in_place(ORIGIN, waiting, 1.0).addCallback(results.append)
-    room.clock.advance(0.9)
-    assert results == []
-    room.clock.advance(0.1)
-    assert results == [ToPark(5.0)]
-    assert room.stats.values == {"robotstxt/waiting": 1}
-    # The middleware parks its copy from when it began to wait: not counted
-    # again, released with the others when the origin is decided.
-    copy = request.replace(dont_filter=True)
-    room.room.park_when_scheduled(copy, ORIGIN, since=5.0)
-    with pytest.raises(IgnoreRequest):
-        room.room.scheduled(copy)
-    assert [parked for parked, _ in waiting.parked] == [copy]
-    assert waiting.parked[0][1] == 5.0
-    assert room.stats.values == {"robotstxt/waiting": 1}
-    assert room.report.row(ORIGIN).waited == 1
-    room.room.settle(ORIGIN, decided=True, retry_in=None)
-    assert room.released == [copy]
-    assert room.clock.getDelayedCalls() == []
-
-
-def test_a_request_decided_within_its_limit_goes_on_and_leaves_no_timer():
-    room = Room()
-    waiting = room.room.join(ORIGIN, Request("https://example.com/a"), "examplebot")
-    waiting.fetching = True
-    results: list[Any] = []
-    room.room.wait_in_place(ORIGIN, waiting, 1.0).addCallback(results.append)
-    room.clock.advance(0.5)
-    room.room.settle(ORIGIN, decided=True, retry_in=None)
-    assert results == [None]
-    assert room.clock.getDelayedCalls() == []
-    room.clock.advance(1)
-    assert results == [None]
-
-
-def test_a_request_on_its_way_to_be_parked_after_the_origin_was_decided_is_decided_again():
-    room = Room()
-    request = Request("https://example.com/a")
-    waiting = room.room.join(ORIGIN, request, "examplebot")
-    waiting.fetching = True
-    results: list[Any] = []
-    room.room.wait_in_place(ORIGIN, waiting, 1.0).addCallback(results.append)
-    room.clock.advance(1)
-    assert results == [ToPark(0.0)]
-    room.room.settle(ORIGIN, decided=True, retry_in=None)
-    assert ORIGIN not in room.room
-    room.room.park_when_scheduled(request, ORIGIN, since=0.0)
-    room.room.scheduled(request)  # not ignored: into the scheduler, decided again
-    assert request.meta[SCHEDULED_KEY] is True
-    assert room.released == []
-
-
-@pytest.mark.parametrize(
-    ("settings", "meta", "limit"),
-    [
-        ({}, {}, 0.75),
-        ({"ROBOTSTXT_RFC_WAIT_IN_PLACE": 2}, {}, 1.75),
-        ({"ROBOTSTXT_RFC_WAIT_IN_PLACE": 0.25}, {}, 0.0),  # the fetch began 0.25 s ago
-        ({"ROBOTSTXT_RFC_WAIT_IN_PLACE": 0}, {}, 0.0),
-        ({}, {NO_WAIT_KEY: True}, 0.0),  # waits for the fetch under way only
-    ],
-)
-def test_a_request_from_the_scheduler_waits_in_place_until_the_limit_after_the_fetch_began(
-    settings, meta, limit
-):
-    """What is left of ROBOTSTXT_RFC_WAIT_IN_PLACE since the fetch began:
-    all the requests of a slow origin leave their places at once."""
-    room = Room(settings=settings)
-    waiting = room.room.need(ORIGIN, Request("https://example.com/a"), "examplebot")
-    assert len(room.started) == 1
-    room.clock.advance(0.25)
-    request = Request("https://example.com/b", meta=meta)
-    assert room.room.in_place_limit(waiting, request) == limit
-
-
-def test_a_request_for_an_origin_in_its_backoff_is_parked_at_once():
-    """It waits for the retry timer, which is long: out of the downloader."""
-    room = Room()
-    room.unreachable(retry_in=30)
-    waiting = room.room.need(ORIGIN, Request("https://example.com/a"), "examplebot")
-    assert room.started == []
-    assert room.room.in_place_limit(waiting, Request("https://example.com/b")) == 0.0
-
-
-def test_a_fleet_holding_requests_in_redis_holds_them_at_once():
-    """The other workers see a held request; one waiting in place they do not."""
-    room = Room()
-    waiting = room.room.need(ORIGIN, Request("https://example.com/a"), "examplebot")
-    room.room.hold = SimpleNamespace(holding=True)  # type: ignore[misc]
-    assert room.room.in_place_limit(waiting, Request("https://example.com/b")) == 0.0
 
 
 # -- what the WARNING of an unreachable origin says ---------------------------------

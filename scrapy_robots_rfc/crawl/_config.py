@@ -113,7 +113,6 @@ _NUMBERS: tuple[tuple[str, str, type[float], float, str], ...] = (
     ("timeout", "ROBOTSTXT_RFC_TIMEOUT", float, 0.001, "seconds"),
     ("unreachable_retry", "ROBOTSTXT_RFC_UNREACHABLE_RETRY", float, 0.001, "seconds"),
     ("unreachable_wait", "ROBOTSTXT_RFC_UNREACHABLE_WAIT", float, 0, "seconds"),
-    ("wait_in_place", "ROBOTSTXT_RFC_WAIT_IN_PLACE", float, 0, "seconds"),
     ("crawl_delay_max", "ROBOTSTXT_RFC_CRAWL_DELAY_MAX", float, 0, "seconds"),
     ("unreachable_days", "ROBOTSTXT_RFC_UNREACHABLE_DAYS", float, 0, "days"),
     ("lease", "ROBOTSTXT_RFC_LEASE", float, 1.5, "seconds"),
@@ -394,9 +393,6 @@ class Config:
     timeout: float = 30.0
     unreachable_retry: float = 30.0
     unreachable_wait: float = 600.0
-    #: How long a request from the scheduler waits for robots.txt inside
-    #: ``process_request`` before it is parked out of the downloader.
-    wait_in_place: float = 1.0
     crawl_delay: bool = False
     crawl_delay_max: float = 60.0
     #: ``ROBOTSTXT_USER_AGENT`` as written (a list joined with ", ");

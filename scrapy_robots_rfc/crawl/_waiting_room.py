@@ -1,13 +1,10 @@
 """The waiting room: requests whose origin's robots.txt is not decided yet.
 
-A request that comes through the scheduler waits *in place*, inside
-``process_request``, for ``ROBOTSTXT_RFC_WAIT_IN_PLACE`` seconds at most, as
-the built-in middleware's requests do: a robots.txt that answers by then
-costs it nothing more. Still undecided, it is *parked*: taken out of the
-scheduler, so that it holds none of ``CONCURRENT_REQUESTS`` while it waits
-longer, and sent back to the engine when its origin is decided. A request
-that never passed the scheduler (``engine.download``) waits in place until
-its origin is decided. In a fleet on scrapy-redis, a request from the
+A request that comes through the scheduler is *parked*: taken out of the
+scheduler, so that it holds none of ``CONCURRENT_REQUESTS`` while it waits,
+and sent back to the engine when its origin is decided. A request that
+never passed the scheduler (``engine.download``) waits *in place*, inside
+``process_request``. In a fleet on scrapy-redis, a request from the
 scheduler is *held* in Redis instead (:mod:`.fleet`), and the room only
 counts and watches it. While robots.txt is unreachable, the retry timer
 fetches it again when the backoff ends (RFC 9309 §2.3.1.4), and the drop
@@ -52,8 +49,6 @@ from ..policy import (
     Forget,
     HeldLeft,
     HoldOne,
-    LeaveInPlace,
-    LeftInPlace,
     OriginLife,
     Park,
     PutAside,
@@ -99,9 +94,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: What :meth:`WaitingRoom.scheduled` finds for a request it is not to park.
-_NOT_PARKED: tuple[None, None] = (None, None)
-
 #: Set on a request that waited longer than ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``
 #: and was sent back to the engine to be dropped; kept in ``meta`` so that it
 #: survives a disk queue.
@@ -120,25 +112,6 @@ FILTER_KEY = "_robotstxt_rfc_filter"
 #: the request is dropped at once (``scrapy robots`` without ``--wait``).
 #: Honoured for requests that come through the scheduler.
 NO_WAIT_KEY = "_robotstxt_rfc_no_wait"
-
-
-@dataclass(frozen=True, slots=True)
-class ToPark:
-    """What a request waiting in place is resumed with when its
-    ``ROBOTSTXT_RFC_WAIT_IN_PLACE`` ran out, its origin still undecided: park
-    it; it began to wait at ``since`` (monotonic; ``None``: it did not wait
-    in place, :data:`PARK_AT_ONCE`)."""
-
-    since: float | None
-
-
-#: Park a request without waiting in place first.
-PARK_AT_ONCE = ToPark(None)
-
-
-#: How a request waiting in place is resumed: ``None`` once its origin is
-#: decided, why it is dropped, or :class:`ToPark`.
-Resume = Deferred["str | ToPark | None"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +200,7 @@ class Waiting:
     retry_timer: Timer | None = None
     drop_timer: Timer | None = None
     #: The state machine of the origin's waiting life.
-    life: OriginLife[Request, Resume] = field(default_factory=lambda: OriginLife(0.0))
+    life: OriginLife[Request, Deferred[str | None]] = field(default_factory=lambda: OriginLife(0.0))
 
     @property
     def fetching(self) -> bool:
@@ -256,9 +229,9 @@ class Waiting:
         return self.life.parked
 
     @property
-    def in_place(self) -> deque[tuple[Resume, float]]:
+    def in_place(self) -> deque[tuple[Deferred[str | None], float]]:
         """Deferreds of requests waiting inside ``process_request``, fired
-        with ``None`` to decide again, a reason to drop, or :class:`ToPark`."""
+        with ``None`` to decide again, or a reason to drop."""
         return self.life.in_place
 
     @property
@@ -321,7 +294,7 @@ class WaitingRoom:
         self._origins: dict[Origin, Waiting] = {}
         #: Copies returned by ``process_request`` that the
         #: ``request_scheduled`` handler is to park.
-        self._to_park: dict[Request, tuple[Origin, float | None]] = {}
+        self._to_park: dict[Request, Origin] = {}
         #: Copies returned by ``process_request`` once held in Redis: the
         #: ``request_scheduled`` handler keeps them out of the scheduler.
         self._held_copies: set[Request] = set()
@@ -466,27 +439,12 @@ class WaitingRoom:
         self._handle(key, waiting, event)
         return waiting
 
-    def in_place_limit(self, waiting: Waiting, request: Request) -> float:
-        """How long ``request``, from the scheduler, may wait in place for
-        ``waiting``'s origin before it is parked: what is left of
-        ``ROBOTSTXT_RFC_WAIT_IN_PLACE`` since the fetch under way began
-        (:meth:`.OriginLife.in_place_for`); 0 (parked, or held, at once) for
-        a request that waits for the fetch under way only
-        (:data:`NO_WAIT_KEY`), and in a fleet that holds requests in Redis,
-        where the other workers see them."""
-        if self.hold.holding or request.meta.get(NO_WAIT_KEY):
-            return 0.0
-        return waiting.life.in_place_for(self._config.wait_in_place, self._runtime.monotonic())
-
-    async def park(
-        self, key: Origin, request: Request, taker: str | None, since: float | None = None
-    ) -> Request:
+    async def park(self, key: Origin, request: Request, taker: str | None) -> Request:
         """The copy of scheduled ``request`` that waits out of the
         downloader, carrying ``taker``: held in Redis in a fleet, else
         parked by the ``request_scheduled`` handler (:meth:`scheduled`).
         ``dont_filter`` lets the copy past the dupefilter, which has seen
-        the request once; it is set back on the verdict. ``since``: it
-        waited in place from then (:class:`ToPark`), already counted."""
+        the request once; it is set back on the verdict."""
         copy = request
         if not request.dont_filter:
             copy = request.replace(dont_filter=True)
@@ -494,27 +452,20 @@ class WaitingRoom:
         if taker is not None:
             copy.meta[TAKER_KEY] = taker
         if not await self.hold.hold(key, copy):
-            self.park_when_scheduled(copy, key, since=since)
+            self.park_when_scheduled(copy, key)
             return copy
         self.park_when_scheduled(copy, key, in_store=True)
-        counted = since is not None  # in robotstxt/waiting, when it waited in place
-        if counted:
-            self._runtime.stats.inc_value("robotstxt/waiting/held")
-        held_since = self.hold.waited_since(copy) if since is None else since
-        if not self.held_one(key, held_since, count=not counted):
+        if not self.held_one(key, self.hold.waited_since(copy)):
             self.hold.release_soon(key)  # decided while Redis took it
         return copy
 
-    def park_when_scheduled(
-        self, copy: Request, key: Origin, *, in_store: bool = False, since: float | None = None
-    ) -> None:
+    def park_when_scheduled(self, copy: Request, key: Origin, *, in_store: bool = False) -> None:
         """Park ``copy`` when the scheduler receives it (:meth:`scheduled`);
-        if it is held ``in_store``, only keep it out of the scheduler.
-        ``since``: it waited in place from then."""
+        if it is held ``in_store``, only keep it out of the scheduler."""
         if in_store:
             self._held_copies.add(copy)
         else:
-            self._to_park[copy] = (key, since)
+            self._to_park[copy] = key
 
     def scheduled(self, request: Request, **kwargs: Any) -> None:
         """The ``request_scheduled`` handler: park a request
@@ -525,41 +476,22 @@ class WaitingRoom:
         if request in self._held_copies:
             self._held_copies.discard(request)
             raise IgnoreRequest  # Redis has it
-        key, since = self._to_park.pop(request, _NOT_PARKED)
+        key = self._to_park.pop(request, None)
         waiting = None if key is None else self._origins.get(key)
         if key is None or waiting is None:  # decided meanwhile: decide it again
             request.meta[SCHEDULED_KEY] = True
             return
         no_wait = bool(request.meta.get(NO_WAIT_KEY))
-        event = Park(request, self._runtime.monotonic(), no_wait, since)
-        actions = self._handle(key, waiting, event)
+        actions = self._handle(key, waiting, Park(request, self._runtime.monotonic(), no_wait))
         if any(isinstance(action, SendBack) for action in actions):
             return  # no fetch under way for a no-wait request: decide it again
         raise IgnoreRequest  # keeps it out of the scheduler; the engine logs nothing
 
-    def wait_in_place(self, key: Origin, waiting: Waiting, limit: float | None = None) -> Resume:
+    def wait_in_place(self, key: Origin, waiting: Waiting) -> Deferred[str | None]:
         """Wait inside ``process_request``: the Deferred fires with ``None``
-        once ``key`` is decided, or with why the request is dropped; after
-        ``limit`` seconds (:meth:`in_place_limit`) still undecided, with
-        :class:`ToPark`."""
-        d: Resume = Deferred()
+        once ``key`` is decided, or with why the request is dropped."""
+        d: Deferred[str | None] = Deferred()
         self._handle(key, waiting, WaitInPlace(d, self._runtime.monotonic()))
-        if limit is None or d.called:
-            return d
-        ran_out: list[bool] = []
-
-        def leave() -> None:
-            ran_out.append(True)
-            if not d.called and self._origins.get(key) is waiting:
-                self._handle(key, waiting, LeaveInPlace(d, self._runtime.monotonic()))
-
-        def stop(result: str | ToPark | None) -> str | ToPark | None:
-            if not ran_out:
-                timer.cancel()
-            return result
-
-        timer = self._runtime.call_later(limit, leave)
-        d.addBoth(stop)
         return d
 
     def let_taker_go(self, key: Origin, taker: str) -> None:
@@ -792,8 +724,8 @@ class WaitingRoom:
     # -- running the actions -------------------------------------------------
 
     def _handle(
-        self, key: Origin, waiting: Waiting, event: Event[Request, Resume]
-    ) -> list[Action[Request, Resume]]:
+        self, key: Origin, waiting: Waiting, event: Event[Request, Deferred[str | None]]
+    ) -> list[Action[Request, Deferred[str | None]]]:
         """Run the actions ``key``'s life answers ``event`` with, and return
         them for what only the caller does with them."""
         actions = waiting.life.handle(event)
@@ -801,7 +733,9 @@ class WaitingRoom:
             self._run(key, waiting, action)
         return actions
 
-    def _run(self, key: Origin, waiting: Waiting, action: Action[Request, Resume]) -> None:
+    def _run(
+        self, key: Origin, waiting: Waiting, action: Action[Request, Deferred[str | None]]
+    ) -> None:
         if isinstance(action, StartFetch):
             self._runtime.start_soon(self._load(key, waiting))
         elif isinstance(action, ArmTimer):
@@ -826,8 +760,6 @@ class WaitingRoom:
             self._report.row(key).waited += 1
         elif isinstance(action, SendBack):
             action.request.meta[SCHEDULED_KEY] = True
-        elif isinstance(action, LeftInPlace):
-            action.resume.callback(ToPark(action.since))
         elif isinstance(action, Release):
             self.release(action.requests)
             for d in action.resumed:

@@ -10,10 +10,9 @@ How a request travels:
 2. Otherwise the waiting room (:mod:`.crawl._waiting_room`) starts the
    robots.txt load, once per origin (:mod:`.crawl._robots_loader`: the
    fetch, through :mod:`.stores._async` with a store), and the request waits
-   there: in place for ``ROBOTSTXT_RFC_WAIT_IN_PLACE`` seconds at most, then
-   out of the downloader; in a fleet on scrapy-redis, it is held in Redis
-   (:mod:`.fleet`). The room and the parts below never call back into the
-   middleware.
+   there, out of the downloader; in a fleet on scrapy-redis, it is held in
+   Redis (:mod:`.fleet`). The room and the parts below never call back into
+   the middleware.
 3. When the origin is decided, its waiting requests go back to the engine
    and come through step 1 again; a request still waiting after
    ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` seconds is dropped with
@@ -59,7 +58,7 @@ from ._startup_warnings import (
     warn_about_robotstxt_parser,
 )
 from ._usage_gate import UsageGate
-from ._waiting_room import DROP_KEY, FILTER_KEY, PARK_AT_ONCE, SCHEDULED_KEY, ToPark, WaitingRoom
+from ._waiting_room import DROP_KEY, FILTER_KEY, SCHEDULED_KEY, WaitingRoom
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -300,24 +299,17 @@ class RobotsTxtMiddleware:
                     room.let_taker_go(key, taker)
                 taker = self._kept.taker()
                 waiting.asked.add(taker)
-            # 3. It waits in place; if it came through the scheduler, until
-            # ROBOTSTXT_RFC_WAIT_IN_PLACE after the fetch began at most, then
-            # out of the downloader (parked, or held in Redis).
-            limit = room.in_place_limit(waiting, request) if scheduled else None
-            if limit == 0:
-                outcome: str | ToPark | None = PARK_AT_ONCE
-            else:
-                outcome = await maybe_deferred_to_future(room.wait_in_place(key, waiting, limit))
-            if isinstance(outcome, ToPark):  # still undecided
-                copy = await room.park(key, request, taker, outcome.since)
+            # 3. It waits: out of the downloader (parked, or held in Redis) if
+            # it came through the scheduler, else in place.
+            if scheduled:
+                copy = await room.park(key, request, taker)
                 taker = None  # the copy carries it
                 return copy
-            if outcome is not None:
-                self._drop(key, outcome, request)
+            reason = await maybe_deferred_to_future(room.wait_in_place(key, waiting))
+            if reason is not None:
+                self._drop(key, reason, request)
             if taker is not None:  # carried to step 4
                 meta[TAKER_KEY], taker = taker, None
-            if scheduled:  # so is where it came from
-                meta[SCHEDULED_KEY] = True
         finally:
             if taker is not None:
                 room.let_taker_go(key, taker)

@@ -3,9 +3,7 @@ state machine: events in, actions out, every transition in this file.
 
 While an origin's robots.txt is being fetched, or is unreachable and in its
 backoff (RFC 9309 §2.3.1.4), requests wait for it: *parked* (taken out of
-the scheduler), *in place* (inside ``process_request``; a request from the
-scheduler for ``ROBOTSTXT_RFC_WAIT_IN_PLACE`` seconds at most, then it
-leaves to be parked, keeping its place), *no-wait* (parked,
+the scheduler), *in place* (inside ``process_request``), *no-wait* (parked,
 but waiting for the fetch under way only, as ``scrapy robots`` without
 ``--wait``), or *held* in a store for a fleet of crawlers. A request still
 waiting ``wait`` seconds (``ROBOTSTXT_RFC_UNREACHABLE_WAIT``) after the
@@ -126,32 +124,17 @@ class Timer(enum.Enum):
 @dataclass(frozen=True, slots=True)
 class Park(Generic[R]):
     """A request from the scheduler is to wait, parked; ``no_wait``: for
-    the fetch under way only. ``since``: it waited in place from then
-    (:class:`LeaveInPlace`), so it keeps that place among the parked ones
-    and is not counted again."""
+    the fetch under way only."""
 
     request: R
     now: float
     no_wait: bool = False
-    since: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class WaitInPlace(Generic[D]):
     """A request that never passed the scheduler waits inside
     ``process_request``, resumed through ``resume``."""
-
-    resume: D
-    now: float
-
-
-@dataclass(frozen=True, slots=True)
-class LeaveInPlace(Generic[D]):
-    """The request waiting in place through ``resume`` stops waiting there
-    (its ``ROBOTSTXT_RFC_WAIT_IN_PLACE`` ran out) to be parked: answered with
-    :class:`LeftInPlace`, or nothing if it left already. It still waits: the
-    origin stays alive for it until it comes back as :class:`Park` with its
-    ``since``, and is dropped then if it has waited too long."""
 
     resume: D
     now: float
@@ -259,7 +242,6 @@ class SpiderClosed:
 Event = (
     Park[R]
     | WaitInPlace[D]
-    | LeaveInPlace[D]
     | HoldOne
     | FetchWanted
     | FetchEnded
@@ -307,15 +289,6 @@ class SendBack(Generic[R]):
     no-wait request): back to ``process_request`` to be decided again."""
 
     request: R
-
-
-@dataclass(frozen=True, slots=True)
-class LeftInPlace(Generic[D]):
-    """After :class:`LeaveInPlace`: resume ``resume`` to be parked; it
-    began to wait at ``since``."""
-
-    resume: D
-    since: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -392,7 +365,6 @@ Action = (
     | CancelTimer
     | CountWaiting
     | SendBack[R]
-    | LeftInPlace[D]
     | Release[R, D]
     | Drop[R, D]
     | ReleaseHeld
@@ -410,8 +382,6 @@ _LIVE = (Phase.WAITING, Phase.FETCHING, Phase.BACKOFF, Phase.REFETCHING)
 TRANSITIONS: dict[tuple[Phase, type], tuple[Phase, ...]] = {
     **{(p, Park): (p, Phase.CLOSED) for p in _LIVE},
     **{(p, WaitInPlace): (p,) for p in _LIVE},
-    # A request leaving its place to be parked keeps the origin alive.
-    **{(p, LeaveInPlace): (p,) for p in _LIVE},
     **{(p, HoldOne): (p,) for p in _LIVE},
     (Phase.WAITING, FetchWanted): (Phase.FETCHING, Phase.BACKOFF),
     (Phase.FETCHING, FetchWanted): (Phase.FETCHING,),
@@ -447,11 +417,6 @@ class OriginLife(Generic[R, D]):
         self.parked: deque[tuple[R, float]] = deque()
         self.in_place: deque[tuple[D, float]] = deque()
         self.no_wait: list[R] = []
-        #: Requests that left their place to be parked (:class:`LeaveInPlace`)
-        #: and are not parked yet: they still wait.
-        self.leaving = 0
-        #: When the fetch under way (or the last one) began.
-        self.fetch_since: float | None = None
         #: When a fetch first found the origin unreachable.
         self.unreachable_at: float | None = None
         #: Requests held in the store that this worker watches, and when
@@ -474,24 +439,13 @@ class OriginLife(Generic[R, D]):
         return Phase.BACKOFF if unreachable else Phase.WAITING
 
     def has_waiters(self) -> bool:
-        return bool(self.parked or self.in_place or self.no_wait or self.held or self.leaving)
+        return bool(self.parked or self.in_place or self.no_wait or self.held)
 
     def may_not_wait(self, no_wait: bool) -> bool:
         """Whether a request for the origin, unreachable and in its backoff,
         is dropped at once rather than wait for the retry: no fetch is under
         way, and it may not wait (``wait`` is 0, or ``no_wait``)."""
         return not self.fetching and (self.wait <= 0 or no_wait)
-
-    def in_place_for(self, limit: float, now: float) -> float:
-        """How long a request from the scheduler that comes at ``now`` may
-        wait in place (``limit``: ``ROBOTSTXT_RFC_WAIT_IN_PLACE``): what is
-        left of ``limit`` since the fetch under way began, so that a slow
-        origin's requests all leave their places by then and the later ones
-        are parked at once; 0 when no fetch is under way (the origin waits
-        for its retry, RFC 9309 §2.3.1.4)."""
-        if not self.fetching or self.fetch_since is None:
-            return 0.0
-        return max(0.0, self.fetch_since + limit - now)
 
     def drop_time(self, since: float | None = None) -> float | None:
         """When the longest-waiting request is to be dropped, if the origin
@@ -527,13 +481,6 @@ class OriginLife(Generic[R, D]):
         if isinstance(event, WaitInPlace):
             self.in_place.append((event.resume, event.now))
             return [CountWaiting(), *self._arm_drop(event.now)]
-        if isinstance(event, LeaveInPlace):
-            for index, (resume, since) in enumerate(self.in_place):
-                if resume is event.resume:
-                    del self.in_place[index]
-                    self.leaving += 1
-                    return [LeftInPlace(resume, since)]
-            return []
         if isinstance(event, HoldOne):
             self.held += 1
             if self.held_since is None or event.since < self.held_since:
@@ -549,12 +496,12 @@ class OriginLife(Generic[R, D]):
             if not self.retry_armed:
                 raise OriginLifeError("RetryFired with no retry timer armed")
             self.retry_armed = False
-            return self._retry(event.now)
+            return self._retry()
         if isinstance(event, RetryNow):
             if not self.retry_armed:
                 return []
             self.retry_armed = False
-            return [CancelTimer(Timer.RETRY), *self._retry(event.now)]
+            return [CancelTimer(Timer.RETRY), *self._retry()]
         if isinstance(event, DropFired):
             if not self.drop_armed:
                 raise OriginLifeError("DropFired with no drop timer armed")
@@ -598,10 +545,6 @@ class OriginLife(Generic[R, D]):
             return [SendBack(event.request)]
         if event.no_wait:
             self.no_wait.append(event.request)
-        elif event.since is not None:  # from its place: in order, counted there
-            self.leaving = max(0, self.leaving - 1)
-            bisect.insort(self.parked, (event.request, event.since), key=lambda item: item[1])
-            return self._arm_drop(event.now)
         else:
             self.parked.append((event.request, event.now))
         return [CountWaiting(), *self._arm_drop(event.now)]
@@ -610,7 +553,7 @@ class OriginLife(Generic[R, D]):
         if self.fetching:
             return []
         if event.retry_in is None:
-            return self._start(event.now)
+            return self._start()
         # Unreachable and in its backoff (RFC 9309 §2.3.1.4): the first to
         # wait starts the wait's clock and the WARNING that says so.
         actions: list[Action[R, D]] = []
@@ -654,14 +597,13 @@ class OriginLife(Generic[R, D]):
             actions.extend(self._arm_drop(event.now))
         return actions
 
-    def _retry(self, now: float) -> list[Action[R, D]]:
+    def _retry(self) -> list[Action[R, D]]:
         if self.has_waiters() and not self.fetching:
-            return self._start(now)
+            return self._start()
         return []
 
-    def _start(self, now: float) -> list[Action[R, D]]:
+    def _start(self) -> list[Action[R, D]]:
         self.fetching = True
-        self.fetch_since = now
         return [StartFetch()]
 
     def _drop_expired(self, now: float) -> list[Action[R, D]]:
@@ -705,7 +647,6 @@ class OriginLife(Generic[R, D]):
     def _forget(self) -> list[Action[R, D]]:
         """Close: the timers stop and the caller forgets the origin."""
         self.closed = True
-        self.leaving = 0
         armed = ((self.retry_armed, Timer.RETRY), (self.drop_armed, Timer.DROP))
         actions: list[Action[R, D]] = [CancelTimer(timer) for on, timer in armed if on]
         self.retry_armed = self.drop_armed = False
