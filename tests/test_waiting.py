@@ -59,6 +59,20 @@ class Loader:
         await Deferred()  # never fires
 
 
+class Signals:
+    """Stands for the crawler's signal manager: which handlers are connected."""
+
+    def __init__(self) -> None:
+        self.connected: list[Any] = []
+
+    def connect(self, receiver: Any, signal: Any, **kwargs: Any) -> None:
+        assert receiver not in self.connected
+        self.connected.append(receiver)
+
+    def disconnect(self, receiver: Any, signal: Any, **kwargs: Any) -> None:
+        self.connected.remove(receiver)
+
+
 class Room:
     """A waiting room on a fake clock, recording what it starts and releases."""
 
@@ -78,8 +92,11 @@ class Room:
             call_later=self.clock.callLater,
             start_soon=Deferred.fromCoroutine,
         )
+        self.signals = Signals()
         crawler: Any = SimpleNamespace(
-            settings=settings, engine=SimpleNamespace(crawl=self.released.append)
+            settings=settings,
+            engine=SimpleNamespace(crawl=self.released.append),
+            signals=self.signals,
         )
         self.room = WaitingRoom(
             runtime,
@@ -137,12 +154,39 @@ class Room:
         self.room.settle(ORIGIN, decided=False, retry_in=retry_in)
 
 
-def test_a_request_not_sent_back_is_marked_as_scheduled():
+def test_a_request_not_sent_back_passes_the_handler_untouched():
     room = Room()
     request = Request("https://example.com/a")
     room.room.scheduled(request)
-    assert request.meta[SCHEDULED_KEY] is True
+    assert SCHEDULED_KEY not in request.meta
     assert room.stats.values == {}
+
+
+def test_the_handler_listens_only_while_copies_are_on_their_way_to_be_parked():
+    """Without a fleet no handler runs for each request: every request came
+    through the scheduler but a copy that came back without passing it
+    (engine.download_async downloads what process_request returns)."""
+    room = Room()
+    room.room.listen()  # the spider opened
+    assert room.signals.connected == []
+    assert room.room.from_scheduler(Request("https://example.com/a"))
+    parked, direct = Request("https://example.com/b"), Request("https://example.com/c")
+    room.room.join(ORIGIN, parked, "examplebot")
+    room.room.park_when_scheduled(parked, ORIGIN)
+    room.room.park_when_scheduled(direct, ORIGIN)
+    assert room.signals.connected == [room.room.scheduled]
+    with pytest.raises(IgnoreRequest):
+        room.room.scheduled(parked)
+    assert room.room.from_scheduler(Request("https://example.com/d"))
+    assert room.signals.connected == [room.room.scheduled], "the direct copy is on its way"
+    assert not room.room.from_scheduler(direct)
+    assert room.room.from_scheduler(Request("https://example.com/e"))
+    assert room.signals.connected == [], "disconnected outside the signal's dispatch"
+    room.room.settle(ORIGIN, decided=True, retry_in=None)
+    assert room.released == [parked]
+    assert room.room.from_scheduler(parked), "back from the engine"
+    room.room.stop_listening()
+    assert room.signals.connected == []
 
 
 def test_parked_requests_go_back_when_the_origin_is_decided():
@@ -454,8 +498,8 @@ def test_a_no_wait_request_is_not_parked_once_the_fetch_is_over():
     room.fail_fetch(retry_in=30)
     late = Request("https://example.com/b", meta={NO_WAIT_KEY: True})
     room.room.park_when_scheduled(late, ORIGIN)
-    room.room.scheduled(late)
-    assert late.meta[SCHEDULED_KEY] is True
+    room.room.scheduled(late)  # not ignored: into the scheduler
+    assert room.room.from_scheduler(late), "and parked again if it must wait"
     assert room.room.get(ORIGIN).no_wait == []  # type: ignore[union-attr]
 
 

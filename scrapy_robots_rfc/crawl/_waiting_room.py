@@ -31,6 +31,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from scrapy import signals
 from scrapy.exceptions import IgnoreRequest
 from twisted.internet.defer import Deferred
 
@@ -71,7 +72,7 @@ from ..policy import (
 )
 from ..policy import Timer as LifeTimer
 from ._fetcher import Fetcher
-from ._holding import HOLD_KEY, SINCE_KEY, hold_class, let_go
+from ._holding import HOLD_KEY, SINCE_KEY, MemoryHold, hold_class, let_go
 from ._kept_responses import TAKER_KEY
 from ._robots_loader import RobotsLoader
 
@@ -98,10 +99,11 @@ logger = logging.getLogger(__name__)
 #: and was sent back to the engine to be dropped; kept in ``meta`` so that it
 #: survives a disk queue.
 DROP_KEY = "_robotstxt_rfc_drop"
-#: Set by the ``request_scheduled`` handler and taken off again by
-#: ``process_request``: the request came through the scheduler, so it can be
-#: sent back to it to wait. A ``meta`` key rather than the request's identity,
-#: because a ``JOBDIR`` disk queue gives back a new object.
+#: In a fleet, set by the ``request_scheduled`` handler (and on a request
+#: held in Redis) and taken off again by ``process_request``: the request
+#: came through the scheduler, so it can be sent back to it to wait. A
+#: ``meta`` key rather than the request's identity, because a queue in Redis
+#: or in ``JOBDIR`` gives back a new object (:meth:`WaitingRoom.from_scheduler`).
 SCHEDULED_KEY = "_robotstxt_rfc_scheduled"
 #: On a request that was sent back to the scheduler with ``dont_filter``
 #: set only for that; ``process_request`` clears the flag again, so that
@@ -316,6 +318,15 @@ class WaitingRoom:
         )
         #: Where requests from the scheduler wait: in memory, or in Redis.
         self.hold = hold_class(config, crawler.settings)(runtime, crawler, config, shared, self)
+        #: Whether every request from the scheduler is marked
+        #: (:data:`SCHEDULED_KEY`): in a fleet, whose held requests come back
+        #: from Redis; the ``request_scheduled`` handler is then connected
+        #: while the spider is open. Otherwise it is connected only while
+        #: copies are on their way to be parked (:meth:`from_scheduler`).
+        self._marks = type(self.hold) is not MemoryHold
+        #: Whether the ``request_scheduled`` handler (:meth:`scheduled`) is
+        #: connected.
+        self._listening = False
 
     def __contains__(self, key: object) -> bool:
         return key in self._origins
@@ -462,24 +473,65 @@ class WaitingRoom:
     def park_when_scheduled(self, copy: Request, key: Origin, *, in_store: bool = False) -> None:
         """Park ``copy`` when the scheduler receives it (:meth:`scheduled`);
         if it is held ``in_store``, only keep it out of the scheduler."""
+        self._listen(True)
         if in_store:
             self._held_copies.add(copy)
         else:
             self._to_park[copy] = key
 
+    def from_scheduler(self, request: Request) -> bool:
+        """Whether ``request``, in ``process_request``, came through the
+        scheduler, so that it can wait out of the downloader (parked)
+        rather than in place. In a fleet the ``request_scheduled`` handler
+        says so (:data:`SCHEDULED_KEY`). Otherwise every request did,
+        except a copy that :meth:`park` gave back and that came back
+        without passing the scheduler: ``engine.download_async`` downloads
+        what ``process_request`` returns itself. So no handler runs for
+        each request: it is connected only while copies are on their way
+        to be parked, and disconnected here, outside its signal's dispatch."""
+        marked = request.meta.pop(SCHEDULED_KEY, False)
+        if self._marks:
+            return bool(marked)
+        to_park = self._to_park
+        if not to_park:
+            if self._listening:
+                self._listen(False)
+            return True
+        return to_park.pop(request, None) is None
+
+    def listen(self) -> None:
+        """The spider opened: in a fleet, connect the ``request_scheduled``
+        handler, held by a strong reference, which PyDispatcher calls
+        without the three Python calls of its weak reference to a bound
+        method, until :meth:`stop_listening`."""
+        if self._marks:
+            self._listen(True)
+
+    def stop_listening(self) -> None:
+        """The spider closed: disconnect the handler if it is connected."""
+        self._listen(False)
+
+    def _listen(self, on: bool) -> None:
+        if on != self._listening:
+            manager = self._crawler.signals
+            how = manager.connect if on else manager.disconnect
+            how(self.scheduled, signal=signals.request_scheduled, weak=False)
+            self._listening = on
+
     def scheduled(self, request: Request, **kwargs: Any) -> None:
         """The ``request_scheduled`` handler: park a request
-        ``process_request`` sent back, or mark one that came through the
-        scheduler (:data:`SCHEDULED_KEY`). ``**kwargs``: PyDispatcher then
-        passes the signal's arguments as they are instead of matching them
-        to the parameters, for every request."""
+        ``process_request`` sent back, or, in a fleet, mark one that came
+        through the scheduler (:data:`SCHEDULED_KEY`). ``**kwargs``:
+        PyDispatcher then passes the signal's arguments as they are instead
+        of matching them to the parameters, for every request."""
         if request in self._held_copies:
             self._held_copies.discard(request)
             raise IgnoreRequest  # Redis has it
         key = self._to_park.pop(request, None)
         waiting = None if key is None else self._origins.get(key)
         if key is None or waiting is None:  # decided meanwhile: decide it again
-            request.meta[SCHEDULED_KEY] = True
+            if self._marks:
+                request.meta[SCHEDULED_KEY] = True
             return
         no_wait = bool(request.meta.get(NO_WAIT_KEY))
         actions = self._handle(key, waiting, Park(request, self._runtime.monotonic(), no_wait))
@@ -758,7 +810,7 @@ class WaitingRoom:
                 self._runtime.stats.inc_value("robotstxt/waiting/held")
             self._runtime.stats.inc_value("robotstxt/waiting")
             self._report.row(key).waited += 1
-        elif isinstance(action, SendBack):
+        elif isinstance(action, SendBack) and self._marks:
             action.request.meta[SCHEDULED_KEY] = True
         elif isinstance(action, Release):
             self.release(action.requests)

@@ -58,7 +58,7 @@ from ._startup_warnings import (
     warn_about_robotstxt_parser,
 )
 from ._usage_gate import UsageGate
-from ._waiting_room import DROP_KEY, FILTER_KEY, SCHEDULED_KEY, WaitingRoom
+from ._waiting_room import DROP_KEY, FILTER_KEY, WaitingRoom
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -97,9 +97,6 @@ class RobotsTxtMiddleware:
         #: Whether the crawl is a command's one-off run (set when the spider
         #: opens): no JOBDIR advice then.
         self._one_off = False
-        #: Whether the waiting room's ``request_scheduled`` handler is
-        #: connected: from when the spider opens until it closes.
-        self._listening = False
         self._names = CrawlerNames(config, runtime)
         warn_about_robotstxt_parser(crawler, config.mode)
         self._report = Report(config.max_origins, runtime.stats)
@@ -250,7 +247,8 @@ class RobotsTxtMiddleware:
         Read top to bottom: a cache hit is decided in step 1; a miss starts
         the fetch (2) and waits (3), then comes through again (4)."""
         meta = request.meta
-        scheduled = meta.pop(SCHEDULED_KEY, False)
+        room = self._room
+        scheduled = room.from_scheduler(request)
         if meta.pop(FILTER_KEY, False) and scheduled:
             request.dont_filter = False
         url = request.url
@@ -258,7 +256,6 @@ class RobotsTxtMiddleware:
         if key is None:
             meta[USAGE_META_KEY] = NO_PREFERENCES  # the header's part only (U-6)
             return None
-        room = self._room
         token = self._names.of(request)
         # The spider's own request for this robots.txt (a SitemapSpider's):
         # answered with the fetch's response (:mod:`.crawl._kept_responses`) if it waited for
@@ -365,12 +362,10 @@ class RobotsTxtMiddleware:
     # -- the spider's life -------------------------------------------------
 
     async def _spider_opened(self, spider: Spider) -> None:
-        # request_scheduled comes for every request: its handler is held by
-        # a strong reference, which PyDispatcher calls without the three
-        # Python calls of its weak reference to a bound method, until the
-        # spider closes; connected before the requests JOBDIR kept are sent
+        # In a fleet, the request_scheduled handler marks every request from
+        # the scheduler: connected before the requests JOBDIR kept are sent
         # back below.
-        self._scheduled_signal(connect=True)
+        self._room.listen()
         self._runtime.spider = spider
         self._one_off = _one_off(self.crawler, spider)
         warn_about_builtin(self.crawler, spider)
@@ -386,7 +381,7 @@ class RobotsTxtMiddleware:
         try:
             await self._close(spider, reason)
         finally:  # nothing holds the middleware once the crawl is over
-            self._scheduled_signal(connect=False)
+            self._room.stop_listening()
 
     async def _close(self, spider: Spider, reason: str) -> None:
         # A robots.txt fetch cut off by the close must not be stored as the
@@ -406,14 +401,6 @@ class RobotsTxtMiddleware:
         if parked:
             put_aside(self.crawler, parked, spider, reason, one_off=self._one_off)
         self._report.close(spider, self.config.report)
-
-    def _scheduled_signal(self, *, connect: bool) -> None:
-        """Connect the waiting room's ``request_scheduled`` handler, held
-        by a strong reference, or disconnect it if it is connected."""
-        if connect != self._listening:
-            how = self.crawler.signals.connect if connect else self.crawler.signals.disconnect
-            how(self._room.scheduled, signal=signals.request_scheduled, weak=False)
-            self._listening = connect
 
 
 def _one_off(crawler: Crawler, spider: Spider) -> bool:
