@@ -476,20 +476,26 @@ class DirectDownloads(Recorder):
     """Downloads with ``engine.download`` from a callback, as media
     pipelines do: those requests never pass the scheduler."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.direct_requests: list[Request] = []
+
     async def parse(self, response: Any) -> None:  # type: ignore[override]
         super().parse(response)
+        dont_filter = response.meta.get("dont_filter", True)
         for url in response.meta.get("direct", ()):
             engine = self.crawler.engine
-            request = Request(url, dont_filter=True)
+            request = Request(url, dont_filter=dont_filter)
             try:
                 if hasattr(engine, "download_async"):
-                    await engine.download_async(request)
+                    downloaded = await engine.download_async(request)
                 else:
-                    await maybe_deferred_to_future(engine.download(request))
+                    downloaded = await maybe_deferred_to_future(engine.download(request))
             except IgnoreRequest as exc:
                 self.failures.append((url, exc))
             else:
                 self.seen.append(url)
+                self.direct_requests.append(downloaded.request)
 
 
 @pytest_twisted.inlineCallbacks
@@ -502,6 +508,28 @@ def test_engine_download_requests_wait_in_place_and_get_their_verdict(server, ac
     assert crawler.spider.seen == [first.url("/"), slow.url("/ok")]
     assert crawler.spider.failed_with("Forbidden by robots.txt") == [slow.url("/private/x")]
     assert server.paths(slow) == ["/robots.txt", "/ok"]
+
+
+@pytest_twisted.inlineCallbacks
+def test_an_engine_download_request_given_back_to_be_parked_waits_in_place_as_the_user_made_it(
+    server, activation
+):
+    """Without a fleet the middleware takes every request as one from the
+    scheduler and gives a copy back to be parked; engine.download_async
+    downloads that copy itself, so it comes back without passing the
+    scheduler, and waits in place. Its dont_filter is the user's again,
+    and it waited once."""
+    first = robots_origin(server, Reply(status=404))
+    slow = robots_origin(server, Reply(body=ROBOTS, delay=0.3))
+    direct = pages(slow, "/ok", "/private/x")  # the first waits, the second is decided
+    crawler = get_crawler(DirectDownloads, {**BASE_SETTINGS, **activation})
+    start = {"url": first.url("/"), "meta": {"direct": direct, "dont_filter": False}}
+    yield crawler.crawl(stages=[Stage([start])])
+    assert crawler.spider.seen == [first.url("/"), slow.url("/ok")]
+    assert crawler.spider.failed_with("Forbidden by robots.txt") == [slow.url("/private/x")]
+    assert server.paths(slow) == ["/robots.txt", "/ok"]
+    assert [request.dont_filter for request in crawler.spider.direct_requests] == [False]
+    assert stat(crawler, "robotstxt/waiting") == 2  # the start request, and /ok
 
 
 # -- 3xx ------------------------------------------------------------------------------

@@ -249,7 +249,7 @@ class RobotsTxtMiddleware:
         meta = request.meta
         room = self._room
         scheduled = room.from_scheduler(request)
-        if meta.pop(FILTER_KEY, False) and scheduled:
+        if meta.pop(FILTER_KEY, False):  # a parked copy, or one given back to download_async
             request.dont_filter = False
         url = request.url
         key = None if meta.get("dont_obey_robotstxt") else self._origins(url)
