@@ -528,16 +528,15 @@ class WaitingRoom:
             self._held_copies.discard(request)
             raise IgnoreRequest  # Redis has it
         key = self._to_park.pop(request, None)
-        waiting = None if key is None else self._origins.get(key)
-        if key is None or waiting is None:  # decided meanwhile: decide it again
-            if self._marks:
-                request.meta[SCHEDULED_KEY] = True
-            return
-        no_wait = bool(request.meta.get(NO_WAIT_KEY))
-        actions = self._handle(key, waiting, Park(request, self._runtime.monotonic(), no_wait))
-        if any(isinstance(action, SendBack) for action in actions):
-            return  # no fetch under way for a no-wait request: decide it again
-        raise IgnoreRequest  # keeps it out of the scheduler; the engine logs nothing
+        if key is not None and (waiting := self._origins.get(key)) is not None:
+            no_wait = bool(request.meta.get(NO_WAIT_KEY))
+            actions = self._handle(key, waiting, Park(request, self._runtime.monotonic(), no_wait))
+            if not any(isinstance(action, SendBack) for action in actions):
+                raise IgnoreRequest  # keeps it out of the scheduler; the engine logs nothing
+        # Into the scheduler: not a copy to park, its origin decided meanwhile,
+        # or sent back (no fetch under way for a no-wait request): decided again.
+        if self._marks:
+            request.meta[SCHEDULED_KEY] = True
 
     def wait_in_place(self, key: Origin, waiting: Waiting) -> Deferred[str | None]:
         """Wait inside ``process_request``: the Deferred fires with ``None``
@@ -810,8 +809,6 @@ class WaitingRoom:
                 self._runtime.stats.inc_value("robotstxt/waiting/held")
             self._runtime.stats.inc_value("robotstxt/waiting")
             self._report.row(key).waited += 1
-        elif isinstance(action, SendBack) and self._marks:
-            action.request.meta[SCHEDULED_KEY] = True
         elif isinstance(action, Release):
             self.release(action.requests)
             for d in action.resumed:
@@ -834,7 +831,8 @@ class WaitingRoom:
             self._warn_dropping(key)
         elif isinstance(action, Forget) and self._origins.get(key) is waiting:
             del self._origins[key]
-        # PutAside: close() collects them.
+        # PutAside: close() collects them; SendBack: scheduled() lets it
+        # into the scheduler.
 
     def _drop_reason(self, key: Origin) -> str:
         entry = self._cache.get(key)
