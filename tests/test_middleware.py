@@ -136,6 +136,29 @@ def test_body_over_the_limit_is_cut_and_a_rule_after_it_ignored(server, activati
 
 
 @pytest_twisted.inlineCallbacks
+def test_the_size_limit_handlers_are_disconnected_when_no_fetch_is_in_flight(server, activation):
+    """The fetcher's download signal handlers are held by strong references
+    while robots.txt downloads are in flight (several here, of origins
+    fetched at once), and the last one to end disconnects them."""
+    from pydispatch import dispatcher
+    from scrapy import signals
+
+    origins = [robots_origin(server, Reply(body=ROBOTS, delay=0.2)) for _ in range(3)]
+    urls = [url for origin in origins for url in pages(origin, "/private/a", "/public")]
+    crawler = yield crawl(activation, [Stage(urls)])
+    assert sorted(crawler.spider.seen) == sorted(o.url("/public") for o in origins)
+    assert stat(crawler, "robotstxt/request_count") == 3
+    fetcher = middleware_of(crawler)._room.loader.fetcher
+    for signal in (
+        signals.request_reached_downloader,
+        signals.bytes_received,
+        signals.response_downloaded,
+    ):
+        receivers = dispatcher.getAllReceivers(crawler.signals.sender, signal)
+        assert not [r for r in receivers if getattr(r, "__self__", None) is fetcher], signal
+
+
+@pytest_twisted.inlineCallbacks
 def test_gzip_bomb_is_read_up_to_the_limit(server, activation):
     body = b"User-agent: *\nDisallow: /early\n" + b"#" * 50_000_000 + b"\nDisallow: /late\n"
     origin = robots_origin(server, Reply(body=body, gzip=True))

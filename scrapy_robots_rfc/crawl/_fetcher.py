@@ -236,7 +236,11 @@ class Fetcher:
         """Download through the engine, capping the body (HTTP-12).
 
         The signal handlers are connected only while a robots.txt download
-        is in flight, so that page downloads never pay for them.
+        is in flight, so that page downloads never pay for them otherwise;
+        by strong references, which PyDispatcher calls without the calls of
+        its weak reference to a bound method, for every download meanwhile.
+        The last download to end disconnects them: nothing holds the
+        fetcher once the crawl is over.
         """
         receiving = self._receiving
         handlers = (
@@ -246,7 +250,7 @@ class Fetcher:
         )
         if not receiving:
             for handler, signal in handlers:
-                self.crawler.signals.connect(handler, signal=signal)
+                self.crawler.signals.connect(handler, signal=signal, weak=False)
         state = receiving[request] = _Receiving()
         try:
             engine = self.crawler.engine
@@ -273,7 +277,7 @@ class Fetcher:
             del receiving[request]
             if not receiving:
                 for handler, signal in handlers:
-                    self.crawler.signals.disconnect(handler, signal=signal)
+                    self.crawler.signals.disconnect(handler, signal=signal, weak=False)
         return response
 
     def _raised_by(self, exc: BaseException) -> str | None:
