@@ -15,7 +15,8 @@ from typing import Any, ClassVar
 
 import pytest
 import pytest_twisted
-from scrapy import Request
+from pydispatch import dispatcher
+from scrapy import Request, signals
 from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.test import get_crawler
@@ -140,9 +141,6 @@ def test_the_size_limit_handlers_are_disconnected_when_no_fetch_is_in_flight(ser
     """The fetcher's download signal handlers are held by strong references
     while robots.txt downloads are in flight (several here, of origins
     fetched at once), and the last one to end disconnects them."""
-    from pydispatch import dispatcher
-    from scrapy import signals
-
     origins = [robots_origin(server, Reply(body=ROBOTS, delay=0.2)) for _ in range(3)]
     urls = [url for origin in origins for url in pages(origin, "/private/a", "/public")]
     crawler = yield crawl(activation, [Stage(urls)])
@@ -909,8 +907,6 @@ def test_a_forbidden_requests_debug_line_is_built_only_for_a_handler_that_takes_
 
 @pytest_twisted.inlineCallbacks
 def test_robots_parsed_signal_gets_a_robotparser(server, activation):
-    from scrapy import signals
-
     if not hasattr(signals, "robots_parsed"):
         pytest.skip("the robots_parsed signal is Scrapy 2.18+")
     body = ROBOTS + b"Sitemap: https://example.com/sitemap.xml\n"
