@@ -1,6 +1,6 @@
 """The SQLite store against real files: the URL forms, round trips,
-versions, corruption, locks with expiry, and two processes racing for the
-same origins."""
+versions, corruption, locks with expiry, two processes racing for the
+same origins, and a file another process keeps locked."""
 
 from __future__ import annotations
 
@@ -8,13 +8,16 @@ import sqlite3
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from scrapy_robots_rfc.stores import open_store
-from scrapy_robots_rfc.stores._base import FORMAT_VERSION, Record, StoreError
-from scrapy_robots_rfc.stores._sqlite import SqliteStore, sqlite_path, sqlite_url
+from scrapy_robots_rfc.stores._base import FORMAT_VERSION, Record, StoreBusy, StoreError
+from scrapy_robots_rfc.stores._sqlite import BUSY_TIMEOUT, SqliteStore, sqlite_path, sqlite_url
+
+from .sqlite_holder import held, make_store_file
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -182,8 +185,10 @@ def test_four_slashes_open_an_absolute_path(tmp_path, monkeypatch):
 
 def test_a_missing_folder_is_never_created(tmp_path, caplog):
     path = tmp_path / "missing" / "robots.db"
+    store = SqliteStore(str(path))  # touches nothing: opened off the reactor, later
+    assert list(tmp_path.iterdir()) == []
     with pytest.raises(StoreError) as info:
-        SqliteStore(str(path))
+        store.open()
     assert str(info.value) == (
         f"ROBOTSTXT_RFC_STORE ('sqlite:///{path}'): cannot use the SQLite file {path}: "
         "unable to open database file"
@@ -235,3 +240,108 @@ def test_two_processes_racing_for_origins_get_one_winner_each(tmp_path):
     assert all(p.returncode == 0 for p in racers)
     assert wins[0] | wins[1] == set(range(50))
     assert not wins[0] & wins[1], "no origin was won twice"
+
+
+# -- a file another process keeps locked (issue 35) ------------------------------
+
+#: The longest a call that gives up on a lock may take: the bound, and time
+#: to spare on a loaded machine.
+GIVE_UP = BUSY_TIMEOUT + 0.5
+
+
+def busy_message(path: Path) -> str:
+    return (
+        f"ROBOTSTXT_RFC_STORE ('sqlite:///{path}'): database is locked (another connection "
+        f"held it for more than {BUSY_TIMEOUT:g} s)"
+    )
+
+
+def test_a_write_lock_held_elsewhere_fails_writes_within_the_bound(tmp_path):
+    path = tmp_path / "held.db"
+    store = SqliteStore(str(path))
+    store.put("http://h", record())
+    assert store.acquire("http://mine", 60)
+    with held(path):
+        assert store.get("http://h") == record()  # WAL: reads go on
+        calls = {
+            "acquire": lambda: store.acquire("http://other", 60),
+            "put": lambda: store.put("http://h", record(status=201)),
+            "renew": lambda: store.renew("http://mine", 60),
+            "release": lambda: store.release("http://mine"),
+            # A write, rolled back: a read alone would answer now.
+            "ping": store.ping,
+        }
+        for name, call in calls.items():
+            start = time.monotonic()
+            with pytest.raises(StoreBusy) as info:
+                call()
+            took = time.monotonic() - start
+            assert BUSY_TIMEOUT * 0.9 <= took < GIVE_UP, (name, took)
+            assert str(info.value) == busy_message(path), name
+    store.ping()  # let go: writes go through again
+    assert store.acquire("http://other", 60)
+    assert store.get("http://h") == record()  # the failed put wrote nothing
+    store.close()
+
+
+def test_the_probe_writes_nothing(tmp_path):
+    path = tmp_path / "probe.db"
+    store = SqliteStore(str(path))
+    store.ping()
+    store.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT count(*) FROM locks").fetchone() == (0,)
+        assert db.execute("SELECT count(*) FROM records").fetchone() == (0,)
+    db.close()
+
+
+def test_a_call_waiting_for_the_lock_does_not_hold_the_others(tmp_path):
+    path = tmp_path / "held.db"
+    store = SqliteStore(str(path))
+    store.put("http://h", record())
+    with held(path), ThreadPoolExecutor(1) as pool:
+        stuck = pool.submit(store.acquire, "http://a", 60)
+        time.sleep(0.1)  # it waits for the lock now
+        assert store.get("http://h") == record()
+        assert not stuck.done()  # the read did not wait behind it
+        with pytest.raises(StoreBusy):
+            stuck.result()
+    store.close()
+
+
+def test_a_rollback_journal_file_held_elsewhere_is_set_up_later(tmp_path):
+    path = tmp_path / "journal.db"
+    make_store_file(path, "DELETE")
+    store = SqliteStore(str(path))
+    with held(path):
+        start = time.monotonic()
+        with pytest.raises(StoreBusy) as info:
+            store.open()
+        assert time.monotonic() - start < GIVE_UP
+        assert str(info.value) == busy_message(path)
+        with pytest.raises(StoreBusy):  # a rollback journal's lock stops reads too
+            store.get("http://h")
+        with pytest.raises(StoreBusy):
+            store.ping()
+    store.ping()  # the first call that gets the lock sets the file up
+    store.put("http://h", record())
+    assert store.get("http://h") == record()
+    store.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    db.close()
+
+
+def test_closing_does_not_wait_for_a_call_waiting_for_the_lock(tmp_path):
+    path = tmp_path / "held.db"
+    store = SqliteStore(str(path))
+    store.put("http://h", record())
+    with held(path), ThreadPoolExecutor(1) as pool:
+        stuck = pool.submit(store.acquire, "http://a", 60)
+        time.sleep(0.1)
+        store.close()
+        assert not stuck.done()  # close returned while the call waited
+        with pytest.raises(StoreBusy):
+            stuck.result()
+    with pytest.raises(StoreError, match="the store is closed"):
+        store.get("http://h")

@@ -27,6 +27,13 @@ class StoreError(Exception):
     """A store cannot be used (corrupted file, unreachable server)."""
 
 
+class StoreBusy(StoreError):
+    """A store call gave up waiting for a lock that another holds (an SQLite
+    file another process keeps locked): the store is there and may answer
+    later. From ``open()`` it sets the store aside until :meth:`Store.ping`
+    answers, rather than for the whole crawl."""
+
+
 @dataclass(frozen=True, slots=True)
 class Record:
     """One origin's robots.txt state, as stored.

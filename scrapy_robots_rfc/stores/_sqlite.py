@@ -7,12 +7,18 @@ slashes) is relative to the working directory, ``sqlite:////absolute/path.db``
 start-up error (:mod:`.crawl._config`), not a new folder where a typo points.
 
 Several crawls may share the file: SQLite's own locking serialises writers
-(``BEGIN IMMEDIATE`` with a busy timeout), and the fetch lock is a row with
-an expiry, so that a crashed crawl cannot hold an origin forever. The row
-keeps its holder's token after it lapses or is released: a crawl whose lock
-lapsed and was taken over cannot overwrite the newer crawl's record
+(``BEGIN IMMEDIATE``), and the fetch lock is a row with an expiry, so that a
+crashed crawl cannot hold an origin forever. The row keeps its holder's
+token after it lapses or is released: a crawl whose lock lapsed and was
+taken over cannot overwrite the newer crawl's record
 (:meth:`SqliteStore.put`), as with Redis's fencing tokens. Records do not
 expire.
+
+A call waits at most :data:`BUSY_TIMEOUT` for a lock another connection
+holds (another process's transaction), then fails with
+:class:`~.stores._base.StoreBusy`: the crawl goes on with memory until the
+store answers again (docs/stores.rst, "Stores"). Each call has a
+connection of its own, so that no call waits behind another's wait.
 """
 
 from __future__ import annotations
@@ -24,7 +30,8 @@ import time
 import uuid
 from typing import TYPE_CHECKING, TypeVar
 
-from ._base import Record, StoreError
+from .._logging import duration
+from ._base import Record, StoreBusy, StoreError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -40,9 +47,12 @@ CREATE TABLE IF NOT EXISTS locks (
     origin TEXT PRIMARY KEY, token TEXT NOT NULL, expires REAL NOT NULL
 );
 """
-#: Seconds a call waits for another process's write to finish before the
-#: store counts as failed (and the crawl goes on with memory only).
-_BUSY_TIMEOUT = 30.0
+#: Seconds a call waits for a lock that another connection holds before it
+#: gives up (:class:`StoreBusy`), and the crawl goes on with memory until the
+#: store answers again: a write of ours holds the lock for milliseconds, and
+#: every robots.txt behind a longer wait would wait too (SQLite's own
+#: default of 5 s in Python, 30 s here before, held the crawl).
+BUSY_TIMEOUT = 0.5
 
 T = TypeVar("T")
 
@@ -75,32 +85,100 @@ class SqliteStore:
     """Records in one SQLite file; safe across threads and processes. Its
     folder must exist.
 
-    Every :class:`StoreError` starts with ``source``, what the file came
-    from: by default ``ROBOTSTXT_RFC_STORE ('sqlite:///<path>')``.
+    Nothing is read or written until :meth:`open` or the first call, which
+    connect, switch the file to WAL and create the tables, in the caller's
+    thread (the middleware's are never the reactor's). Every
+    :class:`StoreError` starts with ``source``, what the file came from: by
+    default ``ROBOTSTXT_RFC_STORE ('sqlite:///<path>')``. ``timeout`` is how
+    long a call waits for a lock another connection holds.
     """
 
-    def __init__(self, path: str, *, source: str | None = None) -> None:
+    def __init__(
+        self, path: str, *, source: str | None = None, timeout: float = BUSY_TIMEOUT
+    ) -> None:
         self.path = path
         self.source = source or f"ROBOTSTXT_RFC_STORE ({sqlite_url(path)!r})"
-        self._mutex = threading.Lock()
+        self.timeout = timeout
         self._tokens: dict[str, str] = {}
+        #: Guards the idle connections and the flags below; never held while
+        #: SQLite works, so that one call never waits for another.
+        self._lock = threading.Lock()
+        self._idle: list[sqlite3.Connection] = []
+        #: Whether the file is set up (WAL, tables): done once, by the first
+        #: connection that gets its lock.
+        self._ready = False
+        self._closed = False
+
+    def open(self) -> None:
+        """Connect, switch the file to WAL and create the tables, unless done
+        already. :class:`StoreError` if the file cannot be used (not a
+        database, no permission); :class:`StoreBusy` if another connection
+        holds its lock for longer than ``timeout`` (the next call tries
+        again)."""
+        self._call(lambda db: None)
+
+    def _connection(self) -> sqlite3.Connection:
+        """An idle connection, or a new one (setting the file up first if
+        no connection did yet)."""
+        with self._lock:
+            if self._closed:
+                raise StoreError(f"{self.source}: the store is closed")
+            if self._idle:
+                return self._idle.pop()
         try:
-            self._db = sqlite3.connect(
-                path, timeout=_BUSY_TIMEOUT, check_same_thread=False, isolation_level=None
+            db = sqlite3.connect(
+                self.path, timeout=self.timeout, check_same_thread=False, isolation_level=None
             )
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.executescript(_SCHEMA)
-            self._db.execute("SELECT count(*) FROM records").fetchone()
-        except (sqlite3.Error, OSError) as exc:
-            where = os.path.abspath(path)
-            raise StoreError(f"{self.source}: cannot use the SQLite file {where}: {exc}") from exc
+        except sqlite3.Error as exc:
+            raise self._error(exc, opening=True) from exc
+        if self._ready:
+            return db
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(_SCHEMA)
+            db.execute("SELECT count(*) FROM records").fetchone()
+        except sqlite3.Error as exc:
+            db.close()
+            raise self._error(exc, opening=True) from exc
+        self._ready = True
+        return db
+
+    def _give_back(self, db: sqlite3.Connection) -> None:
+        """Keep ``db`` for the next call; close it once the store is closed,
+        or if a failure left it inside a transaction."""
+        if not db.in_transaction:
+            with self._lock:
+                if not self._closed:
+                    self._idle.append(db)
+                    return
+        db.close()
+
+    def _error(self, exc: sqlite3.Error, *, opening: bool = False) -> StoreError:
+        """The :class:`StoreError` of ``exc``: :class:`StoreBusy` when it is
+        a lock that another connection held longer than ``timeout``."""
+        code = getattr(exc, "sqlite_errorcode", None)
+        if code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+            return StoreBusy(
+                f"{self.source}: {exc} (another connection held it for more than "
+                f"{duration(self.timeout)} s)"
+            )
+        if opening:
+            where = os.path.abspath(self.path)
+            return StoreError(f"{self.source}: cannot use the SQLite file {where}: {exc}")
+        return StoreError(f"{self.source}: {exc}")
+
+    def _call(self, body: Callable[[sqlite3.Connection], T]) -> T:
+        """``body(db)`` on a connection of this call's own."""
+        db = self._connection()
+        try:
+            return body(db)
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
+        finally:
+            self._give_back(db)
 
     def _run(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
-        with self._mutex:
-            try:
-                return self._db.execute(sql, args).fetchall()
-            except sqlite3.Error as exc:
-                raise StoreError(f"{self.source}: {exc}") from exc
+        return self._call(lambda db: db.execute(sql, args).fetchall())
 
     def get(self, origin: str) -> Record | None:
         rows = self._run("SELECT data FROM records WHERE origin = ?", (origin,))
@@ -114,20 +192,22 @@ class SqliteStore:
         except StoreError as exc:
             raise StoreError(f"{self.source}: {origin}: {exc}") from exc
 
-    def _transaction(self, body: Callable[[sqlite3.Connection], T]) -> T:
-        """``body(db)`` in one write transaction: other processes wait."""
-        with self._mutex:
+    def _transaction(self, body: Callable[[sqlite3.Connection], T], *, keep: bool = True) -> T:
+        """``body(db)`` in one write transaction, committed if ``keep``,
+        else rolled back: other processes wait, at most their timeout."""
+
+        def run(db: sqlite3.Connection) -> T:
+            db.execute("BEGIN IMMEDIATE")
             try:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    result = body(self._db)
-                    self._db.execute("COMMIT")
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
-            except sqlite3.Error as exc:
-                raise StoreError(f"{self.source}: {exc}") from exc
-        return result
+                result = body(db)
+                db.execute("COMMIT" if keep else "ROLLBACK")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+            return result
+
+        return self._call(run)
 
     def put(self, origin: str, record: Record) -> bool:
         """Store ``record``; under our lease, ``False`` (nothing written)
@@ -193,9 +273,22 @@ class SqliteStore:
             )
 
     def ping(self) -> None:
-        """Raise :class:`StoreError` unless the file can be read."""
-        self._run("SELECT 1 FROM records LIMIT 1")
+        """Raise :class:`StoreError` unless the crawl could write now: a read
+        of the records, then a write to the locks table as :meth:`acquire`
+        makes, in a transaction rolled back. A read alone answers while
+        another process holds the write lock of a WAL file."""
+
+        def probe(db: sqlite3.Connection) -> None:
+            db.execute("SELECT 1 FROM records LIMIT 1").fetchall()
+            db.execute("INSERT OR REPLACE INTO locks (origin, token, expires) VALUES ('', '', 0)")
+
+        self._transaction(probe, keep=False)
 
     def close(self) -> None:
-        with self._mutex:
-            self._db.close()
+        """Close the idle connections; those of calls under way are closed
+        as the calls end, and later calls fail."""
+        with self._lock:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for db in idle:
+            db.close()
