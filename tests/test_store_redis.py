@@ -460,3 +460,28 @@ def test_without_redis_py(monkeypatch: pytest.MonkeyPatch) -> None:
         "ROBOTSTXT_RFC_STORE ('redis://:***@127.0.0.1:6379/0'): needs the redis package: "
         "pip install 'scrapy-robots-rfc[redis]' (or pip install redis)"
     )
+
+
+def test_the_probe_fails_while_the_server_refuses_writes(
+    store: RedisStore, raw: redis.Redis
+) -> None:
+    """A server that answers PING but refuses writes (here: too few
+    replicas; also a read-only replica, or maxmemory reached) cannot serve
+    the crawl's leases and records: the health probe says so (issue 35)."""
+    store.ping()
+    assert 0 < raw.pttl(KEY_PREFIX + "probe") <= 1000  # the probe's key goes by itself
+    raw.config_set("min-replicas-to-write", 1)
+    try:
+        assert raw.ping()
+        with pytest.raises(StoreError, match="NOREPLICAS"):
+            store.acquire(ORIGIN, 30)
+        with pytest.raises(StoreError) as info:
+            store.ping()
+        assert str(info.value).startswith(
+            f"ROBOTSTXT_RFC_STORE ({store.url!r}): SET {KEY_PREFIX}probe failed: "
+        )
+        assert "NOREPLICAS" in str(info.value)
+    finally:
+        raw.config_set("min-replicas-to-write", 0)
+    store.ping()
+    assert store.acquire(ORIGIN, 30)

@@ -52,6 +52,8 @@ INSTALL = "pip install 'scrapy-robots-rfc[redis]' (or pip install redis)"
 #: (``ROBOTSTXT_RFC_TIMEOUT``) for each of 6 requests (5 redirects, RFC
 #: 9309 §2.3.1.2), and 5 s to spare.
 DEFAULT_FETCH_BOUND = 30.0 * 6 + 5
+#: Milliseconds the key written by :meth:`RedisStore.ping` lives.
+_PROBE_MS = 1000
 
 
 def redact(url: str) -> str:
@@ -257,11 +259,16 @@ class RedisStore:
             self._fail(f"release of {key}", exc)
 
     def ping(self) -> None:
-        """Raise :class:`StoreError` unless the server answers."""
+        """Raise :class:`StoreError` unless the server takes a write, as the
+        crawl's leases and records need: ``SET`` of a key of its own that
+        expires at once. A ``PING`` alone answers on a server that refuses
+        writes (a read-only replica, ``maxmemory`` reached, a failed
+        save with ``stop-writes-on-bgsave-error``)."""
+        key = KEY_PREFIX + "probe"
         try:
-            self._client.ping()
+            self._client.set(key, b"", px=_PROBE_MS)
         except self._errors as exc:
-            self._fail("PING", exc)
+            self._fail(f"SET {key}", exc)
 
     def fleet(self, namespace: str) -> RedisFleet:
         """The requests held for the scrapy-redis queue ``namespace``

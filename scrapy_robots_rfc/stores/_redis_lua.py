@@ -24,6 +24,8 @@ Keys (``P`` is :data:`KEY_PREFIX`, ``<origin>`` is ``scheme://host:port``,
                                   deadline (ms, server clock)
     P next:<origin>       string  next allowed start (ms,    PX until then + 1 s
                                   server clock)
+    P probe               string  empty (the health probe's   PX 1 s
+                                  write)
 
 The lock's value stays an opaque string, so that an older release of this
 package (``SET NX``, then a release that deletes the key only if it still
