@@ -230,7 +230,9 @@ print(" ".join(map(str, won)))
 
 def test_two_processes_racing_for_origins_get_one_winner_each(tmp_path):
     path = str(tmp_path / "race.db")
-    SqliteStore(path).close()
+    made = SqliteStore(path)
+    made.open()  # the file set up (WAL, tables) before the race, as a crawl leaves it
+    made.close()
     script = RACER.format(root=str(ROOT), path=path)
     racers = [
         subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)

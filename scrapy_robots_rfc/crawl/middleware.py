@@ -42,7 +42,7 @@ from .._runtime import Runtime
 from ..exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable
 from ..policy import Origin, Origins, State, Verdict, origin
 from ..robotstxt import NO_PREFERENCES, USAGE_META_KEY, canonical_match_string
-from ..stores import SharedStore, open_store
+from ..stores import SharedStore, store_named
 from ._config import Config
 from ._crawler_names import CrawlerNames
 from ._fetcher import DOWNLOAD_PRIORITY
@@ -102,7 +102,8 @@ class RobotsTxtMiddleware:
         self._report = Report(config.max_origins, runtime.stats)
         self._cache: policy.LruCache[Origin, policy.Entry] = policy.LruCache(config.max_origins)
         self._origins = Origins()
-        store = open_store(
+        # Built only: the store is opened by its first call, off the reactor.
+        store = store_named(
             config.store,
             crawler.settings.get("JOBDIR"),
             crawler=crawler,

@@ -13,16 +13,17 @@
   if it has one, else with ``cls(settings)`` (:func:`._open.build_store`).
 
 The configuration (``crawl``) checks the value at start-up (:func:`sqlite_path`,
-:func:`url_problem`, :func:`missing_methods`); :func:`open_store` then
-opens it.
+:func:`url_problem`, :func:`missing_methods`); :func:`store_named` then
+builds it, and :class:`SharedStore` opens it off the reactor (or
+:func:`open_store` at once, for tools and tests).
 """
 
 from __future__ import annotations
 
 from ._async import SharedStore
-from ._base import METHODS, Record, Store, StoreError
+from ._base import METHODS, Record, Store, StoreBusy, StoreError
 from ._entries import entry_from_record, record_for
-from ._open import MEMORY, SETTING, is_import_path, missing_methods, open_store
+from ._open import MEMORY, SETTING, is_import_path, missing_methods, open_store, store_named
 from ._redis import INSTALL, RedisStore, redact, url_problem
 from ._redis import SCHEMES as REDIS_SCHEMES
 from ._redis_fleet import QUEUE_LAYOUTS, Layout, QueueTarget, RedisFleet
@@ -44,6 +45,7 @@ __all__ = [
     "RedisStore",
     "SharedStore",
     "Store",
+    "StoreBusy",
     "StoreError",
     "entry_from_record",
     "is_import_path",
@@ -52,5 +54,6 @@ __all__ = [
     "record_for",
     "redact",
     "sqlite_path",
+    "store_named",
     "url_problem",
 ]

@@ -9,10 +9,18 @@ died: the others poll for the holder's record, and the first poll after the
 lease lapsed takes it over, one crawler only. A holder whose lease was taken
 over meanwhile cannot store its copy (the store's fencing).
 
-Closing never blocks the reactor: the store's threads are stopped in a
-thread of their own, which the crawl waits for at most
+Opening and closing never block the reactor: the store is opened (an
+SQLite file connected, its tables created) in its threads by the first
+call, which the other calls wait for; it is closed, and its threads
+stopped, in a thread of their own, which the crawl waits for at most
 :data:`CLOSE_WAIT` seconds; what a store that hangs or fails at close did
 not write is said in one WARNING (docs/stores.rst, "Stores").
+
+No call waits behind another's: a store call that cannot get a lock gives
+up within the store's bound (:data:`.stores._sqlite.BUSY_TIMEOUT`), the
+store is set aside, and the calls that were waiting for a thread meanwhile
+are answered at once, as every later call is, until the store answers
+again.
 """
 
 from __future__ import annotations
@@ -24,16 +32,17 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
-from twisted.internet.defer import Deferred, succeed
+from twisted.internet.defer import Deferred, fail, succeed
 
 from .._logging import duration
-from ._base import Record, Store, StoreError
+from ._base import Record, Store, StoreBusy, StoreError
 from ._circuit_breaker import StoreHealth
-from ._open import SETTING, store_close
+from ._open import SETTING, open_now, store_close, unusable
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
+    from twisted.python.failure import Failure
     from twisted.python.threadpool import ThreadPool
 
     from .._runtime import Runtime
@@ -58,6 +67,11 @@ class SharedStore:
     meanwhile every call answers as an empty store, and the crawl goes on
     with memory only.
 
+    The store is opened by the first call (:func:`.open_now`, in its
+    threads): one that cannot be used is set aside for the crawl, with one
+    ERROR; one that found a lock held elsewhere (:class:`.StoreBusy`) until
+    it answers again.
+
     The runtime's ``call_later`` times the polls, the lease renewals and
     the probes; ``in_thread`` runs a store method off the
     reactor (by default in a pool of the store's own).
@@ -76,6 +90,11 @@ class SharedStore:
         self.closing = False
         self._runtime = runtime
         self._pool: ThreadPool | None = None
+        #: The reactor's shutdown trigger that stops :attr:`_pool` if the
+        #: store is never closed (a crawl stopped before its spider closed):
+        #: the pool's threads are not daemons, and would keep the process.
+        self._stop_at_shutdown: Any = None
+        self._closed = False
         self._run: Callable[..., Deferred[Any]] = in_thread or self._in_pool
         #: The writes under way, by ticket, and those that failed or were
         #: skipped once the crawl was closing: what the close reports as
@@ -83,14 +102,17 @@ class SharedStore:
         self._tickets = itertools.count()
         self._writing: dict[int, str] = {}
         self._not_stored: list[str] = []
-        #: ``None`` without a store, and once closed.
+        #: Whether the store was opened (or failed to): set by the end of
+        #: the first call's :func:`.open_now`, which the others wait for in
+        #: :attr:`_opening`.
+        self._opened = store is None
+        self._opening: list[Deferred[None]] | None = None
+        self._describe = str(getattr(store, "source", SETTING))
+        #: ``None`` without a store, once it cannot be used, and once closed.
         self.health: StoreHealth | None = None
         if store is not None:
             self.health = StoreHealth(
-                store,
-                runtime=runtime,
-                describe=str(getattr(store, "source", SETTING)),
-                in_thread=self._run,
+                store, runtime=runtime, describe=self._describe, in_thread=self._run
             )
 
     @property
@@ -113,7 +135,9 @@ class SharedStore:
         store is not :attr:`available`, or if ``func`` raises
         :class:`StoreError` (the store is then set aside until it answers
         again). ``writes`` says what the call stores, for the close's
-        report of what was not stored."""
+        report of what was not stored. The first call opens the store."""
+        if self.available and not self._opened:
+            await maybe_deferred_to_future(self._open())
         if not self.available:
             self._unwritten(writes)
             return default
@@ -121,7 +145,7 @@ class SharedStore:
         if writes is not None:
             self._writing[ticket] = writes
         try:
-            return await maybe_deferred_to_future(self._run(func, *args))
+            return await maybe_deferred_to_future(self._run(self._if_up, func, *args))
         except StoreError as exc:
             if self.health is not None:
                 self.health.failed(exc)
@@ -129,6 +153,66 @@ class SharedStore:
             return default
         finally:
             self._writing.pop(ticket, None)
+
+    def _if_up(self, func: Callable[..., T], *args: Any) -> T:
+        """``func(*args)``, in the store's thread, unless the store was set
+        aside while the call waited for a thread: a call queued behind one
+        that waited for a lock in vain does not wait for it again. Its
+        error is not counted (:meth:`.StoreHealth.failed` counts the switch
+        only)."""
+        if not self.available:
+            raise StoreError(f"{self._describe}: set aside after an error")
+        return func(*args)
+
+    def _open(self) -> Deferred[None]:
+        """Fires once the store is opened, or set aside: the first call
+        starts :func:`.open_now` in the store's threads, and the others wait
+        for it."""
+        waiter: Deferred[None] = Deferred()
+        if self._opened:
+            waiter.callback(None)
+            return waiter
+        starting = self._opening is None
+        if self._opening is None:
+            self._opening = []
+        self._opening.append(waiter)
+        if starting:
+            assert self.store is not None  # _opened is True without one
+            self._run(open_now, self.store).addBoth(self._open_ended)
+        return waiter
+
+    def _open_ended(self, result: object) -> None:
+        from twisted.python.failure import Failure
+
+        self._opened = True
+        waiters, self._opening = self._opening or [], None
+        if isinstance(result, Failure):
+            self._open_failed(result)
+        for waiter in waiters:
+            waiter.callback(None)
+
+    def _open_failed(self, failure: Failure) -> None:
+        """The store's ``open()`` raised: a lock held elsewhere sets it aside
+        until it answers again; anything else, for the crawl."""
+        health = self.health
+        if health is None:  # closed meanwhile
+            return
+        error = failure.value
+        if isinstance(error, StoreBusy):
+            health.failed(error)
+            return
+        if isinstance(error, StoreError):
+            unusable(error, self._runtime.log)
+        else:  # a bug, ours or the store's
+            logger.error(
+                "Error opening the robots.txt store %(store)s; robots.txt is cached in memory "
+                "only for this crawl",
+                {"store": self._describe},
+                exc_info=error,
+                extra=self._runtime.log,
+            )
+        health.close()
+        self.health = None
 
     def _unwritten(self, writes: str | None) -> None:
         if writes is not None and self.closing:
@@ -177,9 +261,15 @@ class SharedStore:
         from twisted.internet.threads import deferToThreadPool
         from twisted.python.threadpool import ThreadPool
 
+        if self._closed:  # never a new pool once closed
+            return fail(StoreError(f"{self._describe}: the store is closed"))
         if self._pool is None:
             self._pool = ThreadPool(minthreads=0, maxthreads=4, name="robotstxt_rfc-store")
             self._pool.start()
+            # As the reactor does for its own pool.
+            self._stop_at_shutdown = reactor.addSystemEventTrigger(
+                "during", "shutdown", self._pool.stop
+            )
         return deferToThreadPool(reactor, self._pool, func, *args)
 
     async def _sleep(self, seconds: float) -> None:
@@ -266,25 +356,28 @@ class SharedStore:
         )
 
     def close(self) -> Deferred[bool]:
-        """The crawl is over: stop probing, close the store, and stop its
-        threads off the reactor. The Deferred fires with ``True`` once they
-        are, or with ``False`` after :data:`CLOSE_WAIT` seconds (the
-        threads end by themselves, within the store's own timeouts). What
-        was not stored, if anything, is said in one WARNING."""
-        self.closing = True
-        describe = SETTING
+        """The crawl is over: stop probing, then close the store and stop
+        its threads, in a thread of their own: the reactor never waits for
+        them. The Deferred fires with ``True`` once they are, or with
+        ``False`` after :data:`CLOSE_WAIT` seconds (the threads end by
+        themselves, within the store's own timeouts). What was not stored,
+        if anything, is said in one WARNING."""
+        self.closing = self._closed = True
         if self.health is not None:
-            describe = self.health.describe
             self.health.close()
             self.health = None
-        if self.store is not None:
-            # On the reactor's thread, as a store of one's own expects
-            # (docs/stores.rst, "A store of your own"): it only lets go of its
-            # connections, and the calls under way fail.
-            store_close(self.store)
-            self.store = None
+        describe = self._describe
+        store, self.store = self.store, None
         pool, self._pool = self._pool, None
-        if pool is None:
+        if self._stop_at_shutdown is not None:
+            from twisted.internet import reactor
+
+            trigger, self._stop_at_shutdown = self._stop_at_shutdown, None
+            try:
+                reactor.removeSystemEventTrigger(trigger)
+            except ValueError:  # the reactor is shutting down: it stopped the pool
+                pool = None
+        if store is None and pool is None:
             self._report_unwritten(describe, timed_out=False)
             return succeed(True)
         from twisted.internet import reactor
@@ -301,7 +394,12 @@ class SharedStore:
 
         def stop() -> None:
             try:
-                pool.stop()  # joins its threads: their calls end first
+                # First: the store lets go of its connections, and the calls
+                # under way fail or end soon.
+                if store is not None:
+                    store_close(store)
+                if pool is not None:
+                    pool.stop()  # joins its threads: their calls end first
             finally:
                 reactor.callFromThread(finish, True)
 

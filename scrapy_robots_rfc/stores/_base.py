@@ -97,12 +97,20 @@ class Store(Protocol):
     middleware starts, and :meth:`close` is called once when the spider
     closes. A constructor that raises :class:`StoreError` makes the crawl
     run with memory only, logged at ERROR; any other exception stops the
-    crawl.
+    crawl. The constructor runs on the reactor's thread: what may block
+    (connecting, creating a schema) belongs in an optional ``open()``
+    method, which the middleware calls once, in the store's threads, before
+    any other method. ``open()`` raising :class:`StoreError` makes the crawl
+    run with memory only, logged at ERROR; raising :class:`StoreBusy` (a
+    lock held elsewhere) sets the store aside until :meth:`ping` answers.
 
-    **Threads.** The middleware calls every method but :meth:`close` from
-    a thread pool of its own (up to four threads, never the reactor's
-    thread), several at a time: a store must be thread-safe. Methods
-    may block (I/O); that only delays the requests of the origin concerned.
+    **Threads.** The middleware calls every method from a thread pool of
+    its own (up to four threads, never the reactor's thread), several at a
+    time, and :meth:`close` from a thread of its own: a store must be
+    thread-safe. Methods may block (I/O), but not for long: a call that
+    waits for a lock should give up within a second or so and raise
+    :class:`StoreError` (the built-in stores do), since the calls waiting
+    for a thread, and the robots.txt of their origins, wait behind it.
 
     **Errors.** Every method but :meth:`close` may raise
     :class:`StoreError`: the middleware then sets the store aside, crawls
@@ -147,12 +155,16 @@ class Store(Protocol):
         """Give the lease back, if it is still ours."""
 
     def ping(self) -> None:
-        """Raise :class:`StoreError` unless the store answers (a store that
-        failed is probed with it until it is back)."""
+        """Raise :class:`StoreError` unless the store could serve the crawl
+        now, writes included (a store that failed is probed with it until it
+        is back): a store whose reads answer while its writes wait or fail
+        (a write lock held elsewhere, a read-only replica) is not back."""
 
     def close(self) -> None:
-        """Release resources; called once, from the reactor's thread, when
-        the spider closes. An exception is logged at DEBUG and ignored."""
+        """Release resources; called once, from a thread of its own (never
+        the reactor's), when the spider closes, while calls may still be
+        under way (they should then fail or end soon). An exception is
+        logged at DEBUG and ignored."""
 
 
 #: The methods a store class must have (:class:`Store`'s); ``ROBOTSTXT_RFC_STORE``

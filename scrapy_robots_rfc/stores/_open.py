@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ._base import METHODS, Store, StoreError
@@ -59,7 +59,7 @@ def build_store(value: str | type[Any], crawler: Crawler) -> Store:
     return store
 
 
-def open_store(
+def store_named(
     value: str | type[Any] | None,
     jobdir: str | None,
     *,
@@ -69,14 +69,17 @@ def open_store(
     fetch_bound: float = DEFAULT_FETCH_BOUND,
 ) -> Store | None:
     """The store ``value`` names (``None`` for memory), a value that
-    :meth:`.Config.from_settings` has checked. With no value and a
-    ``jobdir``, an SQLite file in it (the folder is created, as Scrapy
-    creates ``JOBDIR``). A Redis store gets the crawl's ``lease``, the
-    ``ttl`` of its records and the ``fetch_bound`` of a robots.txt fetch
-    (``ROBOTSTXT_RFC_LEASE``, ``ROBOTSTXT_RFC_STORE_TTL``, :attr:`.Config.fetch_bound`).
-    A store class (:func:`build_store`) is built for ``crawler``.
+    :meth:`.Config.from_settings` has checked, built but not opened: the
+    built-in stores touch no file and no server until :func:`open_now` or
+    their first call, which the crawl makes off the reactor
+    (:class:`.SharedStore`). With no value and a ``jobdir``, an SQLite file
+    in it (the folder is created, as Scrapy creates ``JOBDIR``). A Redis
+    store gets the crawl's ``lease``, the ``ttl`` of its records and the
+    ``fetch_bound`` of a robots.txt fetch (``ROBOTSTXT_RFC_LEASE``,
+    ``ROBOTSTXT_RFC_STORE_TTL``, :attr:`.Config.fetch_bound`). A store class
+    (:func:`build_store`) is built for ``crawler``.
 
-    A store that cannot be opened is logged at ERROR, naming the setting,
+    A store that cannot be built is logged at ERROR, naming the setting,
     and memory is used instead: a crawl never fails for its cache."""
     if value is None:
         if not jobdir:
@@ -86,33 +89,70 @@ def open_store(
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
         except OSError as exc:
-            _unusable(StoreError(f"{source}: cannot create JOBDIR: {exc}"))
+            unusable(StoreError(f"{source}: cannot create JOBDIR: {exc}"))
             return None
-        return _open(lambda: SqliteStore(path, source=source))
+        return _build(lambda: SqliteStore(path, source=source))
     if value == MEMORY:
         return None
     if isinstance(value, type) or is_import_path(value):
         if crawler is None:
-            raise TypeError(f"{SETTING} names a store class: open_store needs the crawler")
-        return _open(lambda: build_store(value, crawler))
+            raise TypeError(f"{SETTING} names a store class: store_named needs the crawler")
+        return _build(lambda: build_store(value, crawler))
     if value.startswith(SQLITE):
-        return _open(lambda: SqliteStore(sqlite_path(value)))
-    return _open(lambda: RedisStore(value, ttl=ttl, lease=lease, fetch_bound=fetch_bound))
+        return _build(lambda: SqliteStore(sqlite_path(value)))
+    return _build(lambda: RedisStore(value, ttl=ttl, lease=lease, fetch_bound=fetch_bound))
 
 
-def _open(make: Callable[[], Store]) -> Store | None:
+def open_store(
+    value: str | type[Any] | None,
+    jobdir: str | None,
+    *,
+    crawler: Crawler | None = None,
+    lease: float = DEFAULT_LEASE,
+    ttl: float = RECORD_TTL,
+    fetch_bound: float = DEFAULT_FETCH_BOUND,
+) -> Store | None:
+    """:func:`store_named`, opened now, in this thread (for tools and
+    tests; a crawl opens its store off the reactor): ``None``, logged at
+    ERROR, if it cannot be used."""
+    store = store_named(
+        value, jobdir, crawler=crawler, lease=lease, ttl=ttl, fetch_bound=fetch_bound
+    )
+    if store is None:
+        return None
+    try:
+        open_now(store)
+    except StoreError as exc:
+        unusable(exc)
+        store_close(store)
+        return None
+    return store
+
+
+def open_now(store: Store) -> None:
+    """Call the store's ``open()``, if it has one (:class:`.Store`,
+    "Building"): connect, create the schema. Raises :class:`StoreError`,
+    or :class:`.StoreBusy` if it gave up waiting for a lock."""
+    open_ = getattr(store, "open", None)
+    if callable(open_):
+        open_()
+
+
+def _build(make: Callable[[], Store]) -> Store | None:
     try:
         return make()
     except StoreError as exc:
-        _unusable(exc)
+        unusable(exc)
         return None
 
 
-def _unusable(error: StoreError) -> None:
+def unusable(error: StoreError, extra: Mapping[str, Any] | None = None) -> None:
+    """Say that the store cannot be used in this crawl, and why."""
     logger.error(
         "The robots.txt store cannot be used (%(error)s); robots.txt is cached in memory only "
         "for this crawl",
         {"error": error},
+        extra=extra,
     )
 
 
