@@ -268,7 +268,6 @@ def test_agent_rules_precedence_order() -> None:
         [Rule(False, "/a", 1), Rule(True, "/a", 2), Rule(False, "/abc", 3), Rule(True, "", 4)],
         token="x",
         agents=("x",),
-        crawl_delay=None,
         mode="google",
     )
     assert [r.line for r in rules.rules] == [3, 2, 1]  # the empty pattern never decides

@@ -21,6 +21,7 @@ from scrapy_robots_rfc.robotstxt._parser import (
     MAX_BYTES,
     MAX_LINE_BYTES,
     NOTE_CODES,
+    CrawlDelay,
     Group,
     Note,
     cut_at_limit,
@@ -268,29 +269,9 @@ def test_sitemaps() -> None:
     assert robots.allowed("http://e.com/x", "FooBot") is False
 
 
-@pytest.mark.parametrize(
-    ("body", "agent", "delay"),
-    [
-        (b"user-agent: FooBot\ncrawl-delay: 5\n", "FooBot", 5.0),
-        (b"user-agent: FooBot\nCrawl-Delay: 0.5\ndisallow: /\n", "FooBot", 0.5),
-        (b"user-agent: FooBot\ncrawl-delay: 2\ncrawl-delay: 9\n", "FooBot", 2.0),
-        (b"user-agent: FooBot\ncrawl-delay: soon\n", "FooBot", None),
-        (b"user-agent: FooBot\ncrawl-delay: -1\n", "FooBot", None),
-        (b"user-agent: FooBot\ncrawl-delay: inf\n", "FooBot", None),
-        (b"crawl-delay: 3\nuser-agent: FooBot\n", "FooBot", None),
-        (b"user-agent: *\ncrawl-delay: 4\ndisallow: /a\nuser-agent: FooBot\n", "FooBot", None),
-        (b"user-agent: *\ncrawl-delay: 4\ndisallow: /a\nuser-agent: FooBot\n", "BarBot", 4.0),
-        # crawl-delay does not end the agent block: "*" and FooBot share it.
-        (b"user-agent: *\ncrawl-delay: 4\nuser-agent: FooBot\ndisallow: /\n", "FooBot", 4.0),
-        (b"user-agent: BarBot\ncrawl-delay: 4\nuser-agent: FooBot\ndisallow: /\n", "FooBot", 4.0),
-    ],
-)
-def test_crawl_delay(body: bytes, agent: str, delay: float | None) -> None:
-    assert RobotsTxt.parse(body).crawl_delay(agent) == delay
-
-
 def test_crawl_delay_never_changes_verdicts() -> None:
-    # GRP-7, D-17: Protego ends the group at crawl-delay; we must not.
+    # GRP-7, D-18: Protego ends the group at crawl-delay; we must not
+    # (which delay is whose: tests/test_crawl_delay.py).
     body = b"user-agent: FooBot\ncrawl-delay: 1\nuser-agent: BarBot\ndisallow: /x\n"
     check(body, "FooBot", "/x", False)
     check(body, "BarBot", "/x", False)
@@ -517,7 +498,7 @@ def test_note_texts_cite_only_what_a_user_can_look_up() -> None:
 def test_groups_view() -> None:
     robots = RobotsTxt.parse(EXPLAIN_BODY)
     assert robots.groups == (
-        Group(agents=("*",), rules=(Rule(False, "/private", 3),), crawl_delay=None),
+        Group(agents=("*",), rules=(Rule(False, "/private", 3),)),
         Group(
             agents=("FooBot", "BarBot"),
             rules=(
@@ -529,7 +510,6 @@ def test_groups_view() -> None:
                 Rule(False, "/d/", 11),
                 Rule(False, "/*.gif$", 12),
             ),
-            crawl_delay=None,
         ),
     )
 
@@ -538,7 +518,9 @@ def test_groups_view_is_read_only_and_unmerged() -> None:
     body = b"user-agent: a\ncrawl-delay: 2\ndisallow: /x\nuser-agent: b\nuser-agent: a\nallow: /\n"
     robots = RobotsTxt.parse(body)
     first, second = robots.groups
-    assert (first.agents, first.crawl_delay, second.agents) == (("a",), 2.0, ("b", "a"))
+    assert (first.agents, second.agents) == (("a",), ("b", "a"))
+    # D-17: the delay is the user-agent lines', not the group's.
+    assert robots.crawl_delays == (CrawlDelay(("a",), 2.0, 2),)
     with pytest.raises(AttributeError):
         first.agents = ()  # type: ignore[misc]
     assert robots.groups == (first, second)

@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ._canonical import Mode, canonical_match_string
-from ._patterns import Rule
+from ._patterns import CrawlDelay, Rule
 from ._rule_tree import Node, TooDeep, precedence, tree_regex
 
 if TYPE_CHECKING:
@@ -203,6 +203,7 @@ class AgentRules:
         "_wilds",
         "agents",
         "crawl_delay",
+        "delay",
         "mode",
         "rules",
         "token",
@@ -215,8 +216,8 @@ class AgentRules:
         *,
         token: str,
         agents: tuple[str, ...],
-        crawl_delay: float | None,
         mode: Mode,
+        delay: CrawlDelay | None = None,
         usage: UsageRuleSets | None = None,
         base: AgentRules | None = None,
     ) -> None:
@@ -230,7 +231,11 @@ class AgentRules:
         self.token = token
         #: The ``user-agent`` values of the groups these rules come from.
         self.agents = agents
-        self.crawl_delay = crawl_delay
+        #: The crawl-delay line for this crawler, or ``None``: the first
+        #: after a run of user-agent lines naming the crawler, else after a
+        #: run of ``*`` (D-17; OTHER-2); :attr:`crawl_delay` is its seconds.
+        self.delay = delay
+        self.crawl_delay = None if delay is None else delay.seconds
         #: The content-usage/content-signal rules that apply, as rule sets
         #: matched each on its own, longest first (:mod:`.robotstxt._usage`; U-1, U-2);
         #: ``None`` without any.
@@ -251,15 +256,16 @@ class AgentRules:
         #: The rule set this one answers with (:meth:`renamed`), if any.
         self._base = base
 
-    def renamed(self, token: str) -> AgentRules:
+    def renamed(self, token: str, delay: CrawlDelay | None) -> AgentRules:
         """The same rules for another crawler token that the same groups
         apply to (GRP-4, GRP-5): verdicts, scan tables and the compiled tree
-        are shared, only the name differs."""
+        are shared; the name differs, and so may the crawl-delay, which
+        belongs to the user-agent lines above it, not to the group (D-17)."""
         return AgentRules(
             [],
             token=token,
             agents=self.agents,
-            crawl_delay=self.crawl_delay,
+            delay=delay,
             mode=self.mode,
             usage=self.usage,
             base=self._base or self,

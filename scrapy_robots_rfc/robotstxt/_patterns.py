@@ -44,6 +44,20 @@ class Rule(NamedTuple):
         return text
 
 
+class CrawlDelay(NamedTuple):
+    """A ``crawl-delay`` line and the user-agent lines it belongs to: the
+    run of them directly above it (D-17; OTHER-2). ``seconds`` is its
+    value, ``line`` its line number, counted as :class:`Rule` counts."""
+
+    agents: tuple[str, ...]
+    seconds: float
+    line: int
+
+    def __str__(self) -> str:
+        agents = ", ".join(repr(agent) for agent in self.agents)
+        return f"crawl-delay: {self.seconds:g} (line {self.line}, for {agents})"
+
+
 def pattern_matches(pattern: str, path: str) -> bool:
     """Whether the robots.txt ``pattern`` (as :func:`escape_pattern` gives
     it) matches the match string ``path``, without compiling anything.
