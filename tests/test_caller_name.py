@@ -514,3 +514,62 @@ def test_an_empty_family_is_refused() -> None:
 )
 def test_crawler_names(value: str, names: tuple[str, ...]) -> None:
     assert crawler_names(value) == names
+
+
+# -- one reduction for every script (D-21) -------------------------------------
+
+#: Crawler names written in other scripts than ASCII's: Cyrillic, Greek, CJK
+#: (Chinese, Japanese), Latin with diacritics.
+SCRIPTS = ["Львів-bot", "Ελληνικό", "百度蜘蛛", "クローラー", "Crawlé", "Ñandú-Bot"]
+#: How a crawler writes its name: bare, versioned, and inside a User-Agent
+#: header of each shape product_token reads.
+WRITTEN = [
+    "{name}",
+    "{name}/1.1",
+    "  {name}/2.0 (+https://example.com/bot)",
+    "Mozilla/5.0 (compatible; {name}/1.1)",
+    "Mozilla/5.0 (compatible; {name}/1.1; +https://example.com/bot)",
+    "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; {name}/2.0; "
+    "+https://example.com/bot) Chrome/116.0 Safari/537.36",
+    "Mozilla/5.0 (Linux x86_64) AppleWebKit/605.1.15 (KHTML, like Gecko) Safari/605.1 "
+    "({name}/0.1; +https://example.com/bot)",
+]
+
+
+@pytest.mark.parametrize("written", WRITTEN)
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_a_name_in_any_script_is_read_as_in_ascii(name: str, written: str) -> None:
+    """The same rule reads a bare name, a versioned one and a whole header,
+    whatever letters the name is written in: its product name."""
+    text = written.format(name=name)
+    assert product_token(text) == name
+    assert product_token(text.encode()) == name
+    # And exactly as the same header with an ASCII name is read.
+    assert product_token(written.format(name="ExampleBot")) == "ExampleBot"
+
+
+@pytest.mark.parametrize("written", WRITTEN)
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_a_name_in_any_script_gets_its_group(name: str, written: str) -> None:
+    """D-21: a crawler never gets fewer rules than the site wrote for its
+    name, in any script (rfc mode; google mode compares verbatim)."""
+    robots = RobotsTxt.parse(_body(name))
+    caller = written.format(name=name)
+    assert robots.allowed("http://e.com/named", caller) is False
+    assert robots.allowed("http://e.com/global", caller) is True
+    assert robots.explain("http://e.com/x", caller).user_agent == name
+    # Its crawl-delay too (D-17): the run of its own line.
+    delayed = RobotsTxt.parse(f"User-agent: {name}\nCrawl-delay: 3\n\n{STAR}".encode())
+    assert delayed.crawl_delay(caller) == 3.0
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "Mozilla/5.0 (compatible; +https://example.com/Львів-bot/1.1)",  # a URL, not a name
+        "Mozilla/5.0 (compatible; _Ελληνικό/1.0)",  # not a letter or digit first
+        "Mozilla/5.0 (compatible; 百度蜘蛛)",  # no version: no product in a comment
+    ],
+)
+def test_comments_that_name_no_crawler_stay_so_in_any_script(header: str) -> None:
+    assert product_token(header) == "*"

@@ -33,6 +33,7 @@ from scrapy_robots_rfc.pagerules import (
     parse_date,
     read_page_rules,
 )
+from scrapy_robots_rfc.robotstxt import ascii_lower
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -1094,3 +1095,36 @@ def test_other_crawlers_directives_never_apply(directives, other):
     assert _flags(ours) == _flags(everyone)
     assert ours.unavailable_after == everyone.unavailable_after
     assert {d.applies_to for d in ours.directives} == {"examplebot"}
+
+
+# -- names in any script (D-21, P-2) ------------------------------------------
+
+SCRIPT_NAMES = ["Львів-bot", "Ελληνικό", "百度蜘蛛", "Crawlé"]
+WRITTEN_AS = [
+    "{name}",
+    "{name}/1.1",
+    "Mozilla/5.0 (compatible; {name}/1.1; +https://example.com/bot)",
+    "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; {name}/2.0) Chrome/116.0",
+]
+
+
+@pytest.mark.parametrize("written", WRITTEN_AS)
+@pytest.mark.parametrize("name", SCRIPT_NAMES)
+def test_directives_for_a_name_in_any_script_apply_to_it(name: str, written: str) -> None:
+    """The header's ``name: ...`` and ``<meta name="...">`` bind the crawler
+    that robots.txt would bind: its product name, read by one rule for
+    every script, bare, versioned or inside a whole User-Agent header."""
+    html = f'<head><meta name="{name}" content="noarchive"></head>'.encode()
+    rules = read_page_rules(
+        [f"{name}: noindex".encode(), b"otherbot: nofollow"],
+        html,
+        [written.format(name=name)],
+    )
+    assert (rules.noindex, rules.noarchive, rules.nofollow) == (True, True, False)
+    # Lower-cased as names are compared: ASCII letters only (UA-2).
+    assert {directive.applies_to for directive in rules.directives} == {ascii_lower(name)}
+    # Another crawler, in the same script or not, is not bound by them.
+    other = read_page_rules(
+        [f"{name}: noindex".encode()], html, ["Mozilla/5.0 (compatible; Ω/1.0)"]
+    )
+    assert other is NO_PAGE_RULES
