@@ -198,6 +198,41 @@ def test_check_stdin() -> None:
     assert status == 1
 
 
+#: D-17: bingbot 1 s, msnbot 2 s, others none; all share Disallow: /login.
+BING_MSN = (
+    b"User-agent: bingbot\nCrawl-delay: 1\n\nUser-agent: msnbot\nCrawl-delay: 2\n\n"
+    b"User-agent: *\nDisallow: /login\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "delay", "note"),
+    [
+        ("msnbot", 2.0, "note: <stdin>: crawl-delay of 2 s (line 5, for 'msnbot')"),
+        ("bingbot/2.0", 1.0, "note: <stdin>: crawl-delay of 1 s (line 2, for 'bingbot')"),
+        ("OtherBot", None, None),
+    ],
+)
+def test_check_says_which_line_gives_the_crawl_delay(
+    name: str, delay: float | None, note: str | None
+) -> None:
+    status, out, err = run(
+        "check", "--user-agent", name, "-", "https://e.com/login", stdin=BING_MSN
+    )
+    assert status == 1  # Disallow: /login is everyone's (D-18)
+    assert [line for line in err.splitlines() if "crawl-delay" in line] == (
+        [] if note is None else [note]
+    )
+    status, out, _ = run(
+        "check", "--json", "--user-agent", name, "-", "https://e.com/", stdin=BING_MSN
+    )
+    [record] = (json.loads(line) for line in out)  # checked against its schema by run()
+    assert record["crawl_delay"] == delay
+    assert record["crawl_delay_from"] == (
+        None if note is None else {"line": 2 if delay == 1 else 5, "agents": [name.split("/")[0]]}
+    )
+
+
 #: ``"usage"`` in --json when robots.txt states no preference for the URL.
 NONE_STATED = {c: {"value": "unknown", "sources": []} for c in ("train-ai", "ai-use", "search")}
 
@@ -219,6 +254,8 @@ def test_check_json_lines(robots_file: str) -> None:
             "state": "rules",
             "outcome": None,
         },
+        "crawl_delay": None,
+        "crawl_delay_from": None,
         "verdict": {
             "allowed": False,
             "rule": {"allow": False, "pattern": "/private", "line": 2},
@@ -434,7 +471,10 @@ def test_check_json_usage(tmp_path: Path) -> None:
         },
         "ai-use": {"value": "unknown", "sources": []},
     }
-    assert list(first) == ["schema", "url", "mode", "user_agent", "robots", "verdict", "usage"]
+    assert list(first) == [
+        *("schema", "url", "mode", "user_agent", "robots"),
+        *("crawl_delay", "crawl_delay_from", "verdict", "usage"),
+    ]
     assert (second["verdict"]["allowed"], second["usage"]) == (False, NONE_STATED)
     assert (status, err) == (1, "")
 

@@ -434,16 +434,18 @@ def test_sitemaps_and_crawl_delay_are_shown(site: DemoSite):
     assert lines[at].split() == ["sitemaps", "http://127.0.0.1/sitemap.xml"]
     assert lines[at + 1].split() == ["http://127.0.0.1/news-sitemap.xml"]
     assert field(done.stdout, "crawl-delay") == (
-        "2.5 s (not applied: ROBOTSTXT_RFC_CRAWL_DELAY is off)"
+        "2.5 s (line 2, for '*'; not applied: ROBOTSTXT_RFC_CRAWL_DELAY is off)"
     )
     applied = robots(site.url("extras", "/page"), "-s", "ROBOTSTXT_RFC_CRAWL_DELAY=True")
-    assert field(applied.stdout, "crawl-delay") == "2.5 s (applied to the download slot)"
+    assert field(applied.stdout, "crawl-delay") == (
+        "2.5 s (line 2, for '*'; applied to the download slot)"
+    )
     capped = robots(
         site.url("extras", "/page"),
         *("-s", "ROBOTSTXT_RFC_CRAWL_DELAY=True", "-s", "ROBOTSTXT_RFC_CRAWL_DELAY_MAX=0"),
     )
     assert field(capped.stdout, "crawl-delay") == (
-        "2.5 s (not applied: ROBOTSTXT_RFC_CRAWL_DELAY_MAX is 0)"
+        "2.5 s (line 2, for '*'; not applied: ROBOTSTXT_RFC_CRAWL_DELAY_MAX is 0)"
     )
     slower = robots(
         site.url("extras", "/page"),
@@ -453,7 +455,7 @@ def test_sitemaps_and_crawl_delay_are_shown(site: DemoSite):
         "DOWNLOAD_DELAY=3",
     )
     assert field(slower.stdout, "crawl-delay") == (
-        "2.5 s (not applied: the download slot's delay is already as long)"
+        "2.5 s (line 2, for '*'; not applied: the download slot's delay is already as long)"
     )
 
 
@@ -492,6 +494,7 @@ def test_json_report(site: DemoSite):
         "http://127.0.0.1/news-sitemap.xml",
     ]
     assert (report["crawl_delay"], report["crawl_delay_applied"]) == (2.5, None)
+    assert report["crawl_delay_from"] == {"line": 2, "agents": ["*"]}
     assert report["exit_status"] == 1
     applied = json.loads(
         robots(site.url("extras", "/a"), "--json", "-s", "ROBOTSTXT_RFC_CRAWL_DELAY=True").stdout

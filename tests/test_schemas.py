@@ -66,6 +66,7 @@ def test_a_shared_piece_is_the_same_in_every_schema_that_has_it() -> None:
         "preference": ["check", "robots"],
         "count": ["robots", "report"],
         "page": ["check", "robots"],
+        "crawl_delay_from": ["check", "robots"],
     }
     for where in shared.values():
         assert all(definition == where[0][1] for _, definition in where)
@@ -112,6 +113,8 @@ CHECK_LINE = {
         "state": "rules",
         "outcome": "200",
     },
+    "crawl_delay": 2.5,
+    "crawl_delay_from": {"line": 3, "agents": ["*"]},
     "verdict": {
         "allowed": False,
         "rule": {"allow": False, "pattern": "/private", "line": 2},
@@ -148,6 +151,9 @@ def _changed(path: tuple[str, ...], value: Any) -> dict[str, Any]:
         pytest.param(("user_agent", "names"), [], id="no-name"),
         pytest.param(("usage", "search"), KeyError, id="a-category-missing"),
         pytest.param(("mode",), "strict", id="not-a-mode"),
+        pytest.param(("crawl_delay",), -1, id="negative-delay"),
+        pytest.param(("crawl_delay_from", "line"), 0, id="delay-line-0"),
+        pytest.param(("crawl_delay_from", "agents"), KeyError, id="delay-without-agents"),
     ],
 )
 def test_the_check_schema_refuses_what_check_never_prints(

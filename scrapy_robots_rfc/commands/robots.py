@@ -539,20 +539,22 @@ class Command(ScrapyCommand):
         allowed = None if isinstance(verdict, str) else verdict.allowed
         agent = middleware.agent_rules(url)
         sitemaps: list[str] | None = []
-        delay = None
+        line = None  # the crawl-delay line in force (D-17)
         if state in (State.RULES, State.UNREACHABLE_LAST_GOOD):
             if robots is not None:
-                sitemaps, delay = list(robots.sitemaps), robots.crawl_delay(names)
+                sitemaps, line = list(robots.sitemaps), robots.for_agent(names).delay
             else:
                 # From the store, before Scrapy 2.18: the middleware keeps the
                 # groups it uses, not the sitemaps.
                 sitemaps = None
-                delay = agent.crawl_delay if agent is not None else None
+                line = agent.delay if agent is not None else None
+        delay = None if line is None else line.seconds
         applied, note = self._delay(delay, config, crawler)
         report.update(_usage(probe, allowed, config))
         report.update(
             sitemaps=sitemaps,
             crawl_delay=delay,
+            crawl_delay_from=schemas.crawl_delay_from(line),
             crawl_delay_applied=applied,
             crawl_delay_note=note,
             page_downloaded=probe.page is not None,

@@ -388,15 +388,17 @@ class RobotsLoader:
         return True
 
     def _say_crawl_delay(self, key: Origin, agent: AgentRules, raised: bool) -> None:
-        """One INFO line for an origin whose robots.txt asks the crawler's
-        group for a crawl-delay (OTHER-2): the delay in force (``raised``:
+        """One INFO line for an origin whose robots.txt asks the crawler for
+        a crawl-delay (OTHER-2), naming the line and the user-agent lines it
+        belongs to (D-17): the delay in force (``raised``:
         it raised the download slot's delay; else the slot's own delay is
         already as long), or the setting that keeps the crawl from applying
         it. Said again only if robots.txt, fetched again, asks for another
         delay."""
-        asked = agent.crawl_delay
-        if not asked:
+        line = agent.delay
+        if line is None or not line.seconds:
             return
+        asked = line.seconds
         delay = self.pacer.delay(asked)
         if self._delays_said.get(key) == (asked, delay):
             return
@@ -415,11 +417,13 @@ class RobotsLoader:
         if delay and not raised:
             effect += "; the download slot's own delay is already as long"
         logger.info(
-            "%(url)s: the group for %(group)s asks for a Crawl-delay of %(asked)g s; %(effect)s",
+            "%(url)s asks for a Crawl-delay of %(asked)g s (line %(line)d, for %(agents)s); "
+            "%(effect)s",
             {
                 "url": key.robots_url,
-                "group": ", ".join(repr(name) for name in agent.agents),
                 "asked": asked,
+                "line": line.line,
+                "agents": ", ".join(repr(name) for name in line.agents),
                 "effect": effect,
             },
             extra=self.runtime.log,
