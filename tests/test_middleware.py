@@ -937,6 +937,43 @@ def test_crawl_delay_becomes_the_slot_delay_when_asked(server, activation):
     assert stat(crawler, "robotstxt/crawl_delay/applied") == 1
 
 
+#: D-17 (revised): bingbot 1 s, msnbot 2 s, everyone else none; Disallow:
+#: /login is all three's (D-18 makes one group of the three runs).
+BING_MSN = (
+    b"User-agent: bingbot\nCrawl-delay: 1\n\nUser-agent: msnbot\nCrawl-delay: 2\n\n"
+    b"User-agent: *\nDisallow: /login\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("user_agent", "gap"),
+    [
+        pytest.param("msnbot/2.0b (+http://search.msn.com/msnbot.htm)", 2.0, id="msnbot"),
+        pytest.param("OtherBot/1.0", None, id="another-name"),
+    ],
+)
+@pytest_twisted.inlineCallbacks
+def test_a_crawl_delay_paces_the_crawler_its_lines_are_for(server, activation, user_agent, gap):
+    origin = robots_origin(server, Reply(body=BING_MSN))
+    crawler = yield crawl(
+        activation,
+        [Stage(pages(origin, "/1", "/2", "/3", "/login"))],
+        ROBOTSTXT_RFC_CRAWL_DELAY=True,
+        USER_AGENT=user_agent,
+    )
+    times = [h.time for h in server.hits_for(origin) if h.path != "/robots.txt"]
+    assert sorted(server.paths(origin)) == ["/1", "/2", "/3", "/robots.txt"]
+    assert stat(crawler, "robotstxt/forbidden") == 1  # /login: everyone's rule
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    if gap is None:
+        assert stat(crawler, "robotstxt/crawl_delay/applied") is None
+        assert all(g < 1.0 for g in gaps), gaps
+    else:
+        # At least the delay the site wrote for msnbot, never bingbot's 1 s.
+        assert all(g >= gap for g in gaps), gaps
+        assert stat(crawler, "robotstxt/crawl_delay/applied") == 1
+
+
 @pytest_twisted.inlineCallbacks
 def test_crawl_delay_is_ignored_by_default(server, activation):
     origin = robots_origin(server, Reply(body=b"User-agent: *\nCrawl-delay: 30\n"))
@@ -989,9 +1026,9 @@ def test_a_crawl_delay_not_applied_is_said_once_per_origin(
     assert len(crawler.spider.seen) == 8
     assert sorted(delay_lines(caplog)) == sorted(
         [
-            f"{delayed.url('/robots.txt')}: the group for '*' asks for a Crawl-delay of 2 s; "
+            f"{delayed.url('/robots.txt')} asks for a Crawl-delay of 2 s (line 2, for '*'); "
             f"this crawl does not apply it ({why})",
-            f"{other.url('/robots.txt')}: the group for 'TestBot' asks for a Crawl-delay of 5 s; "
+            f"{other.url('/robots.txt')} asks for a Crawl-delay of 5 s (line 2, for 'TestBot'); "
             f"this crawl does not apply it ({why})",
         ]
     )
@@ -1036,7 +1073,7 @@ def test_the_crawl_delay_in_force_is_said_once_per_origin(
         )
     robots_txt = origin.url("/robots.txt")
     assert delay_lines(caplog) == [
-        f"{robots_txt}: the group for 'TestBot' asks for a Crawl-delay of {asked:g} s; {in_force}"
+        f"{robots_txt} asks for a Crawl-delay of {asked:g} s (line 5, for 'TestBot'); {in_force}"
     ]
     # The delay said is the delay kept: 0.3 s between starts, not 2 s.
     times = [h.time for h in server.hits_for(origin)]
@@ -1062,7 +1099,7 @@ def test_a_crawl_delay_that_changes_is_said_again(server, activation, caplog):
         yield crawl(activation, stages)
     assert server.paths(origin).count("/robots.txt") == 3
     assert [line.split("; ")[0] for line in delay_lines(caplog)] == [
-        f"{origin.url('/robots.txt')}: the group for '*' asks for a Crawl-delay of {n} s"
+        f"{origin.url('/robots.txt')} asks for a Crawl-delay of {n} s (line 2, for '*')"
         for n in (1, 2, 9)
     ]
 
@@ -1095,7 +1132,7 @@ def test_a_misspelt_setting_gets_one_warning_and_the_crawl_goes_on(server, activ
     config = middleware_of(crawler).config
     assert (config.timeout, config.crawl_delay) == (30, False)
     assert delay_lines(caplog) == [
-        f"{origin.url('/robots.txt')}: the group for '*' asks for a Crawl-delay of 2 s; "
+        f"{origin.url('/robots.txt')} asks for a Crawl-delay of 2 s (line 4, for '*'); "
         "this crawl does not apply it (ROBOTSTXT_RFC_CRAWL_DELAY is off)"
     ]
     assert server.paths(origin) == ["/robots.txt", "/public"]
@@ -1112,6 +1149,20 @@ def test_the_settings_in_effect_are_logged_at_start_up(server, activation, caplo
     assert "'ROBOTSTXT_RFC_CACHE_TTL': 60.0" in line
     assert "'ROBOTSTXT_RFC_MODE': 'rfc'" in line
     assert "'ROBOTSTXT_RFC_CRAWL_DELAY_MAX': 60.0" in line
+    # The store in force, not "unset" (the docs' default is "memory").
+    assert "'ROBOTSTXT_RFC_STORE': 'memory'" in line
+
+
+@pytest_twisted.inlineCallbacks
+def test_the_store_in_effect_with_jobdir_is_its_sqlite_file(server, activation, caplog, tmp_path):
+    origin = robots_origin(server, Reply(body=ROBOTS))
+    jobdir = tmp_path / "job"
+    with caplog.at_level(logging.DEBUG, logger="scrapy_robots_rfc"):
+        yield crawl(activation, [Stage(pages(origin, "/public"))], JOBDIR=str(jobdir))
+    [line] = [r.getMessage() for r in caplog.records if "Settings in effect" in r.getMessage()]
+    store = f"sqlite:///{jobdir / 'robotstxt_rfc.db'}"
+    assert f"'ROBOTSTXT_RFC_STORE': {store!r}" in line
+    assert (jobdir / "robotstxt_rfc.db").is_file()
 
 
 @pytest_twisted.inlineCallbacks

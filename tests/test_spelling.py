@@ -10,6 +10,7 @@ Crawls with a misspelt name, both activations, are in
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -130,7 +131,12 @@ def test_settings_in_effect_are_ours_with_their_defaults():
     assert in_effect["ROBOTSTXT_RFC_CACHE_TTL"] == 3600.0
     assert in_effect["ROBOTSTXT_RFC_MODE"] == "rfc"
     assert in_effect["ROBOTSTXT_RFC_CRAWL_DELAY"] is False
-    assert in_effect["ROBOTSTXT_RFC_STORE"] is None
+    # The store in force, as the docs name the default (issue 34: not None).
+    assert in_effect["ROBOTSTXT_RFC_STORE"] == "memory"
+    with_jobdir = Config.from_settings(Settings({"JOBDIR": "job"})).in_effect()
+    assert (
+        with_jobdir["ROBOTSTXT_RFC_STORE"] == f"sqlite:///{os.path.abspath('job')}/robotstxt_rfc.db"
+    )
 
 
 def test_settings_in_effect_hide_a_redis_password():

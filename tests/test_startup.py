@@ -221,3 +221,42 @@ def test_a_misspelt_setting_is_warned_about_and_the_crawl_runs(tmp_path, activat
         )
     ]
     assert "Spider closed (finished)" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "path", ["scrapy_robots_rfc.RobotsTxtMiddleware", "scrapy_robots_rfc.PageRulesMiddleware"]
+)
+def test_a_middleware_in_addons_names_the_addon(tmp_path, path):
+    """The middleware's path in ``ADDONS`` (where the add-on's belongs)
+    stops the crawl with a message that names the add-on, not Scrapy's
+    "Crawler.stats is not set yet"."""
+    done = crawl(project(tmp_path, f'ADDONS = {{"{path}": 100}}\n'), "LOG_LEVEL=INFO")
+    assert done.returncode != 0, done.stderr
+    message = (
+        f"The value of the ADDONS setting ({{'{path}': 100}}) is invalid: {path} is a "
+        "middleware, not an add-on. It must be the add-on scrapy_robots_rfc.Addon, which "
+        'installs the middleware: ADDONS = {"scrapy_robots_rfc.Addon": 100}.'
+    )
+    assert first_error(done.stderr) == ("scrapy_robots_rfc.crawl.addon", "CRITICAL", message)
+    assert "Crawler.stats is not set yet" not in done.stderr
+    assert done.stderr.rstrip().splitlines()[-1] == (
+        f"scrapy_robots_rfc.exceptions.ConfigError: {message}"
+    )
+
+
+@pytest.mark.parametrize("activation", [ADDON, MANUAL], ids=["addon", "manual"])
+def test_robotstxt_obey_off_says_so_once_at_start_up(tmp_path, activation):
+    done = crawl(project(tmp_path, activation), "ROBOTSTXT_OBEY=False")
+    assert done.returncode == 0, done.stderr
+    lines = [m.groups() for m in map(LOG_LINE.match, done.stderr.splitlines()) if m]
+    ours = [line for line in lines if line[0].startswith("scrapy_robots_rfc")]
+    assert ours == [
+        (
+            "scrapy_robots_rfc.crawl.middleware",
+            "INFO",
+            "robots.txt is not obeyed: ROBOTSTXT_OBEY is off, so "
+            "scrapy_robots_rfc.RobotsTxtMiddleware does nothing; set ROBOTSTXT_OBEY = True "
+            "to obey it",
+        )
+    ]
+    assert "Spider closed (finished)" in done.stderr

@@ -26,9 +26,11 @@ from ..stores import (
     SETTING,
     SQLITE,
     is_import_path,
+    jobdir_path,
     missing_methods,
     redact,
     sqlite_path,
+    sqlite_url,
     url_problem,
 )
 from .robotparser import MODE_SETTING, mode_from_settings
@@ -405,6 +407,10 @@ class Config:
     )
     #: ``USER_AGENT``.
     user_agent: str = field(default="", metadata={_FROM: "USER_AGENT"})
+    #: ``JOBDIR``: the folder of a crawl that can be paused and resumed;
+    #: ``None`` when unset. Waiting requests are kept there, and without
+    #: ``ROBOTSTXT_RFC_STORE`` the records too (:func:`.stores.open_store`).
+    jobdir: str | None = field(default=None, metadata={_FROM: "JOBDIR"})
     #: ``ROBOTSTXT_RFC_STORE``: "memory", a URL, a store class or its import
     #: path; ``None`` when unset (memory, or a SQLite file in ``JOBDIR``).
     store: str | type[Any] | None = None
@@ -463,7 +469,9 @@ class Config:
             if setting.startswith(PREFIX):
                 values[setting] = getattr(self, name)
         store = self.store
-        if isinstance(store, str) and store.startswith(REDIS_SCHEMES):
+        if store is None:  # the store in force, not "unset"
+            values[SETTING] = MEMORY if not self.jobdir else sqlite_url(jobdir_path(self.jobdir))
+        elif isinstance(store, str) and store.startswith(REDIS_SCHEMES):
             values[SETTING] = redact(store)
         elif isinstance(store, type):
             values[SETTING] = f"{store.__module__}.{store.__qualname__}"
@@ -501,6 +509,7 @@ class Config:
             robots_names=robots_names,
             store=store,
             user_agent=str(settings.get("USER_AGENT") or ""),
+            jobdir=settings.get("JOBDIR") or None,
             report=_report(settings),
             store_ttl=_store_ttl(settings, numbers, store),
             hold=_hold(settings),

@@ -59,6 +59,7 @@ from ._startup_warnings import (
 )
 from ._usage_gate import UsageGate
 from ._waiting_room import DROP_KEY, FILTER_KEY, WaitingRoom
+from .addon import OURS, refuse_as_addon
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -83,9 +84,19 @@ class RobotsTxtMiddleware:
     DOWNLOAD_PRIORITY = DOWNLOAD_PRIORITY
 
     def __init__(self, crawler: Crawler) -> None:
+        refuse_as_addon(crawler, OURS)
         # Before ROBOTSTXT_OBEY is read: "ROBOTSTXT_OBAY = True" is a slip too.
         warn_about_misspelt_settings(crawler.settings)
         if not crawler.settings.getbool("ROBOTSTXT_OBEY"):
+            # Scrapy says nothing of a component that is not configured: a
+            # project that enabled this one and forgot ROBOTSTXT_OBEY learns
+            # why nothing is obeyed.
+            logger.info(
+                "robots.txt is not obeyed: ROBOTSTXT_OBEY is off, so %(ours)s does nothing; "
+                "set ROBOTSTXT_OBEY = True to obey it",
+                {"ours": OURS},
+                extra={"crawler": crawler},
+            )
             raise NotConfigured
         self.crawler = crawler
         self.config = config = Config.from_settings(crawler.settings)
@@ -104,7 +115,7 @@ class RobotsTxtMiddleware:
         self._origins = Origins()
         store = open_store(
             config.store,
-            crawler.settings.get("JOBDIR"),
+            config.jobdir,
             crawler=crawler,
             lease=config.lease,
             ttl=config.store_ttl,
