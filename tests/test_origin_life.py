@@ -15,7 +15,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scrapy_robots_rfc.policy import (
+from scrapy_robots_rfc.policy import Entry
+from scrapy_robots_rfc.policy._origin_life import (
     TRANSITIONS,
     Action,
     ArmTimer,
@@ -23,7 +24,6 @@ from scrapy_robots_rfc.policy import (
     CountWaiting,
     Drop,
     DropFired,
-    Entry,
     Event,
     ExpireHeld,
     FetchEnded,
@@ -148,6 +148,11 @@ def refetching_early() -> Life:
     return run(backoff(), FetchWanted(32.0), [StartFetch()])
 
 
+def waiting_held() -> Life:
+    """Only a request held in the store waits; no fetch under way here."""
+    return run(Life(WAIT), HoldOne(0.0, 0.0), [CountWaiting(held=True)])
+
+
 def backoff_alone() -> Life:
     """Unreachable and in its backoff, nobody waiting yet."""
     return run(Life(WAIT), FetchWanted(0.0, retry_in=30.0, outcome="HTTP 503"), [
@@ -173,6 +178,7 @@ SETUPS: dict[str, Callable[[], Life]] = {
         fetching_held,
         backoff_held,
         refetching_early,
+        waiting_held,
         backoff_alone,
         closed,
     )
@@ -203,6 +209,9 @@ TABLE: list[tuple[str, Event[str, str], Phase, list[Action[str, str]]]] = [
         [ArmTimer(RETRY, 30.0), ArmTimer(DROP, 600.0)],
     ),
     ("waiting", FetchEnded(1.0, decided=False), Phase.WAITING, []),
+    # The last held request went back to the queue: nobody waits here.
+    ("waiting_held", HeldLeft(1.0, 0, None), Phase.CLOSED, [Forget()]),
+    ("waiting_held", Unheld(1.0, 1), Phase.CLOSED, [Forget()]),
     ("waiting", RetryNow(1.0), Phase.WAITING, []),
     ("waiting", HeldLeft(1.0, 0, None), Phase.WAITING, []),
     ("waiting", Unheld(1.0, 1), Phase.WAITING, []),
@@ -222,6 +231,8 @@ TABLE: list[tuple[str, Event[str, str], Phase, list[Action[str, str]]]] = [
         [ArmTimer(RETRY, 30.0), ArmTimer(DROP, 600.0)],
     ),
     ("fetching", RetryNow(1.0), Phase.FETCHING, []),
+    # Undecided with no backoff (nothing says when to try again): it waits.
+    ("fetching", FetchEnded(1.0, decided=False), Phase.WAITING, []),
     ("fetching", HeldLeft(1.0, None, None), Phase.FETCHING, []),
     ("fetching", Unheld(1.0, 1), Phase.FETCHING, []),
     ("fetching", SpiderClosed(1.0), Phase.CLOSED, [Forget(), PutAside(("a",))]),
@@ -362,7 +373,7 @@ def test_transition(
     life = SETUPS[setup]()
     assert step(life, event) == actions
     assert life.phase is after
-    assert after in TRANSITIONS[(SETUPS[setup]().phase, type(event))]
+    assert after in TRANSITIONS[(SETUPS[setup]().phase, type(event))].targets
 
 
 def test_requests_unparked_and_parked_again_keep_their_order_and_their_drop_time() -> None:
@@ -436,10 +447,34 @@ def test_a_timer_that_is_not_armed_cannot_fire(
         step(life, event)
 
 
-def test_every_transition_in_the_table_lands_where_the_table_allows() -> None:
-    for (before, event_type), afters in TRANSITIONS.items():
-        assert before is not Phase.CLOSED, "nothing leaves CLOSED"
-        assert afters, (before, event_type)
+def test_every_target_of_the_table_is_reached_by_running_the_machine() -> None:
+    """The table's targets are exactly where the machine goes: each pair's
+    rows, run above (:func:`test_transition`), reach every phase the table
+    lists for it, and nothing leaves CLOSED."""
+    reached: dict[tuple[Phase, type], set[Phase]] = {}
+    for setup, event, _, _ in TABLE:
+        life = SETUPS[setup]()
+        before = life.phase
+        step(life, event)
+        reached.setdefault((before, type(event)), set()).add(life.phase)
+    for pair, transition in TRANSITIONS.items():
+        assert pair[0] is not Phase.CLOSED, "nothing leaves CLOSED"
+        assert reached[pair] == set(transition.targets), pair
+
+
+def test_the_phase_is_stored_and_only_handle_moves_it() -> None:
+    """The phase is the machine's state, not derived from its data: what
+    waits can change (a request unparked) while the phase stays."""
+    life = backoff()
+    assert life.phase is Phase.BACKOFF
+    run(life, Unpark(6.0), [Unparked((("a", 0.0),))])
+    assert life.phase is Phase.BACKOFF
+    assert not life.has_waiters()
+    assert not life.fetching
+    run(life, Repark("a", 0.0, 7.0), [])
+    run(life, RetryFired(35.0), [StartFetch()])
+    assert life.phase is Phase.REFETCHING
+    assert life.fetching
 
 
 # -- a property: whatever happens, every waiter leaves once, one way ---------
