@@ -32,7 +32,7 @@ import pytest
 import pytest_twisted
 from twisted.internet import defer, task
 
-from scrapy_robots_rfc.crawl._waiting_room import SCHEDULED_KEY
+from scrapy_robots_rfc.crawl import SCHEDULED_KEY
 from scrapy_robots_rfc.stores._redis_lua import KEY_PREFIX
 
 from .crawling import Stage, make_crawler

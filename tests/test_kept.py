@@ -1,5 +1,5 @@
 """The responses kept for the spider's own robots.txt requests
-(:mod:`scrapy_robots_rfc.kept`), without a crawl: what a request gets, how
+(:mod:`scrapy_robots_rfc.crawl._kept_responses`), without a crawl: what a request gets, how
 many may take one, and how long it is kept, with a fake clock."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from twisted.internet.task import Clock
 
 from scrapy_robots_rfc._runtime import Runtime
 from scrapy_robots_rfc.crawl._fetcher import Fetched
-from scrapy_robots_rfc.crawl._kept_responses import KEEP_FOR, SERVED_FLAG, KeptResponses
+from scrapy_robots_rfc.crawl._kept_responses import KEEP_FOR, SERVED_FLAG, KeptResponses, Share
 from scrapy_robots_rfc.crawl._robots_loader import FROM_THE_STORE
 from scrapy_robots_rfc.policy._origin import origin
 from scrapy_robots_rfc.policy._policy import Answer, State
@@ -48,12 +48,31 @@ def kept(clock: Clock, *, follows_redirects: bool = True) -> tuple[KeptResponses
     return responses, stats
 
 
+def keep(
+    responses: KeptResponses, found: Fetched | str, *takers: str, key: Any = KEY
+) -> dict[str, Share]:
+    """``takers`` wait for ``key``'s fetch (each a plain GET of its
+    robots.txt), which found ``found`` (a string: why there is no fetch to
+    take from); their shares, by name."""
+    shares = {}
+    for name in takers:
+        share = responses.wait_for(key, Request(key.robots_url), Share())
+        assert share is not None
+        assert share.taker is not None
+        shares[name] = share
+    if isinstance(found, str):
+        responses.keep(key, None, found)
+    else:
+        responses.keep(key, found, "")
+    return shares
+
+
 def test_a_request_that_waited_gets_a_copy_for_itself():
     responses, stats = kept(Clock())
     source = fetched()
-    responses.keep(KEY, source, {"t1"})
+    shares = keep(responses, source, "t1")
     request = Request("http://A.test:80/robots.txt", meta={"mine": 1})
-    got = responses.serve(KEY, request, "t1")
+    got = responses.serve(KEY, request, shares["t1"])
     assert got is not None
     assert source.response is not None
     assert type(got) is TextResponse
@@ -68,8 +87,8 @@ def test_a_request_that_waited_gets_a_copy_for_itself():
 
 def test_after_redirects_the_url_is_the_final_one():
     responses, _ = kept(Clock())
-    responses.keep(KEY, fetched(url=MOVED, redirects=1), {"t1"})
-    got = responses.serve(KEY, Request(ROBOTS), "t1")
+    shares = keep(responses, fetched(url=MOVED, redirects=1), "t1")
+    got = responses.serve(KEY, Request(ROBOTS), shares["t1"])
     assert got is not None
     assert got.url == MOVED
 
@@ -84,20 +103,20 @@ def test_after_redirects_the_url_is_the_final_one():
 )
 def test_a_request_that_would_not_follow_the_redirects_downloads(meta, follows):
     responses, stats = kept(Clock(), follows_redirects=follows)
-    responses.keep(KEY, fetched(url=MOVED, redirects=1), {"t1"})
-    assert responses.serve(KEY, Request(ROBOTS, meta=meta), "t1") is None
+    shares = keep(responses, fetched(url=MOVED, redirects=1), "t1")
+    assert responses.serve(KEY, Request(ROBOTS, meta=meta), shares["t1"]) is None
     assert stats.get_value("robotstxt/spider_request/downloaded") == 1
 
 
 def test_the_response_goes_once_every_request_that_waited_took_it():
     responses, stats = kept(Clock())
-    responses.keep(KEY, fetched(), {"t1", "t2"})
-    assert responses.serve(KEY, Request(ROBOTS), "t1") is not None
+    shares = keep(responses, fetched(), "t1", "t2")
+    assert responses.serve(KEY, Request(ROBOTS), shares["t1"]) is not None
     assert len(responses) == 1
-    assert responses.serve(KEY, Request(ROBOTS), "t1") is None  # its share is taken
-    assert responses.serve(KEY, Request(ROBOTS), "t2") is not None
+    assert responses.serve(KEY, Request(ROBOTS), shares["t1"]) is None  # its share is taken
+    assert responses.serve(KEY, Request(ROBOTS), shares["t2"]) is not None
     assert len(responses) == 0
-    assert responses.serve(KEY, Request(ROBOTS), "t2") is None
+    assert responses.serve(KEY, Request(ROBOTS), shares["t2"]) is None
     assert stats.get_value("robotstxt/spider_request/served") == 2
     assert stats.get_value("robotstxt/spider_request/downloaded") == 2
 
@@ -105,15 +124,15 @@ def test_the_response_goes_once_every_request_that_waited_took_it():
 def test_the_response_is_let_go_after_keep_for_seconds():
     clock = Clock()
     responses, _ = kept(clock)
-    responses.keep(KEY, fetched(), {"t1", "t2", "t3"})
+    shares = keep(responses, fetched(), "t1", "t2", "t3")
     other = origin("http://b.test/")
     assert other is not None
     clock.advance(KEEP_FOR / 2)
-    responses.keep(other, fetched(url="http://b.test/robots.txt"), {"t4"})
+    shares |= keep(responses, fetched(url="http://b.test/robots.txt"), "t4", key=other)
     clock.advance(KEEP_FOR / 2)  # the first is due, the second is not
     assert len(responses) == 1
-    assert responses.serve(KEY, Request(ROBOTS), "t1") is None
-    assert responses.serve(other, Request("http://b.test/robots.txt"), "t4") is not None
+    assert responses.serve(KEY, Request(ROBOTS), shares["t1"]) is None
+    assert responses.serve(other, Request("http://b.test/robots.txt"), shares["t4"]) is not None
     assert clock.getDelayedCalls() == []  # the second's timer went with it
 
 
@@ -128,8 +147,8 @@ def test_the_response_is_let_go_after_keep_for_seconds():
 )
 def test_a_fetch_that_has_not_the_whole_answer_leaves_nothing_to_take(found):
     responses, stats = kept(Clock())
-    responses.keep(KEY, found, {"t1"})
-    assert responses.serve(KEY, Request(ROBOTS), "t1") is None
+    shares = keep(responses, found, "t1")
+    assert responses.serve(KEY, Request(ROBOTS), shares["t1"]) is None
     assert stats.get_value("robotstxt/spider_request/downloaded") == 1
     assert len(responses) == 0
 
@@ -137,7 +156,7 @@ def test_a_fetch_that_has_not_the_whole_answer_leaves_nothing_to_take(found):
 def test_the_spider_closing_lets_every_response_go():
     clock = Clock()
     responses, _ = kept(clock)
-    responses.keep(KEY, fetched(), {"t1", "t2"})
+    keep(responses, fetched(), "t1", "t2")
     responses.clear()
     assert len(responses) == 0
     assert clock.getDelayedCalls() == []
@@ -148,7 +167,7 @@ def test_a_kept_response_is_let_go_on_time_without_another_request():
     robots.txt request comes again (a taker that never came back)."""
     clock = Clock()
     responses, _ = kept(clock)
-    responses.keep(KEY, fetched(), {"t1"})
+    keep(responses, fetched(), "t1")
     clock.advance(KEEP_FOR - 1)
     assert len(responses) == 1
     clock.advance(10_000)
@@ -161,14 +180,14 @@ def test_a_taker_that_is_dropped_lets_its_share_go():
     had or released its share, the body is let go at once."""
     clock = Clock()
     responses, stats = kept(clock)
-    responses.keep(KEY, fetched(), {"t1", "t2"})
-    responses.release(KEY, "t1")
-    responses.release(KEY, "t1")  # twice changes nothing
+    shares = keep(responses, fetched(), "t1", "t2")
+    responses.release(KEY, shares["t1"])
+    responses.release(KEY, shares["t1"])  # twice changes nothing
     assert len(responses) == 1
-    assert responses.serve(KEY, Request(ROBOTS), "t2") is not None
+    assert responses.serve(KEY, Request(ROBOTS), shares["t2"]) is not None
     assert len(responses) == 0
-    responses.keep(KEY, fetched(), {"t3"})
-    responses.release(KEY, "t3")
+    shares |= keep(responses, fetched(), "t3")
+    responses.release(KEY, shares["t3"])
     assert len(responses) == 0
     assert clock.getDelayedCalls() == []
     assert stats.get_value("robotstxt/spider_request/served") == 1
@@ -176,9 +195,9 @@ def test_a_taker_that_is_dropped_lets_its_share_go():
 
 def test_a_request_that_did_not_wait_for_the_fetch_downloads():
     responses, stats = kept(Clock())
-    responses.keep(KEY, fetched(), {"t1"})
-    assert responses.serve(KEY, Request(ROBOTS), None) is None
-    assert responses.serve(KEY, Request(ROBOTS), "elsewhere") is None
+    keep(responses, fetched(), "t1")
+    assert responses.serve(KEY, Request(ROBOTS), Share()) is None
+    assert responses.serve(KEY, Request(ROBOTS), Share("elsewhere")) is None
     assert len(responses) == 1  # still t1's
     assert stats.get_value("robotstxt/spider_request/downloaded") == 2
 
@@ -186,7 +205,7 @@ def test_a_request_that_did_not_wait_for_the_fetch_downloads():
 def test_no_takers_keep_nothing():
     clock = Clock()
     responses, _ = kept(clock)
-    responses.keep(KEY, fetched(), set())
+    keep(responses, fetched())
     assert len(responses) == 0
     assert clock.getDelayedCalls() == []
 
@@ -209,9 +228,9 @@ def test_only_a_plain_get_gets_the_fetchs_response(kwargs, why, caplog):
     """The fetch is a plain GET: a request that asks the server for
     something else is downloaded, and the DEBUG line says why."""
     responses, stats = kept(Clock())
-    responses.keep(KEY, fetched(), {"t1"})
+    shares = keep(responses, fetched(), "t1")
     with caplog.at_level(logging.DEBUG, logger="scrapy_robots_rfc"):
-        assert responses.serve(KEY, Request(ROBOTS, **kwargs), "t1") is None
+        assert responses.serve(KEY, Request(ROBOTS, **kwargs), shares["t1"]) is None
     assert stats.get_value("robotstxt/spider_request/downloaded") == 1
     assert stats.get_value("robotstxt/spider_request/served") is None
     [line] = [r.getMessage() for r in caplog.records]
@@ -221,16 +240,16 @@ def test_only_a_plain_get_gets_the_fetchs_response(kwargs, why, caplog):
 
 def test_a_plain_get_with_other_headers_is_served():
     responses, _ = kept(Clock())
-    responses.keep(KEY, fetched(), {"t1"})
+    shares = keep(responses, fetched(), "t1")
     request = Request(ROBOTS, headers={"Accept": "text/plain", "X-Ifs": "1"})
-    assert responses.serve(KEY, request, "t1") is not None
+    assert responses.serve(KEY, request, shares["t1"]) is not None
 
 
 def test_the_reason_of_an_internal_error_is_the_errors(caplog):
     responses, _ = kept(Clock())
-    responses.keep(KEY, "an error ended the fetch (RuntimeError: boom)", {"t1"})
+    shares = keep(responses, "an error ended the fetch (RuntimeError: boom)", "t1")
     with caplog.at_level(logging.DEBUG, logger="scrapy_robots_rfc"):
-        assert responses.serve(KEY, Request(ROBOTS), "t1") is None
+        assert responses.serve(KEY, Request(ROBOTS), shares["t1"]) is None
     [line] = [r.getMessage() for r in caplog.records]
     assert line.endswith("an error ended the fetch (RuntimeError: boom)")
     assert "ROBOTSTXT_RFC_STORE" not in line

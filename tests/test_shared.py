@@ -352,6 +352,7 @@ def make_resolver(backend: Backend) -> tuple[Any, Stats]:
     from scrapy.utils.test import get_crawler
 
     from scrapy_robots_rfc.crawl._config import Config
+    from scrapy_robots_rfc.crawl._crawl_delay import CrawlDelays, Pacer
     from scrapy_robots_rfc.crawl._report import Report
     from scrapy_robots_rfc.crawl._robots_loader import RobotsLoader
     from scrapy_robots_rfc.policy._origin import Origins
@@ -365,17 +366,28 @@ def make_resolver(backend: Backend) -> tuple[Any, Stats]:
         # Answers on a later turn of the reactor, as from a thread.
         in_thread=lambda func, *args: deferLater(reactor, 0, func, *args),
     )
+    config = Config.from_settings(crawler.settings)
+    report = Report(10)
+    pacer = Pacer(runtime, config, shared, downloader=lambda: crawler.engine.downloader)
+    delays = CrawlDelays(
+        runtime,
+        config,
+        pacer,
+        downloader=lambda: crawler.engine.downloader,
+        report=report,
+        origins=Origins(),
+        token="testbot",
+    )
     resolver = RobotsLoader(
         runtime,
         crawler,
-        Config.from_settings(crawler.settings),
+        config,
         policy.LruCache(10),
-        Report(10),
+        report,
         None,  # type: ignore[arg-type]  # never fetches
         shared,
-        Origins(),
+        delays=delays,
         token="testbot",
-        keep=(),
     )
     return resolver, stats
 
@@ -400,12 +412,14 @@ def test_a_peek_finds_the_record_another_crawler_stored():
     backend.records[str(PEEKED)] = stored(expires_at=WALL + 3600)
     resolver, stats = make_resolver(backend)
     trigger = Request("https://example.com/a")
-    peeks = [deferred_from_coro(resolver.peek(PEEKED, trigger, "testbot")) for _ in range(3)]
+    peeks = [
+        deferred_from_coro(resolver.peek(PEEKED, trigger, "testbot", keep=())) for _ in range(3)
+    ]
     loads = yield defer.gatherResults(peeks)
     assert backend.reads == 1, "concurrent peeks of one origin share one read"
     loaded = loads[0]
     assert loads == [loaded, loaded, loaded]
-    assert (loaded.fetched, loaded.unreachable) == (FROM_THE_STORE, None)
+    assert (loaded.fetched, loaded.why, loaded.unreachable) == (None, FROM_THE_STORE, None)
     entry = loaded.entry
     assert entry.outcome == "200"
     assert not entry.rules["testbot"].allowed("https://example.com/private/x")
@@ -424,7 +438,7 @@ def test_a_peek_without_a_record_in_force_gives_nothing(case):
     if case == "down":
         resolver.shared.close()
     entry = yield deferred_from_coro(
-        resolver.peek(PEEKED, Request("https://example.com/a"), "testbot")
+        resolver.peek(PEEKED, Request("https://example.com/a"), "testbot", keep=())
     )
     assert entry is None
     assert resolver.cache.get(PEEKED) is None
@@ -451,7 +465,9 @@ def test_concurrent_peeks_of_an_unreachable_record_have_one_warning_to_say():
     )
     resolver, _ = make_resolver(backend)
     trigger = Request("https://example.com/a")
-    peeks = [deferred_from_coro(resolver.peek(PEEKED, trigger, "testbot")) for _ in range(3)]
+    peeks = [
+        deferred_from_coro(resolver.peek(PEEKED, trigger, "testbot", keep=())) for _ in range(3)
+    ]
     loads = yield defer.gatherResults(peeks)
     assert backend.reads == 1
     assert [loaded.entry for loaded in loads] == [loads[0].entry] * 3

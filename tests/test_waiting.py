@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 
@@ -18,20 +19,31 @@ from twisted.internet.task import Clock
 
 from scrapy_robots_rfc._logging import LOGGER_NAME
 from scrapy_robots_rfc._runtime import Runtime
+from scrapy_robots_rfc.crawl._announce import Announcer, Outlook
 from scrapy_robots_rfc.crawl._config import Config
 from scrapy_robots_rfc.crawl._crawler_names import CrawlerNames
-from scrapy_robots_rfc.crawl._holding import MemoryHold
+from scrapy_robots_rfc.crawl._holding import (
+    Adopted,
+    ExpiredLeft,
+    FoundElsewhere,
+    HoldEvents,
+    MemoryHold,
+    Released,
+)
 from scrapy_robots_rfc.crawl._kept_responses import KeptResponses
+from scrapy_robots_rfc.crawl._parking import SCHEDULED_KEY, Parking
 from scrapy_robots_rfc.crawl._report import Report
+from scrapy_robots_rfc.crawl._robots_loader import Loaded, Unreachable
 from scrapy_robots_rfc.crawl._waiting_room import (
     DROP_KEY,
     NO_WAIT_KEY,
-    SCHEDULED_KEY,
-    Outlook,
+    Dropped,
+    EngineGate,
     WaitingRoom,
 )
-from scrapy_robots_rfc.policy import Answer, Entry, LruCache, Origins, State, entry_for
+from scrapy_robots_rfc.policy import Answer, Entry, LruCache, State, entry_for
 from scrapy_robots_rfc.policy._origin import Origin
+from scrapy_robots_rfc.policy._origin_life import FetchEnded, FetchWanted
 from scrapy_robots_rfc.stores import SharedStore
 
 ORIGIN = Origin("https", "example.com", 443)
@@ -48,15 +60,17 @@ class Stats:
 
 class Loader:
     """Stands for the room's robots.txt loader: records each fetch the room
-    starts, which never ends by itself (the tests say how it ended with
-    :meth:`Room.fail_fetch` or ``settle``)."""
+    starts, which ends when the test says how (:meth:`Room.fail_fetch`)."""
 
     def __init__(self, room: Room) -> None:
         self._room = room
+        #: The load under way: what it answers with when the test says.
+        self.pending: Deferred[Loaded] | None = None
 
-    async def load(self, key: Origin, trigger: Request, tokens: set[str]) -> Any:
+    async def load(self, key: Origin, trigger: Request, tokens: set[str], *, keep: Any) -> Any:
         self._room.started.append((key, self._room.clock.seconds()))
-        await Deferred()  # never fires
+        self.pending = Deferred()
+        return await self.pending
 
 
 class Signals:
@@ -74,9 +88,12 @@ class Signals:
 
 
 class Room:
-    """A waiting room on a fake clock, recording what it starts and releases."""
+    """A waiting room on a fake clock, wired as the middleware wires it,
+    recording what it starts and releases. Tests drive it through what
+    happens: requests that arrive, park or are held, and the events of a
+    fetch's end (:class:`.FetchEnded`) and of the timers."""
 
-    def __init__(self, wait: float = WAIT) -> None:
+    def __init__(self, wait: float = WAIT, hold: Any = None) -> None:
         self.clock = Clock()
         self.started: list[tuple[Origin, float]] = []
         self.released: list[Request] = []
@@ -85,7 +102,7 @@ class Room:
         settings = Settings({"ROBOTSTXT_RFC_UNREACHABLE_WAIT": wait})
         self.config = Config.from_settings(settings)
         self.cache: LruCache[Origin, Entry] = LruCache(10)
-        runtime = Runtime(
+        self.runtime = runtime = Runtime(
             self.stats,  # type: ignore[arg-type]
             clock=self.clock.seconds,
             monotonic=self.clock.seconds,
@@ -93,46 +110,76 @@ class Room:
             start_soon=Deferred.fromCoroutine,
         )
         self.signals = Signals()
-        crawler: Any = SimpleNamespace(
-            settings=settings,
-            engine=SimpleNamespace(crawl=self.released.append),
-            signals=self.signals,
+        self.loader = Loader(self)
+        self.events = HoldEvents()
+        self.hold = (
+            hold(self)
+            if hold is not None
+            else MemoryHold(
+                runtime,
+                SimpleNamespace(settings=settings),
+                self.config,
+                SharedStore(None, runtime),
+                self.events,
+            )
         )
         self.room = WaitingRoom(
             runtime,
-            crawler,
             self.config,
             cache=self.cache,
-            report=self.report,
-            shared=SharedStore(None, runtime),
+            loader=self.loader,  # type: ignore[arg-type]
+            hold=self.hold,
             kept=KeptResponses(runtime, follows_redirects=True),
+            announcer=Announcer(runtime, self.config.unreachable_wait),
+            engine=EngineGate(runtime, self.released.append),
             names=CrawlerNames(self.config, runtime),
-            origins=Origins(),
-            owner=self,
+            report=self.report,
         )
-        self.room.loader = Loader(self)  # type: ignore[assignment]
+        self.events.connect(self.room.on_hold_event)
+        self.parking = Parking(
+            self.signals,  # type: ignore[arg-type]
+            self.room,
+            self.hold,
+            marks=type(self.hold) is not MemoryHold,
+        )
+
+    def arrive(self, url: str, **meta: Any) -> Request:
+        """A request for ORIGIN arrives undecided: it needs the origin
+        decided (a fetch starts unless one is under way or the backoff
+        runs)."""
+        request = Request(url, meta=meta, dont_filter=True)
+        self.room.need(ORIGIN, request, "examplebot")
+        return request
 
     def park(self, url: str, **meta: Any) -> Request:
         """A request that came through the scheduler, parked."""
-        request = Request(url, meta=meta)
-        self.room.join(ORIGIN, request, "examplebot")
-        self.room.park_when_scheduled(request, ORIGIN)
+        request = self.arrive(url, **meta)
+        copy = self.send_back(request)
         with pytest.raises(IgnoreRequest):
-            self.room.scheduled(request)
+            self.parking.scheduled(copy)
         return request
 
+    def send_back(self, request: Request) -> Request:
+        """``process_request`` gives the copy of ``request`` back to the
+        scheduler to be parked (or held)."""
+        done: list[Request] = []
+        Deferred.fromCoroutine(self.parking.park(ORIGIN, request, None)).addCallback(done.append)
+        [copy] = done
+        assert copy is request  # dont_filter: no copy needed
+        return copy
+
     def fetch(self) -> None:
-        """A fetch of the origin begins."""
+        """A fetch of the origin is under way (a request needed it)."""
+        self.room.feed(ORIGIN, FetchWanted(self.clock.seconds()))
         waiting = self.room.get(ORIGIN)
         assert waiting is not None
-        waiting.fetching = True
-        self.started.append((ORIGIN, self.clock.seconds()))
+        assert waiting.life.fetching
 
     def timers(self) -> list[float]:
         """When the pending timers fire, soonest first."""
         return sorted(call.getTime() for call in self.clock.getDelayedCalls())
 
-    def unreachable(self, retry_in: float) -> None:
+    def unreachable(self, retry_in: float) -> Entry:
         """The cache says robots.txt is unreachable (HTTP 503), to be
         fetched again in ``retry_in`` seconds, as the loader leaves it."""
         entry = entry_for(
@@ -144,20 +191,61 @@ class Room:
             first_retry=retry_in,
         )
         self.cache.put(ORIGIN, entry)
+        return entry
 
-    def fail_fetch(self, retry_in: float) -> None:
-        """The fetch under way found robots.txt unreachable."""
-        waiting = self.room.get(ORIGIN)
-        assert waiting is not None
-        waiting.fetching = False
-        self.unreachable(retry_in)
-        self.room.settle(ORIGIN, decided=False, retry_in=retry_in)
+    def good_copy(self, *, fresh: bool = False) -> None:
+        """The cache keeps a good copy of robots.txt, due for a fetch again
+        (``fresh``: not due)."""
+        entry = entry_for(
+            Answer(State.RULES, "200", status=200),
+            None,
+            rules={},
+            now=self.clock.seconds(),
+            fresh_for=86400 if fresh else 0,
+            first_retry=30,
+        )
+        self.cache.put(ORIGIN, entry)
+
+    def fail_fetch(
+        self, retry_in: float, *, level: int = logging.WARNING, since: float | None = None
+    ) -> None:
+        """The fetch under way found robots.txt unreachable (HTTP 503): the
+        loader answers, and the room says so and waits for the retry. A good
+        copy in the cache stays in force (HTTP-5); ``since``: the stored
+        record says unreachable since then."""
+        entry = self.unreachable(retry_in)
+        # The next try in retry_in seconds, whatever the backoff made of it.
+        entry = replace(entry, retry_at=self.clock.seconds() + retry_in)
+        if since is not None:
+            entry = replace(entry, unreachable_since=since)
+        self.cache.put(ORIGIN, entry)
+        pending, self.loader.pending = self.loader.pending, None
+        assert pending is not None, "no fetch is under way"
+        said = Unreachable("HTTP 503", entry.retry_at, good=entry.good, level=level)
+        pending.callback(Loaded(entry, None, "", said))
+
+    def decide(self) -> None:
+        """The fetch under way decided the origin: allow all (a 404)."""
+        entry = entry_for(
+            Answer(State.ALLOW_ALL, "404", status=404),
+            self.cache.get(ORIGIN),
+            rules=None,
+            now=self.clock.seconds(),
+            fresh_for=86400,
+            first_retry=30,
+        )
+        self.cache.put(ORIGIN, entry)
+        pending, self.loader.pending = self.loader.pending, None
+        if pending is None:  # no fetch of this room's: another worker's, say
+            self.room.feed(ORIGIN, FetchEnded(self.clock.seconds(), True))
+        else:
+            pending.callback(Loaded(entry, None, "", None))
 
 
 def test_a_request_not_sent_back_passes_the_handler_untouched():
     room = Room()
     request = Request("https://example.com/a")
-    room.room.scheduled(request)
+    room.parking.scheduled(request)
     assert SCHEDULED_KEY not in request.meta
     assert room.stats.values == {}
 
@@ -167,25 +255,25 @@ def test_the_handler_listens_only_while_copies_are_on_their_way_to_be_parked():
     through the scheduler but a copy that came back without passing it
     (engine.download_async downloads what process_request returns)."""
     room = Room()
-    room.room.listen()  # the spider opened
+    room.parking.listen()  # the spider opened
     assert room.signals.connected == []
-    assert room.room.from_scheduler(Request("https://example.com/a"))
-    parked, direct = Request("https://example.com/b"), Request("https://example.com/c")
-    room.room.join(ORIGIN, parked, "examplebot")
-    room.room.park_when_scheduled(parked, ORIGIN)
-    room.room.park_when_scheduled(direct, ORIGIN)
-    assert room.signals.connected == [room.room.scheduled]
+    assert room.parking.arrived(Request("https://example.com/a"))
+    parked = room.arrive("https://example.com/b")
+    direct = room.arrive("https://example.com/c")
+    room.send_back(parked)
+    room.send_back(direct)
+    assert room.signals.connected == [room.parking.scheduled]
     with pytest.raises(IgnoreRequest):
-        room.room.scheduled(parked)
-    assert room.room.from_scheduler(Request("https://example.com/d"))
-    assert room.signals.connected == [room.room.scheduled], "the direct copy is on its way"
-    assert not room.room.from_scheduler(direct)
-    assert room.room.from_scheduler(Request("https://example.com/e"))
+        room.parking.scheduled(parked)
+    assert room.parking.arrived(Request("https://example.com/d"))
+    assert room.signals.connected == [room.parking.scheduled], "the direct copy is on its way"
+    assert not room.parking.arrived(direct)
+    assert room.parking.arrived(Request("https://example.com/e"))
     assert room.signals.connected == [], "disconnected outside the signal's dispatch"
-    room.room.settle(ORIGIN, decided=True, retry_in=None)
+    room.decide()
     assert room.released == [parked]
-    assert room.room.from_scheduler(parked), "back from the engine"
-    room.room.stop_listening()
+    assert room.parking.arrived(parked), "back from the engine"
+    room.parking.stop_listening()
     assert room.signals.connected == []
 
 
@@ -195,7 +283,8 @@ def test_parked_requests_go_back_when_the_origin_is_decided():
     assert room.room.busy()
     assert room.stats.values == {"robotstxt/waiting": 2}
     assert room.report.row(ORIGIN).waited == 2
-    room.room.settle(ORIGIN, decided=True, retry_in=None)
+    assert room.started == [(ORIGIN, 0)], "one fetch for both"
+    room.decide()
     assert room.released == [first, second]
     assert not room.room.busy()
     assert ORIGIN not in room.room
@@ -214,16 +303,16 @@ def test_a_slow_first_fetch_never_drops_anything():
 def test_unreachable_retries_on_the_backoff_and_drops_after_the_wait():
     room = Room()
     request = room.park("https://example.com/a")
-    room.room.get(ORIGIN).fetching = True  # type: ignore[union-attr]
+    room.fetch()
     room.clock.advance(5)
     room.fail_fetch(retry_in=30)
     room.clock.advance(29.9)
-    assert room.started == []
+    assert room.started == [(ORIGIN, 0)]
     room.clock.advance(0.1)
-    assert room.started == [(ORIGIN, 35.0)], "fetched again when the backoff ends"
+    assert room.started == [(ORIGIN, 0), (ORIGIN, 35.0)], "fetched again when the backoff ends"
     room.fail_fetch(retry_in=60)
     room.clock.advance(60)
-    assert room.started == [(ORIGIN, 35.0), (ORIGIN, 95.0)], "the backoff grew"
+    assert room.started == [(ORIGIN, 0), (ORIGIN, 35.0), (ORIGIN, 95.0)], "the backoff grew"
     # The request came at 0 and the origin turned unreachable at 5: the wait
     # counts from 5.
     room.clock.advance(WAIT + 5 - 95 - 0.1)
@@ -235,10 +324,10 @@ def test_unreachable_retries_on_the_backoff_and_drops_after_the_wait():
 
 def test_a_request_waiting_in_place_gets_the_drop_reason():
     room = Room()
-    waiting = room.room.join(ORIGIN, Request("https://example.com/a"), "examplebot")
-    waiting.fetching = True
+    room.arrive("https://example.com/a")
+    room.fetch()
     results: list[Any] = []
-    room.room.wait_in_place(ORIGIN, waiting).addCallback(results.append)
+    room.room.wait_in_place(ORIGIN).addCallback(results.append)
     room.fail_fetch(retry_in=WAIT * 2)
     room.clock.advance(WAIT - 0.1)
     assert results == []
@@ -265,19 +354,21 @@ def test_closing_hands_back_parked_requests_and_stops_the_timers():
     request = room.park("https://example.com/a")
     room.fail_fetch(retry_in=30)
     assert room.clock.getDelayedCalls() != []
-    assert room.room.close() == [request]
+    closed: list[list[Request]] = []
+    Deferred.fromCoroutine(room.room.close()).addCallback(closed.append)
+    assert closed == [[request]]
     assert room.clock.getDelayedCalls() == []
     room.clock.advance(WAIT * 2)
-    assert room.started == []
+    assert room.started == [(ORIGIN, 0)], "no retry after the close"
     assert room.released == []
 
 
 def test_a_decided_origin_answers_requests_waiting_in_place():
     room = Room()
-    waiting = room.room.join(ORIGIN, Request("https://example.com/a"), "examplebot")
+    room.arrive("https://example.com/a")
     results: list[Any] = []
-    room.room.wait_in_place(ORIGIN, waiting).addCallback(results.append)
-    room.room.settle(ORIGIN, decided=True, retry_in=None)
+    room.room.wait_in_place(ORIGIN).addCallback(results.append)
+    room.decide()
     assert results == [None]
 
 
@@ -354,12 +445,10 @@ def test_each_failed_fetch_warns_with_the_timers_it_arms(caplog):
     room.fetch()
     room.clock.advance(5)
     with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
-        room.room.warn_unreachable(ORIGIN, "HTTP 503", 30)
         room.fail_fetch(retry_in=30)
         assert room.timers() == [35, 605], "retry at 5 + 30, drop at 5 + 600"
         room.clock.advance(30)
         assert room.started == [(ORIGIN, 0), (ORIGIN, 35)]
-        room.room.warn_unreachable(ORIGIN, "HTTP 503", 60)
         room.fail_fetch(retry_in=60)
         assert room.timers() == [95, 605]
     assert warnings(caplog) == [
@@ -375,7 +464,6 @@ def test_a_deadline_before_the_next_try_is_said_and_kept(caplog):
     request = room.park("https://example.com/a")
     room.fetch()
     with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
-        room.room.warn_unreachable(ORIGIN, "HTTP 503", 30)
         room.fail_fetch(retry_in=30)
         room.clock.advance(3)
     assert warnings(caplog) == [
@@ -392,8 +480,10 @@ def test_a_deadline_before_the_next_try_is_said_and_kept(caplog):
 
 def test_a_good_copy_in_force_says_so(caplog):
     room = Room()
+    room.good_copy()
+    room.arrive("https://example.com/a")  # its retry is due: fetched again
     with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
-        room.room.warn_unreachable(ORIGIN, "HTTP 503", 30, good=True, level=logging.ERROR)
+        room.fail_fetch(retry_in=30, level=logging.ERROR)
     assert [(r.levelno, r.getMessage()) for r in caplog.records] == [
         (
             logging.ERROR,
@@ -407,10 +497,11 @@ def test_a_good_copy_in_force_names_the_requests_that_wait(caplog):
     """A request whose name the good copy has no group for waits for the
     next fetch (README "Product tokens")."""
     room = Room()
+    room.good_copy()
     room.park("https://example.com/a")
     room.fetch()
     with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
-        room.room.warn_unreachable(ORIGIN, "HTTP 503", 30, good=True)
+        room.fail_fetch(retry_in=30)
     assert warnings(caplog) == [
         "https://example.com/robots.txt is unreachable (HTTP 503): the last good copy stays "
         "in force; requests for new names wait until it answers, at most 600 s more "
@@ -468,7 +559,7 @@ def test_a_no_wait_request_waits_for_the_fetch_only():
 
 def test_a_no_wait_request_alone_leaves_no_timer():
     room = Room()
-    room.room.join(ORIGIN, Request("https://example.com/b"), "examplebot")
+    room.arrive("https://example.com/b")
     room.fetch()
     impatient = room.park("https://example.com/b", **{NO_WAIT_KEY: True})
     room.fail_fetch(retry_in=30)
@@ -479,11 +570,10 @@ def test_a_no_wait_request_alone_leaves_no_timer():
 
 def test_a_no_wait_request_gets_a_decided_origin():
     room = Room()
-    room.room.join(ORIGIN, Request("https://example.com/b"), "examplebot")
+    room.arrive("https://example.com/b")
     room.fetch()
     impatient = room.park("https://example.com/b", **{NO_WAIT_KEY: True})
-    room.room.get(ORIGIN).fetching = False  # type: ignore[union-attr]
-    room.room.settle(ORIGIN, decided=True, retry_in=None)
+    room.decide()
     assert room.released == [impatient]
     assert DROP_KEY not in impatient.meta
 
@@ -496,11 +586,13 @@ def test_a_no_wait_request_is_not_parked_once_the_fetch_is_over():
     room.park("https://example.com/a")
     room.fetch()
     room.fail_fetch(retry_in=30)
-    late = Request("https://example.com/b", meta={NO_WAIT_KEY: True})
-    room.room.park_when_scheduled(late, ORIGIN)
-    room.room.scheduled(late)  # not ignored: into the scheduler
-    assert room.room.from_scheduler(late), "and parked again if it must wait"
-    assert room.room.get(ORIGIN).no_wait == []  # type: ignore[union-attr]
+    late = Request("https://example.com/b", meta={NO_WAIT_KEY: True}, dont_filter=True)
+    room.send_back(late)
+    room.parking.scheduled(late)  # not ignored: into the scheduler
+    assert room.parking.arrived(late), "and parked again if it must wait"
+    waiting = room.room.get(ORIGIN)
+    assert waiting is not None
+    assert waiting.life.no_wait == []
 
 
 @pytest.mark.parametrize(
@@ -514,15 +606,26 @@ def test_a_no_wait_request_is_not_parked_once_the_fetch_is_over():
     ],
 )
 def test_who_has_no_time_to_wait_for_a_retry(wait, meta, fetching, expected):
+    """Unreachable and in its backoff: a request is dropped at once, rather
+    than wait for the retry, when no fetch is under way and it may not
+    wait (RFC 9309 §2.3.1.4)."""
     room = Room(wait=wait)
-    request = Request("https://example.com/a", meta=meta)
+    room.unreachable(30)
     if fetching:
-        room.room.join(ORIGIN, request, "examplebot")
+        room.arrive("https://example.com/other")
         room.fetch()
-    assert room.room.no_time_to_wait(ORIGIN, request) is expected
+    request = Request("https://example.com/a", meta=meta)
+    admitted: list[Any] = []
+    Deferred.fromCoroutine(room.room.admit(ORIGIN, request, "examplebot")).addCallback(
+        admitted.append
+    )
+    [answer] = admitted
+    assert (type(answer) is Dropped) is expected
+    if expected:
+        assert answer.reason == "HTTP 503"
 
 
-# -- requests held in Redis (fleet.py) ----------------------------------------------
+# -- requests held in Redis (a fleet) -------------------------------------------------
 
 
 class Held(MemoryHold):
@@ -531,9 +634,24 @@ class Held(MemoryHold):
     def __init__(self, room: Room) -> None:
         runtime = Runtime(room.stats, clock=room.clock.seconds, monotonic=room.clock.seconds)  # type: ignore[arg-type]
         crawler: Any = SimpleNamespace(settings=Settings())
-        super().__init__(runtime, crawler, room.config, SharedStore(None, runtime), room.room)
+        super().__init__(runtime, crawler, room.config, SharedStore(None, runtime), room.events)
         self.released: list[Origin] = []
         self.expired: list[tuple[Origin, float]] = []
+        #: What the room said it holds (:meth:`watch`).
+        self.watched: dict[Origin, tuple[int, bool]] = {}
+
+    @property
+    def watches(self) -> bool:
+        return True
+
+    async def hold(self, key: Origin, request: Request) -> bool:
+        return True
+
+    def watch(self, key: Origin, held: int, backoff: bool) -> None:
+        if held:
+            self.watched[key] = (held, backoff)
+        else:
+            self.watched.pop(key, None)
 
     def release_soon(self, key: Origin) -> None:
         self.released.append(key)
@@ -543,31 +661,29 @@ class Held(MemoryHold):
 
 
 def held_room(wait: float = WAIT) -> tuple[Room, Held]:
-    room = Room(wait)
-    held = room.room.hold = Held(room)
-    return room, held
+    room = Room(wait, hold=Held)
+    assert isinstance(room.hold, Held)
+    return room, room.hold
 
 
 def hold(room: Room, url: str) -> Request:
     """A request from the scheduler, held in Redis for ORIGIN."""
-    request = Request(url)
-    room.room.join(ORIGIN, request, "examplebot")
-    room.room.park_when_scheduled(request, ORIGIN, in_store=True)
-    assert room.room.held_one(ORIGIN, room.clock.seconds())
+    request = room.arrive(url)
+    copy = room.send_back(request)
     with pytest.raises(IgnoreRequest):
-        room.room.scheduled(request)
+        room.parking.scheduled(copy)
     return request
 
 
 def test_a_held_request_is_kept_out_of_the_scheduler_and_counted():
-    room, _ = held_room()
+    room, held = held_room()
     request = hold(room, "https://example.com/a")
     waiting = room.room.get(ORIGIN)
     assert waiting is not None
-    assert (waiting.held, waiting.parked, waiting.held_since) == (1, deque(), 0.0)
+    assert (waiting.life.held, waiting.life.parked, waiting.life.held_since) == (1, deque(), 0.0)
     assert SCHEDULED_KEY not in request.meta
     assert room.room.busy()
-    assert room.room.held() == [(ORIGIN, waiting)]
+    assert held.watched == {ORIGIN: (1, False)}, "the hold knows what to watch"
     assert room.stats.values == {"robotstxt/waiting": 1, "robotstxt/waiting/held": 1}
     assert room.report.row(ORIGIN).waited == 1
 
@@ -576,15 +692,16 @@ def test_a_decided_origin_releases_its_held_requests():
     room, held = held_room()
     hold(room, "https://example.com/a")
     hold(room, "https://example.com/b")
-    room.room.settle(ORIGIN, decided=True, retry_in=None)
+    room.decide()
     assert held.released == [ORIGIN]
     assert room.released == [], "nothing in memory"
     assert ORIGIN not in room.room
+    assert held.watched == {}
 
 
 def test_a_request_held_after_the_origin_was_decided_is_the_callers_to_release():
     room, _ = held_room()
-    assert not room.room.held_one(ORIGIN, 0.0)
+    assert not room.room.hold_one(ORIGIN, 0.0)
     assert room.stats.values == {}
 
 
@@ -592,11 +709,11 @@ def test_requests_released_by_another_worker_close_the_origin():
     room, held = held_room()
     hold(room, "https://example.com/a")
     room.fail_fetch(retry_in=30)
-    room.room.unhold(ORIGIN, 1)
+    room.events.emit(Released(ORIGIN, 1))
     assert ORIGIN not in room.room
     assert room.clock.getDelayedCalls() == []
     room.clock.advance(WAIT * 2)
-    assert room.started == []
+    assert room.started == [(ORIGIN, 0)], "no retry"
     assert held.expired == []
 
 
@@ -616,48 +733,56 @@ def test_held_requests_of_an_unreachable_origin_go_back_to_be_dropped():
     assert held.expired == [(ORIGIN, 0.0)], "held since 0 or earlier"
     assert room.released == []
     # One request is left, held since 100: its turn comes at 700.
-    room.room.held_left(ORIGIN, 1, 100.0)
+    room.events.emit(ExpiredLeft(ORIGIN, 1, 100.0))
     assert room.timers() == [700, WAIT * 2]
     room.clock.advance(100)
     assert held.expired == [(ORIGIN, 0.0), (ORIGIN, 100.0)]
     # A worker whose clock is late held it again: look again in 1 s.
-    room.room.held_left(ORIGIN, 1, 100.0)
+    room.events.emit(ExpiredLeft(ORIGIN, 1, 100.0))
     assert room.timers() == [701, WAIT * 2]
-    room.room.held_left(ORIGIN, 0, None)
+    room.events.emit(ExpiredLeft(ORIGIN, 0, None))
     assert ORIGIN not in room.room
     assert room.clock.getDelayedCalls() == []
 
 
 def test_an_origin_another_worker_fetched_is_fetched_again_at_once():
-    room, _ = held_room()
+    room, held = held_room()
     hold(room, "https://example.com/a")
     room.fetch()
     room.clock.advance(5)
     room.fail_fetch(retry_in=300)
-    room.room.retry_now(ORIGIN)
+    assert held.watched == {ORIGIN: (1, True)}, "in its backoff: the sweep rechecks it"
+    room.events.emit(FoundElsewhere(ORIGIN))
     assert room.started == [(ORIGIN, 0), (ORIGIN, 5)]
     assert room.timers() == [605], "only the drop timer is left"
-    room.room.retry_now(ORIGIN)
+    room.events.emit(FoundElsewhere(ORIGIN))
     assert len(room.started) == 2, "a fetch is under way"
 
 
 def test_an_adopted_origin_waits_from_its_oldest_held_request():
     """An origin adopted from a worker that died: its requests have waited
-    since 40, and the stored record says unreachable since 40 (the
-    middleware sets ``unreachable_at`` from it): they go back to be dropped
-    at 640, not 600 s after the adoption."""
+    since 40, and the stored record says unreachable since 40: they go back
+    to be dropped at 640, not 600 s after the adoption."""
     room, held = held_room()
-    waiting = room.room.join(ORIGIN, Request("https://example.com/a"), "examplebot")
     room.clock.advance(100)
-    room.room.adopted(ORIGIN, waiting, 40.0)
-    assert (waiting.held, waiting.held_since) == (1, 40.0)
-    room.fetch()
-    waiting.fetching = False
-    waiting.unreachable_at = 40.0
-    room.room.settle(ORIGIN, decided=False, retry_in=WAIT * 2)
+    room.events.emit(Adopted(ORIGIN, Request("https://example.com/a"), 40.0))
+    waiting = room.room.get(ORIGIN)
+    assert waiting is not None
+    assert (waiting.life.held, waiting.life.held_since) == (1, 40.0)
+    assert room.started == [(ORIGIN, 100)], "the adopter decides it"
+    room.fail_fetch(retry_in=WAIT * 2, since=40.0)
     assert room.timers() == [640, 1300]
     room.clock.advance(540)
     assert held.expired == [(ORIGIN, 40.0)]
     # The store failed: the same requests are tried again a second later.
-    room.room.held_left(ORIGIN, None, 40.0)
+    room.events.emit(ExpiredLeft(ORIGIN, None, 40.0))
     assert room.timers() == [641, 1300]
+
+
+def test_an_adopted_origin_already_decided_is_released_at_once():
+    room, held = held_room()
+    room.good_copy(fresh=True)
+    room.events.emit(Adopted(ORIGIN, Request("https://example.com/a"), 40.0))
+    assert held.released == [ORIGIN]
+    assert ORIGIN not in room.room
+    assert room.started == []

@@ -33,7 +33,6 @@ from ..stores import (
     sqlite_url,
     url_problem,
 )
-from .robotparser import MODE_SETTING, mode_from_settings
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -173,12 +172,19 @@ def _flag(settings: BaseSettings, name: str, default: bool) -> bool:
     raise ConfigError(name, value, "True or False")
 
 
-def _mode(settings: BaseSettings) -> Mode:
-    try:
-        return mode_from_settings(settings)
-    except ValueError:
-        allowed = "one of: " + ", ".join(repr(mode) for mode in MODES)
-        raise ConfigError(MODE_SETTING, settings.get(MODE_SETTING), allowed) from None
+#: The matching mode's setting (docs/decisions.md: ``rfc`` or ``google``).
+MODE_SETTING = "ROBOTSTXT_RFC_MODE"
+
+
+def mode_of(settings: BaseSettings) -> Mode:
+    """``ROBOTSTXT_RFC_MODE``, validated: the one reader of the mode, for
+    the middleware's :class:`Config` and the ``RobotParser``."""
+    value = settings.get(MODE_SETTING, "rfc")
+    for mode in MODES:
+        if value == mode:
+            return mode
+    allowed = "one of: " + ", ".join(repr(mode) for mode in MODES)
+    raise ConfigError(MODE_SETTING, value, allowed)
 
 
 def _file_problem(path: str) -> str | None:
@@ -243,7 +249,7 @@ _STORE_CLASS = f"a class with the methods of scrapy_robots_rfc.stores.Store: {_a
 def _store_class(value: str | type[Any]) -> str | type[Any]:
     """A store class, or its import path, that Scrapy's ``load_object``
     imports and that has every method of :class:`.stores.Store`; it is
-    built when the middleware starts (:func:`.stores.build_store`)."""
+    built when the middleware starts (:func:`.stores._open.build_store`)."""
     from scrapy.utils.misc import load_object
 
     try:
@@ -411,6 +417,10 @@ class Config:
     #: ``None`` when unset. Waiting requests are kept there, and without
     #: ``ROBOTSTXT_RFC_STORE`` the records too (:func:`.stores.open_store`).
     jobdir: str | None = field(default=None, metadata={_FROM: "JOBDIR"})
+    #: ``REDIRECT_ENABLED``: whether Scrapy's ``RedirectMiddleware`` follows
+    #: redirects, which a response kept for the spider's own robots.txt
+    #: request must not hide (:mod:`.crawl._kept_responses`).
+    redirect_enabled: bool = field(default=True, metadata={_FROM: "REDIRECT_ENABLED"})
     #: ``ROBOTSTXT_RFC_STORE``: "memory", a URL, a store class or its import
     #: path; ``None`` when unset (memory, or a SQLite file in ``JOBDIR``).
     store: str | type[Any] | None = None
@@ -495,7 +505,7 @@ class Config:
     @classmethod
     def _read(cls, settings: BaseSettings) -> Config:
         default = cls()
-        robots_ua, robots_names = _robots_names(settings)
+        robots_ua, names = robots_names(settings)
         numbers: dict[str, Any] = {
             field: _number(settings, name, getattr(default, field), kind, minimum, unit)
             for field, name, kind, minimum, unit in _NUMBERS
@@ -503,13 +513,14 @@ class Config:
         store = _store(settings)
         usage = _usage(settings)
         return cls(
-            mode=_mode(settings),
+            mode=mode_of(settings),
             crawl_delay=_flag(settings, "ROBOTSTXT_RFC_CRAWL_DELAY", default.crawl_delay),
             robots_user_agent=robots_ua,
-            robots_names=robots_names,
+            robots_names=names,
             store=store,
             user_agent=str(settings.get("USER_AGENT") or ""),
             jobdir=settings.get("JOBDIR") or None,
+            redirect_enabled=settings.getbool("REDIRECT_ENABLED", True),
             report=_report(settings),
             store_ttl=_store_ttl(settings, numbers, store),
             hold=_hold(settings),
@@ -531,10 +542,11 @@ def setting_names() -> dict[str, str]:
     return {f.name: f.metadata.get(_FROM, PREFIX + f.name.upper()) for f in fields(Config)}
 
 
-def _robots_names(settings: BaseSettings) -> tuple[str | None, tuple[str, ...] | None]:
+def robots_names(settings: BaseSettings) -> tuple[str | None, tuple[str, ...] | None]:
     """``ROBOTSTXT_USER_AGENT`` as text and as names, most specific first
     (D-22): a string, with commas between the names of a crawler family
-    (``"hedwig-images, hedwig"``), or a list or tuple of names."""
+    (``"hedwig-images, hedwig"``), or a list or tuple of names. The one
+    reader of the setting, for :class:`Config` and the ``RobotParser``."""
     value = settings.get("ROBOTSTXT_USER_AGENT")
     allowed = (
         "the crawler's name, or the names of a crawler family, most specific first, as a "

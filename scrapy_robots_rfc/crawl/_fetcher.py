@@ -47,14 +47,12 @@ _STOPPED = frozenset(("download_stopped", "dataloss"))
 #: ``robotstxt/exception_count/<class>`` keys: a class name never has a slash
 #: and is written ``<class '...'>``, so it cannot clash.
 EXCEPTION_TOTAL = "robotstxt/exception_count/total"
-#: The classes :func:`status_class` gives: a fixed set of stats keys
-#: whatever statuses the web sends.
-STATUS_CLASSES = ("1xx", "2xx", "3xx", "4xx", "5xx", "other")
 
 
 def status_class(status: int) -> str:
     """``"2xx"`` for a 200 (RFC 9110 §15: the first digit is the class);
-    ``"other"`` for a status outside 100 to 599."""
+    ``"other"`` for a status outside 100 to 599: a fixed set of stats keys
+    whatever statuses the web sends."""
     return f"{status // 100}xx" if 100 <= status <= 599 else "other"
 
 

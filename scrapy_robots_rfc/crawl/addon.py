@@ -1,7 +1,7 @@
 """The add-on: ``ADDONS = {"scrapy_robots_rfc.Addon": 100}``.
 
 It turns Scrapy's built-in ``RobotsTxtMiddleware`` off and puts
-:class:`~scrapy_robots_rfc.middleware.RobotsTxtMiddleware` in its place, at
+:class:`~scrapy_robots_rfc.RobotsTxtMiddleware` in its place, at
 the same priority (100). ``ROBOTSTXT_OBEY`` still decides whether robots.txt
 is obeyed: with it off, the middleware is not configured. It also enables
 the spider middleware :class:`~scrapy_robots_rfc.PageRulesMiddleware` (950),

@@ -17,14 +17,20 @@ its origins over at once.
 A held request keeps when it first waited (``SINCE_KEY``, wall clock), so
 the requests of an origin that stays unreachable are dropped after
 ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` (RFC 9309 §2.3.1.4) once, by whichever
-worker pops them (:meth:`FleetRoom.expired`).
+worker pops them (:meth:`FleetHold.expired`).
 
 Held only when the store is Redis and the scheduler is scrapy-redis's, on the
 same server and database, and ``ROBOTSTXT_RFC_HOLD`` is ``"auto"``;
 otherwise requests wait in memory (:class:`.crawl._holding.MemoryHold`, which
-:class:`FleetRoom` extends) as they always did. Nothing outside this package
-imports it: the waiting room loads :class:`FleetRoom` by name, as its hold
+:class:`FleetHold` extends) as they always did. Nothing outside this package
+imports it: the middleware loads :class:`FleetHold` by name, as its hold
 (:func:`.crawl._holding.hold_class`), for a crawl on scrapy-redis.
+
+The hold never calls the waiting room: the room tells it which origins it
+holds requests for (:meth:`FleetHold.watch`), and what the sweep finds (an
+origin released by another worker, adopted, found in the store) and the
+store's return are reported as events (:data:`.crawl.HoldEvent`) through
+the relay the middleware gave it.
 
 scrapy-redis is used through what it offers: the queue object its scheduler
 loaded (:func:`scheduler_queue`) gives the key, the serializer and the
@@ -56,7 +62,12 @@ from ..crawl import (
     NO_WAIT_KEY,
     SCHEDULED_KEY,
     SINCE_KEY,
+    Adopted,
+    ExpiredLeft,
+    FoundElsewhere,
+    HoldingAgain,
     MemoryHold,
+    Released,
     on_scrapy_redis,
 )
 from ..policy import origin
@@ -70,7 +81,7 @@ if TYPE_CHECKING:
 
     from .._runtime import Runtime
     from .._timers import Timer
-    from ..crawl import Config, WaitingRoom
+    from ..crawl import Config, HoldEvents
     from ..policy import Entry, Origin
     from ..stores import RedisFleet, SharedStore
 
@@ -156,17 +167,16 @@ def _close(client: Any) -> None:
         logger.debug("Error closing a Redis client of scrapy-redis", exc_info=True)
 
 
-class FleetRoom(MemoryHold):
-    """The held requests of this worker's crawl, next to the memory
-    :class:`.crawl._waiting_room.WaitingRoom`: holding, releasing, watching, adopting
-    and handing over. Where it cannot hold (the module's docstring), it
-    acts as :class:`.crawl._holding.MemoryHold`.
+class FleetHold(MemoryHold):
+    """The held requests of this worker's crawl: holding, releasing,
+    watching, adopting and handing over. Where it cannot hold (the module's
+    docstring), it acts as :class:`.crawl._holding.MemoryHold`.
 
-    Each origin this worker adopts goes to the waiting room's
-    :meth:`~.WaitingRoom.adopt`, with a request that stands for it (the
-    oldest held) and when that request began to wait (seconds since the
-    epoch): the room decides the origin, and releases the held requests
-    then (:meth:`release_soon`).
+    Each origin this worker adopts is reported (:class:`.crawl.Adopted`),
+    with a request that stands for it (the oldest held) and when that
+    request began to wait (seconds since the epoch): the waiting room
+    decides the origin, and asks to release the held requests then
+    (:meth:`release_soon`).
     """
 
     def __init__(
@@ -175,10 +185,12 @@ class FleetRoom(MemoryHold):
         crawler: Crawler,
         config: Config,
         shared: SharedStore,
-        room: WaitingRoom,
+        events: HoldEvents,
     ) -> None:
-        super().__init__(runtime, crawler, config, shared, room)
-        self._room: WaitingRoom = room
+        super().__init__(runtime, crawler, config, shared, events)
+        #: The origins this worker holds requests for, as the waiting room
+        #: said (:meth:`watch`): how many, and whether in their backoff.
+        self._watched: dict[Origin, tuple[int, bool]] = {}
         self._fleet: RedisFleet | None = None
         self._target: QueueTarget | None = None
         self._serializer: Any = None
@@ -195,6 +207,19 @@ class FleetRoom(MemoryHold):
         #: Fires when the work of the store's return (:meth:`_resume`) ends.
         self._resuming: Deferred[None] | None = None
         shared.when_up(self._store_up)
+
+    @property
+    def watches(self) -> bool:
+        """A fleet's hold wants to know the origins it holds requests for."""
+        return True
+
+    def watch(self, key: Origin, held: int, backoff: bool) -> None:
+        """The waiting room holds ``held`` requests for ``key`` (0: none any
+        more), in its backoff or not: what the sweep watches and rechecks."""
+        if held:
+            self._watched[key] = (held, backoff)
+        else:
+            self._watched.pop(key, None)
 
     @property
     def holding(self) -> bool:
@@ -334,8 +359,10 @@ class FleetRoom(MemoryHold):
             await self._find_out(spider, late=True)
         elif self._target is not None:
             self._resumed(self._target.key)
-        if self._fleet is not None and self.holding:
-            await self._move_parked()
+        if self._fleet is not None and self.holding and self._target is not None:
+            # The requests parked in memory meanwhile go to Redis: the
+            # waiting room moves them (each through :meth:`hold`).
+            self._events.emit(HoldingAgain(self._target.key))
 
     def _resumed(self, key: str) -> None:
         self._runtime.stats.inc_value("robotstxt/fleet/resumed")
@@ -345,29 +372,6 @@ class FleetRoom(MemoryHold):
             {"key": key},
             extra=self._runtime.log,
         )
-
-    async def _move_parked(self) -> None:
-        """Hold in Redis the requests parked in memory while the store was
-        away; one that cannot be held is parked again."""
-        runtime, moved = self._runtime, 0
-        for key, requests in self._room.unpark():
-            for request, since in requests:
-                # Its wait counts from when it first waited, in every worker.
-                request.meta.setdefault(SINCE_KEY, runtime.clock() - (runtime.monotonic() - since))
-                if await self.hold(key, request):
-                    moved += 1
-                    if not self._room.held_one(key, since, count=False):
-                        self.release_soon(key)  # decided while Redis took it
-                else:
-                    self._room.repark(key, request, since)
-        if moved and self._target is not None:
-            runtime.stats.inc_value("robotstxt/waiting/moved", moved)
-            logger.info(
-                "Moved %(count)d requests that waited for robots.txt in this worker's memory "
-                "to Redis (%(key)s)",
-                {"count": moved, "key": self._target.key},
-                extra=runtime.log,
-            )
 
     # -- holding and releasing ---------------------------------------------------
 
@@ -427,8 +431,8 @@ class FleetRoom(MemoryHold):
     def release_expired(self, key: Origin, limit: float) -> None:
         """Move back into the queue the requests of unreachable ``key``
         held since ``limit`` (on the monotonic clock) or earlier, for the
-        worker that pops them to drop (RFC 9309 §2.3.1.4); then tell the
-        waiting room what is left (:meth:`.WaitingRoom.held_left`)."""
+        worker that pops them to drop (RFC 9309 §2.3.1.4); then report what
+        is left (:class:`.crawl.ExpiredLeft`)."""
         if self._fleet is not None:
             runtime = self._runtime
             self._soon(self._expire(key, runtime.clock() - (runtime.monotonic() - limit)))
@@ -464,7 +468,8 @@ class FleetRoom(MemoryHold):
             oldest = await self._shared.fleet_call(fleet.peek, str(key), default=None)
         # On a store error (left None, or no oldest), look again later.
         since = None if left == 0 else before if oldest is None else oldest[1]
-        self._room.held_left(key, left, None if since is None else self.to_monotonic(since))
+        oldest_here = None if since is None else self.to_monotonic(since)
+        self._events.emit(ExpiredLeft(key, left, oldest_here))
 
     async def expired(self, key: Origin, request: Request, entry: Entry) -> bool:
         """:meth:`.MemoryHold.expired`; the stored record has the last word
@@ -501,7 +506,7 @@ class FleetRoom(MemoryHold):
                 self._sweep_timer = self._runtime.call_later(self.interval, self._sweep)
 
     async def _watch(self, fleet: RedisFleet) -> None:
-        watched = {str(key): waiting.held for key, waiting in self._room.held()}
+        watched = {str(key): held for key, (held, _) in self._watched.items()}
         if not watched:
             return
         none: list[str] = []
@@ -510,18 +515,18 @@ class FleetRoom(MemoryHold):
             key = origin(name + "/")
             if key is not None:
                 # Released by another worker: what we counted is gone.
-                self._room.unhold(key, watched[name])
+                self._events.emit(Released(key, watched[name]))
 
     async def _recheck(self) -> None:
         """An origin this worker waits for in its backoff may have been
         fetched by another worker since: then fetch now (the fetch reads the
         stored record), not at the end of the backoff (RFC 9309 §2.3.1.4)."""
-        for key, waiting in self._room.held():
-            if waiting.fetching or waiting.retry_timer is None:
+        for key, (_, backoff) in list(self._watched.items()):
+            if not backoff:
                 continue
             record = await self._shared.get(str(key))
             if record is not None and record.good and record.unreachable_since is None:
-                self._room.retry_now(key)
+                self._events.emit(FoundElsewhere(key))
 
     async def _adopt_orphans(self, fleet: RedisFleet) -> None:
         none: list[str] = []
@@ -541,7 +546,7 @@ class FleetRoom(MemoryHold):
                 {"origin": name},
                 extra=self._runtime.log,
             )
-            self._room.adopt(key, self._trigger(name, blob), since)
+            self._events.emit(Adopted(key, self._trigger(name, blob), since))
 
     def _trigger(self, name: str, blob: bytes) -> Request:
         """The held request ``blob``, to fetch robots.txt for (its proxy,
@@ -566,11 +571,12 @@ class FleetRoom(MemoryHold):
 
     # -- closing ---------------------------------------------------------------------
 
-    async def close(self, reason: str) -> list[Request]:
-        """The spider closed (``reason``): hold the requests still parked in
-        memory, then hand over every origin this worker waited for, so that
-        the other workers, or the next run, adopt them at once. Returns the
-        parked requests that could not be held (JOBDIR's, or abandoned)."""
+    async def close(self, reason: str, parked: list[Request]) -> list[Request]:
+        """The spider closed (``reason``) with ``parked`` still waiting in
+        memory: hold them, then hand over every origin this worker waited
+        for, so that the other workers, or the next run, adopt them at once.
+        Returns the parked requests that could not be held (JOBDIR's, or
+        abandoned)."""
         self._closing = True
         if self._sweep_timer is not None:
             self._sweep_timer.cancel()
@@ -579,8 +585,8 @@ class FleetRoom(MemoryHold):
             # Requests on their way from memory to Redis: held, or parked again.
             await maybe_deferred_to_future(self._resuming)
         fleet = self._fleet
-        origins = {key for key, _ in self._room.held()}
-        parked = self._room.close()
+        origins = set(self._watched)
+        self._watched.clear()
         if fleet is None:
             return parked
         kept: list[Request] = []
