@@ -36,14 +36,14 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 _LAZY = {
-    "Addon": "addon",
+    "Addon": "crawl.addon",
     "ConfigError": "exceptions",
     "ForbiddenByRobotsTxt": "exceptions",
     "ForbiddenByUsagePreference": "exceptions",
     "RobotsTxtUnreachable": "exceptions",
     "PageRulesMiddleware": "crawl.page_rules",
-    "RobotParser": "robotparser",
-    "RobotsTxtMiddleware": "middleware",
+    "RobotParser": "crawl.robotparser",
+    "RobotsTxtMiddleware": "crawl.middleware",
 }
 
 

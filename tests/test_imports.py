@@ -22,7 +22,7 @@ def test_parser_does_not_import_scrapy() -> None:
         "import scrapy_robots_rfc.robotstxt._parser, scrapy_robots_rfc.robotstxt._matcher\n"
         "import scrapy_robots_rfc.robotstxt._names, scrapy_robots_rfc.robotstxt._directives\n"
         "import scrapy_robots_rfc.robotstxt._canonical, scrapy_robots_rfc.robotstxt._lint\n"
-        "import scrapy_robots_rfc.policy, scrapy_robots_rfc.usage\n"
+        "import scrapy_robots_rfc.policy, scrapy_robots_rfc.pagerules\n"
         "assert not RobotsTxt.parse(b'user-agent: *\\ndisallow: /').allowed('http://e/', 'a')\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('scrapy', 'twisted')))\n"
     )
@@ -57,7 +57,7 @@ def test_usage_preferences_import_http_sf_only_when_read() -> None:
     code = (
         "import sys\n"
         "from scrapy_robots_rfc import RobotsTxt\n"
-        "import scrapy_robots_rfc.usage\n"
+        "import scrapy_robots_rfc.robotstxt\n"
         "plain = RobotsTxt.parse(b'user-agent: *\\ndisallow: /x\\nnoindex: /y')\n"
         "assert plain.allowed('http://e/', 'a') and not plain.allowed('http://e/x', 'a')\n"
         "print(str(plain.usage('http://e/', 'a')), 'http_sf' in sys.modules)\n"

@@ -1,6 +1,6 @@
 """Misspelt setting names (README.rst, "Settings"): which names are ours,
 which are flagged, and the name suggested for each. The names come from
-:class:`~scrapy_robots_rfc.config.Config`'s fields; these tests keep that
+:class:`~scrapy_robots_rfc.crawl._config.Config`'s fields; these tests keep that
 list true to what the package reads.
 
 Crawls with a misspelt name, both activations, are in

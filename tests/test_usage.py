@@ -1,6 +1,6 @@
 """Usage preferences (U-1..U-5): Content-Usage and
 Content-Signal in robots.txt, the Content-Usage header, and the library's
-model of them (:mod:`scrapy_robots_rfc.usage`).
+model of them (:mod:`scrapy_robots_rfc.robotstxt`).
 
 The tables come from the drafts' own examples (draft-ietf-aipref-attach-05
 §1.2, §3.4; draft-ietf-aipref-vocab-08 §6, §6.5.1, §6.5.2, the same as

@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ._canonical import Mode, canonical_match_string
-from ._patterns import CrawlDelay, Rule
+from ._patterns import CrawlDelay, Rule, segments_follow
 from ._rule_tree import Node, TooDeep, precedence, tree_regex
 
 if TYPE_CHECKING:
@@ -78,16 +78,7 @@ def _wild_matches(start: int, wild: _Wild, path: str) -> bool:
     ``*`` and never backtracking (PATH-2, PATH-3, PATH-11)."""
     if wild is _EXACT:
         return len(path) == start
-    last, anchored = wild[1], wild[2]
-    pos = start
-    for segment in wild[3:]:
-        pos = path.find(segment, pos)
-        if pos < 0:
-            return False
-        pos += len(segment)
-    if anchored:
-        return len(path) - len(last) >= pos and path.endswith(last)
-    return path.find(last, pos) >= 0
+    return segments_follow(path, start, wild[3:], wild[1], wild[2])
 
 
 def _scan_table(rules: tuple[Rule, ...]) -> tuple[tuple[str, ...], tuple[_Wild | None, ...]]:
