@@ -13,7 +13,13 @@ can be counted as one unit (``--core-as-one``), as a library called through
 ``RobotsTxt.parse``, or both pure layers as library calls (``--io-only``:
 only how the request moves among the Scrapy-facing modules counts).
 
-    python benchmarks/request_path.py [--core-as-one | --io-only] [--show]
+*Re-entries* count fresh calls into a module the request had entered before
+and left, up to its verdict (the page request reaching the downloader): a
+return to the caller is none, nor a coroutine resumed. ``--own`` counts them
+only in the page request's own calls (its ``process_request`` passes and the
+handler that parks it), not in the robots.txt load it waits for.
+
+    python benchmarks/request_path.py [--core-as-one | --io-only] [--own] [--show]
 """
 
 from __future__ import annotations
@@ -58,9 +64,10 @@ class _Handler(BaseHTTPRequestHandler):
 class _Path:
     """The modules that ran, phase by phase, consecutive repeats collapsed."""
 
-    def __init__(self, core_as_one: bool, io_only: bool) -> None:
+    def __init__(self, core_as_one: bool, io_only: bool, own_only: bool = False) -> None:
         self.core_as_one = core_as_one
         self.io_only = io_only
+        self.own_only = own_only
         self.phase: str | None = None
         self.steps: dict[str, list[str]] = {"miss": [], "hit": []}
         #: Calls into a module that is lower on the call stack: a module
@@ -113,6 +120,8 @@ class _Path:
         entered = self._entered.get(self.phase)
         if entered is None:
             return
+        if self.own_only and not self._own(frame):
+            return
         if frame.f_code.co_flags & (_COROUTINE | _GENERATOR):
             if frame in self._frames:
                 return  # resumed, not entered
@@ -123,6 +132,19 @@ class _Path:
         if module in entered and not self._on_stack(frame.f_back, module):
             self.reentries[self.phase].append(module)
         entered.add(module)
+
+    def _own(self, frame: FrameType | None) -> bool:
+        """Whether ``frame`` runs for the page request itself: below the
+        middleware's ``process_request`` or the scheduler handler that
+        parks it, for the page's URL (not the robots.txt fetch, nor
+        Scrapy's download signals)."""
+        while frame is not None:
+            if frame.f_code.co_name in ("process_request", "scheduled"):
+                request = frame.f_locals.get("request")
+                if getattr(request, "url", "").endswith(("/one", "/two")):
+                    return True
+            frame = frame.f_back
+        return False
 
     def _on_stack(self, frame: FrameType | None, module: str) -> bool:
         while frame is not None:
@@ -171,12 +193,18 @@ def main() -> None:
         action="store_true",
         help="count only the Scrapy-facing modules (calls into robotstxt/, policy/: library calls)",
     )
+    parser.add_argument(
+        "--own",
+        action="store_true",
+        help="count re-entries only in the page request's own calls (process_request and the "
+        "handler that parks it), not in the robots.txt fetch it waits for",
+    )
     parser.add_argument("--show", action="store_true", help="print each path's modules")
     options = parser.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
-    path = _Path(options.core_as_one, options.io_only)
+    path = _Path(options.core_as_one, options.io_only, options.own)
 
     class TwoPages(Spider):
         name = "two_pages"

@@ -308,17 +308,18 @@ class CrawlDelays:
         await self._pacer.turn(key, request, agent.crawl_delay)
         return True
 
-    async def seed(self, key: Origin, request: Request, agent: AgentRules) -> None:
-        """The first fetch counts as the origin's first turn, taken before
-        the record is stored: no crawler sharing the store sends a page
-        sooner than the crawl-delay after it (:meth:`Pacer.seed`)."""
-        await self._pacer.seed(key, request, agent.crawl_delay)
-
-    def adopted(self, key: Origin, trigger: Request, agent: AgentRules) -> None:
+    async def adopted(
+        self, key: Origin, trigger: Request, agent: AgentRules, *, seed: bool = False
+    ) -> None:
         """robots.txt of ``key``, fetched or stored, gives the crawler
         ``agent``'s rules: apply its crawl-delay to the download slot, and
-        say it."""
+        say it. ``seed``: this crawler's first fetch counts as the origin's
+        first turn, taken before the record is stored, so that no crawler
+        sharing the store sends a page sooner than the crawl-delay after it
+        (:meth:`Pacer.seed`)."""
         self._say(key, agent, self._apply(trigger, agent))
+        if seed:
+            await self._pacer.seed(key, trigger, agent.crawl_delay)
 
     def _apply(self, trigger: Request, agent: AgentRules) -> bool:
         """With ``ROBOTSTXT_RFC_CRAWL_DELAY``, the crawl-delay becomes the

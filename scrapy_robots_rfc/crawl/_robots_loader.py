@@ -206,9 +206,8 @@ class RobotsLoader:
             robots, rules = self._rules(key, tokens, fetched.body)
             sitemaps = robots.sitemaps
             self.runtime.stats.inc_value("robotstxt/rules")
-            await self._adopt(key, trigger, robots, rules)
-            if not paced:
-                await self.delays.seed(key, trigger, rules[self.token])
+            # The first fetch counts as the origin's first turn (OTHER-2).
+            await self._adopt(key, trigger, robots, rules, seed=not paced)
         entry, unreachable = self._entry(key, fetched, previous, rules, sitemaps)
         if entry.allows_all_by_answer():
             await self._send_robots_parsed(trigger, RobotsTxt.parse(b"", self.config.mode))
@@ -338,11 +337,18 @@ class RobotsLoader:
         return robots, {token: robots.for_agent(token) for token in kept}
 
     async def _adopt(
-        self, key: Origin, trigger: Request, robots: RobotsTxt, rules: dict[Token, AgentRules]
+        self,
+        key: Origin,
+        trigger: Request,
+        robots: RobotsTxt,
+        rules: dict[Token, AgentRules],
+        *,
+        seed: bool = False,
     ) -> None:
         """What follows parsing, fetched or from the store: the crawl-delay
-        (OTHER-2) and the ``robots_parsed`` signal (Scrapy 2.18+)."""
-        self.delays.adopted(key, trigger, rules[self.token])
+        (OTHER-2; ``seed``: the fetch is the origin's first turn) and the
+        ``robots_parsed`` signal (Scrapy 2.18+)."""
+        await self.delays.adopted(key, trigger, rules[self.token], seed=seed)
         await self._send_robots_parsed(trigger, robots)
 
     async def _send_robots_parsed(self, trigger: Request, robots: RobotsTxt) -> None:

@@ -193,7 +193,8 @@ class WaitingRoom:
         9309 §2.3.1.4), or waiting, the fetch started unless one is under way
         or the backoff runs."""
         entry = self._cache.get(key)
-        if entry is None and self._hold.holding and key not in self._origins:
+        # Only a fleet's hold may hold requests (the memory one never does).
+        if entry is None and self._watches and self._hold.holding and key not in self._origins:
             loaded = await self._loader.peek(key, request, token, keep=self._origins)
             if loaded is not None:
                 self._announce(key, loaded.unreachable)

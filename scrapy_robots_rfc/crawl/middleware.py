@@ -43,7 +43,12 @@ from .._logging import reaches_a_handler
 from .._runtime import Runtime
 from ..exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable
 from ..policy import Origin, Origins, State, Verdict, origin
-from ..robotstxt import NO_PREFERENCES, USAGE_META_KEY, canonical_match_string
+from ..robotstxt import (
+    NO_PREFERENCES,
+    ROBOTS_TXT_PATH,
+    USAGE_META_KEY,
+    canonical_match_string,
+)
 from ..stores import SharedStore, open_store
 from ._announce import Announcer
 from ._config import Config
@@ -293,15 +298,16 @@ class RobotsTxtMiddleware:
         """``None`` to let ``request`` through, ``IgnoreRequest`` to drop it,
         a copy of it to take it out of the downloader while it waits, or the
         fetch's response for the spider's own request for a robots.txt."""
-        scheduled = self._parking.arrived(request)
         meta = request.meta
-        key = None if meta.get("dont_obey_robotstxt") else self._origins(request.url)
+        url = request.url
+        key = None if meta.get("dont_obey_robotstxt") else self._origins(url)
         if key is None:
             meta[USAGE_META_KEY] = NO_PREFERENCES  # the header's part only (U-6)
             return None
+        scheduled = self._parking.arrived(request)
         # The spider's own request for this robots.txt (a SitemapSpider's)
         # carries its share of the fetch's response if it waited for it.
-        share = self._kept.share_of(request)
+        share = self._kept.share_of(request) if ROBOTS_TXT_PATH in url else None
         try:
             reason = meta.pop(DROP_KEY, None)
             if reason is not None:  # sent back by the waiting room to be dropped
@@ -315,7 +321,8 @@ class RobotsTxtMiddleware:
                 if type(admitted) is Decided:
                     decided = admitted
                     break
-                share = self._kept.wait_for(key, request, share)
+                if share is not None:
+                    share = self._kept.wait_for(key, request, share)
                 if scheduled:  # it waits out of the downloader, and comes back
                     copy = await self._parking.park(key, request, share)
                     share = None  # the copy carries it
