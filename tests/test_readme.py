@@ -12,6 +12,7 @@ import shlex
 from pathlib import Path
 
 import docutils.core
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.rst"
@@ -51,18 +52,40 @@ def test_changelog_renders_cleanly() -> None:
     assert b"Unreleased" in html
 
 
-def test_pip_commands_quote_their_extras() -> None:
-    """Unquoted, ``name[extra]`` is a file pattern to zsh, which stops with
-    "no matches found"; quoted, every shell passes it to pip as written."""
-    commands = re.findall(r"pip install [^`\n]*", README.read_text(encoding="utf-8"))
-    assert len(commands) >= 8
-    unquoted = [
+def _pip_commands(text: str) -> list[str]:
+    return re.findall(r"pip install [^`\n]*", text)
+
+
+def _unquoted_extras(commands: list[str]) -> list[str]:
+    return [
         command
         for command in commands
         for word in shlex.split(command, comments=True, posix=False)
         if "[" in word and word[0] not in "'\""
     ]
-    assert unquoted == []
+
+
+@pytest.mark.parametrize(
+    "path",
+    [README, *sorted((ROOT / "docs").glob("*.rst")), *sorted((ROOT / "docs").glob("*.md"))],
+    ids=lambda path: path.relative_to(ROOT).as_posix(),
+)
+def test_pip_commands_quote_their_extras(path: Path) -> None:
+    """Unquoted, ``name[extra]`` is a file pattern to zsh, which stops with
+    "no matches found"; quoted, every shell passes it to pip as written. The
+    README and every page of the docs (the install matrix is in
+    docs/quickstart.rst, the ``monitoring`` extra in docs/monitors.rst)."""
+    assert _unquoted_extras(_pip_commands(path.read_text(encoding="utf-8"))) == []
+
+
+def test_the_pip_check_finds_an_unquoted_extra() -> None:
+    commands = _pip_commands(
+        "    pip install scrapy-robots-rfc[monitoring]\n"
+        "    pip install 'scrapy-robots-rfc[redis]'  # a [comment]\n"
+        "``pip install -e '.[bench]'``"
+    )
+    assert len(commands) == 3
+    assert _unquoted_extras(commands) == ["pip install scrapy-robots-rfc[monitoring]"]
 
 
 def test_the_corpus_variable_is_the_one_the_tests_read() -> None:
