@@ -50,7 +50,8 @@ test: lint
 # The site, offline (docs/conf.py: intersphinx only on Read the Docs or with
 # DOCS_INTERSPHINX=1); -n: a broken reference to the package is a warning, -W
 # makes every warning an error. Then the pages' doctests (pytest reads the
-# .rst files) and the test that every setting, stat... is documented.
+# .rst files), the test that every setting, stat... is documented, and the
+# tests that read the built HTML (tables one row per entry, headings).
 docs: $(DOCS_STAMP)
 	$(BIN)/sphinx-build -W --keep-going -n -q -b html docs docs/_build/html
 	$(BIN)/python -m pytest docs tests/test_docs.py tests/test_readme.py

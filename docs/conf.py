@@ -38,6 +38,9 @@ exclude_patterns = ["_build", "dev"]
 html_theme = "sphinx_rtd_theme"
 html_title = f"scrapy_robots_rfc {release}"
 html_baseurl = "https://scrapy-robots-rfc.readthedocs.io/en/latest/"
+# Table cells wrap instead of clipping (the theme keeps them on one line).
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]
 
 # myst: decisions.md's headings get anchors (their ``<a id>`` stays the
 # stable anchor the project cites), and its tables render.

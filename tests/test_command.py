@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import time
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 from urllib.request import urlopen
@@ -688,6 +689,63 @@ def test_help_states_one_log_level_default():
     text = " ".join(done.stdout.split())
     assert "-L LEVEL, --loglevel LEVEL log level (default: WARNING)" in text
     assert "Logs go to stderr at WARNING, the default of -L for this command." in text
+
+
+def _help(columns: int) -> str:
+    """``scrapy robots -h`` at a terminal width, the parser built as
+    ``scrapy.cmdline.execute`` builds it."""
+    from scrapy.cmdline import ScrapyArgumentParser
+    from scrapy.commands import ScrapyHelpFormatter
+    from scrapy.settings import Settings
+
+    from scrapy_robots_rfc.commands.robots import Command
+
+    command = Command()
+    parser = ScrapyArgumentParser(
+        formatter_class=lambda prog: ScrapyHelpFormatter(prog, width=columns - 2),
+        usage=f"scrapy robots {command.syntax()}",
+        conflict_handler="resolve",
+        description=command.long_desc(),
+    )
+    settings = Settings()
+    settings.setdict(command.default_settings, priority="command")
+    command.settings = settings
+    command.add_options(parser)
+    return parser.format_help()
+
+
+def _headings(text: str) -> list[str]:
+    """The lines Scrapy's help formatter made headings: underlined."""
+    lines = text.splitlines()
+    return [above.strip() for above, line in pairwise(lines) if re.fullmatch(r"[=-]+", line)]
+
+
+def test_help_has_no_heading_but_its_sections_at_any_width():
+    """Scrapy's formatter turns any wrapped help line that ends with ":"
+    into an underlined, title-cased heading ("Print The Report As Json (Its
+    Schema" over "====" at 80 columns): the command's own text (usage,
+    description, options) has none at any width. Scrapy's global options
+    are Scrapy's: its ``-L`` help does it below 54 columns."""
+    for columns in range(30, 201):
+        text = _help(columns)
+        ours, _, _ = text.partition("\nGlobal Options\n")
+        assert _headings(ours) == ["Usage", "Options"], (columns, text)
+        # as written, in lower case (a narrow help column cuts long words)
+        letters = "".join(ours.split())
+        assert "printthereportasJSON,intheschemaofscrapy_robots_rfc/schemas/robots.json" in letters
+        assert "(withoutit,theverdictafterthefirstfetch)" in letters
+
+
+def test_help_at_80_columns_shows_the_json_option_as_written(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    done = robots("-h")
+    assert done.returncode == 0, done.stderr
+    assert _headings(done.stdout) == ["Usage", "Options", "Global Options"]
+    assert "Print The Report" not in done.stdout
+    json_help = done.stdout[done.stdout.index("  --json") : done.stdout.index("  --page")]
+    assert " ".join(json_help.split()) == (
+        "--json print the report as JSON, in the schema of scrapy_robots_rfc/schemas/robots.json"
+    )
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,10 @@ every signal it sends, every command and every exception. The lists come
 from the code, so a new name without its documentation fails here.
 
 The checks that README.rst made of sections now in the docs moved here too.
+
+The built site (docs/_build/html, which ``make docs`` builds before it runs
+these tests) renders every table one row per entry (tests/doc_tables.py),
+with cells that wrap, and no page repeats its title as a heading.
 """
 
 from __future__ import annotations
@@ -12,8 +16,11 @@ from __future__ import annotations
 import argparse
 import configparser
 import importlib
+import importlib.util
 import pkgutil
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +28,8 @@ import pytest
 import scrapy_robots_rfc
 from scrapy_robots_rfc.cli import build_parser
 from scrapy_robots_rfc.crawl._config import setting_names
+
+from .doc_tables import broken_rows, html_tables, simple_table_wraps
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -253,3 +262,157 @@ def test_migration_is_documented() -> None:
     page = page_text("activation")
     assert "\nMigrating from the built-in\n" in page
     assert "\nDifferences from Scrapy's built-in\n" in page
+
+
+# -- tables render one row per entry (issue 38) -------------------------------
+
+
+def _pages() -> list[Path]:
+    return sorted([*DOCS.glob("*.rst"), *DOCS.glob("*.md")])
+
+
+@pytest.mark.parametrize("page", [path.name for path in sorted(DOCS.glob("*.rst"))])
+def test_no_simple_table_spans_a_row_over_two_lines(page: str) -> None:
+    """A first cell written on two lines renders as two rows: tables whose
+    rows need more than one line are list-tables (tests/doc_tables.py)."""
+    assert simple_table_wraps((DOCS / page).read_text(encoding="utf-8")) == []
+
+
+def test_the_source_check_finds_a_wrapped_row() -> None:
+    table = (
+        "=====  ===========\n"
+        "key    what\n"
+        "=====  ===========\n"
+        "a      one line\n"
+        "b, c,  the first\n"
+        "d      cell wrapped\n"
+        "e      a row\n"
+        "       continued\n"
+        "f, g,\n"
+        "h      a first cell alone\n"
+        "=====  ===========\n"
+    )
+    assert simple_table_wraps("Text.\n\n" + table + "\nMore.\n") == [
+        (10, "a row continued on the next line"),
+        (11, "a first cell wrapped onto a line of its own"),
+    ]
+    assert simple_table_wraps(table.replace("       continued\n", "").replace("f, g,\n", "")) == []
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site ``make docs`` built (docs/_build/html) if every page of it is
+    newer than its source; otherwise a build of its own, in a temporary
+    folder, with the docs extra's Sphinx, without which there is no site."""
+    built = DOCS / "_build" / "html"
+    fresh = all(
+        (built / page.with_suffix(".html").name).is_file()
+        and (built / page.with_suffix(".html").name).stat().st_mtime >= page.stat().st_mtime
+        for page in _pages()
+    )
+    if fresh:
+        return built
+    if importlib.util.find_spec("sphinx") is None:
+        pytest.skip("no built site and no Sphinx (the docs extra): `make docs` runs this test")
+    out = tmp_path_factory.mktemp("html")
+    subprocess.run(
+        [sys.executable, "-m", "sphinx", "-q", "-b", "html", str(DOCS), str(out)],
+        check=True,
+        capture_output=True,
+    )
+    return out
+
+
+def test_every_table_of_the_site_renders_one_row_per_entry(site: Path) -> None:
+    """The built HTML: no row whose first cell is empty right after a row,
+    or whose first cell is its only text (the rest of the row before)."""
+    pages = [site / page.with_suffix(".html").name for page in _pages()]
+    tables = {page.name: html_tables(page.read_text(encoding="utf-8")) for page in pages}
+    assert sum(len(found) for found in tables.values()) > 30
+    assert len(tables["how-it-works.html"][0].rows) > 5  # the status table
+    broken = {
+        page.name: rows for page in pages if (rows := broken_rows(page.read_text(encoding="utf-8")))
+    }
+    assert broken == {}
+
+
+def _table(*rows: tuple[str, ...], head: int = 1, cls: str = "docutils") -> str:
+    cells = ["".join(f"<td>{cell}</td>" for cell in row) for row in rows]
+    return (
+        f"<table class='{cls}'><thead>{''.join(f'<tr>{row}</tr>' for row in cells[:head])}"
+        f"</thead><tbody>{''.join(f'<tr>{row}</tr>' for row in cells[head:])}</tbody></table>"
+    )
+
+
+@pytest.mark.parametrize(
+    ("before", "row"),
+    [
+        # the issue's rows, as simple tables with a wrapped first cell rendered them
+        (
+            ("429, 5xx, DNS failure, timeout,", "unreachable: Requests wait"),
+            ("connection reset, truncated body", "while robots.txt is fetched"),
+        ),
+        (
+            ("middleware raised IgnoreRequest", "everything is allowed; no retry"),
+            ("for the robots.txt request", "loop; one WARNING per origin"),
+        ),
+        (
+            ("Another middleware refuses the", "allow all, one WARNING per origin,"),
+            ("robots.txt request (IgnoreRequest)", "robotstxt/refused"),
+        ),
+        (("redirects given up on (a loop, too", "downloaded"), ("many, no Location)", "it would")),
+        (("a header, Mozilla/5.0", "the ExampleBot"), ("(compatible; ExampleBot/1.0)", "line")),
+        (("Several crawlers on one scrapy-redis", "each fetches"), ("queue", "")),
+        # a Markdown or grid table's row continued with an empty first cell
+        (("D-1", "robots.txt is"), ("", "always allowed")),
+    ],
+)
+def test_the_html_check_finds_a_continued_row(
+    before: tuple[str, str], row: tuple[str, str]
+) -> None:
+    html = _table(("key", "what"), ("2xx", "parsed"), before, row, ("4xx", "allowed"))
+    assert broken_rows(html) == [f"{' | '.join(before)} -> {' | '.join(row)}"]
+
+
+def test_the_html_check_passes_whole_rows() -> None:
+    rows = [("key", "what"), ("with usage preferences", "74.79 ms"), ("a 2xx", "the response")]
+    assert broken_rows(_table(*rows)) == []  # the header's last row is no entry's start
+    assert broken_rows(_table(*rows, head=0)) == ["key | what -> with usage preferences | 74.79 ms"]
+    # Sphinx's generated indexes are not the pages' tables
+    assert broken_rows(_table(("s", ""), ("", "scrapy_robots_rfc"), cls="indextable")) == []
+
+
+def test_table_cells_wrap_instead_of_clipping(site: Path) -> None:
+    """sphinx_rtd_theme keeps each cell on one line (``white-space: nowrap``)
+    and scrolls wide tables sideways; the site's stylesheet lets them wrap."""
+    page = (site / "settings.html").read_text(encoding="utf-8")
+    assert re.search(r'<link rel="stylesheet"[^>]* href="_static/custom\.css', page)
+    css = (site / "_static" / "custom.css").read_text(encoding="utf-8")
+    rule = re.search(
+        r"\.wy-table-responsive table td,\s*\.wy-table-responsive table th\s*\{([^}]*)\}", css
+    )
+    assert rule is not None
+    assert re.search(r"white-space:\s*normal", rule.group(1))
+
+
+def _headings(html: str) -> list[tuple[int, str]]:
+    """The page's headings: level and text, without the permalink."""
+    html = re.sub(r'<a class="headerlink".*?</a>', "", html, flags=re.DOTALL)
+    return [
+        (int(level), " ".join(re.sub(r"<[^>]+>", "", text).split()))
+        for level, text in re.findall(r"<h([1-6])>(.*?)</h\1>", html, re.DOTALL)
+    ]
+
+
+def test_no_heading_repeats_its_page_title(site: Path) -> None:
+    """The quick start page had an H1 "Quick start" and an H2 "Quick start"."""
+    repeated = {}
+    for page in _pages():
+        headings = _headings((site / page.with_suffix(".html").name).read_text(encoding="utf-8"))
+        (level, title), rest = headings[0], headings[1:]
+        assert level == 1, (page.name, headings)
+        if again := [heading for heading in rest if heading[1] == title]:
+            repeated[page.name] = again
+    assert repeated == {}
+    quickstart = _headings((site / "quickstart.html").read_text(encoding="utf-8"))
+    assert quickstart[:3] == [(1, "Quick start"), (2, "Requirements"), (2, "First crawl")]

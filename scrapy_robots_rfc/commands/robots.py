@@ -326,6 +326,10 @@ class Command(ScrapyCommand):
         )
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
+        # No help text here has a colon inside it: Scrapy's help formatter
+        # (ScrapyHelpFormatter.format_part_strings) takes any wrapped line
+        # that ends with ":" for a section heading, title-cases it and
+        # underlines it, and where argparse wraps depends on the terminal.
         assert self.settings is not None
         # Logs at WARNING whatever the project's LOG_LEVEL, set before
         # Scrapy's -L option reads it for its "(default: ...)"; -L and
@@ -348,13 +352,13 @@ class Command(ScrapyCommand):
             action=argparse.BooleanOptionalAction,
             default=False,
             help="wait for an unreachable robots.txt as a crawl's requests do, up to "
-            "ROBOTSTXT_RFC_UNREACHABLE_WAIT (default: the verdict after the first fetch)",
+            "ROBOTSTXT_RFC_UNREACHABLE_WAIT (without it, the verdict after the first fetch)",
         )
         parser.add_argument(
             "--json",
             dest="json",
             action="store_true",
-            help="print the report as JSON (its schema: scrapy_robots_rfc/schemas/robots.json)",
+            help="print the report as JSON, in the schema of scrapy_robots_rfc/schemas/robots.json",
         )
         parser.add_argument(
             "--page",
