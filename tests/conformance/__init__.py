@@ -47,6 +47,11 @@ SUITES = (
     "protego",
     "scrapy_interface",
     "google",
+    "crawler_commons",
+    "texting_robots",
+    "nutch",
+    "stormcrawler",
+    "norconex",
 )
 
 #: What each outcome of a case in one mode means.
@@ -145,13 +150,14 @@ def answer(suite: Suite, case: Mapping[str, Any], mode: str) -> Any:
         return None if found is None else found.robots_url
     if check in ("status_allowed", "status_retried"):
         return _status(case["status"])[check.removeprefix("status_")]
-    if check.startswith("page_"):
+    if check == "page":
+        # Every flag named is set (Norconex checks two at once).
         rules = read_page_rules(
             [value.encode("latin-1") for value in case.get("headers", [])],
             None if case.get("html") is None else case["html"].encode("utf-8"),
             case["names"],
         )
-        return getattr(rules, check.removeprefix("page_"))
+        return all(getattr(rules, flag) for flag in case["flags"])
     if check == "escaped_pattern":
         # How a pattern is kept once parsed: the one rule of a one-line group.
         (group,) = _parsed(b"user-agent: *\ndisallow: " + case["pattern"].encode(), mode).groups
@@ -167,12 +173,22 @@ def answer(suite: Suite, case: Mapping[str, Any], mode: str) -> Any:
         return robots.allowed(case["url"], _agent(case))
     if check == "crawl_delay":
         return robots.crawl_delay(_agent(case))
+    if check == "crawl_delay_over":
+        delay = robots.crawl_delay(_agent(case))
+        return delay is not None and delay > case["bound"]
     if check == "sitemaps":
         return list(robots.sitemaps)
     if check == "sitemap_count":
         return len(robots.sitemaps)
     if check == "sitemap_listed":
         return case["sitemap"] in robots.sitemaps
+    if check in ("sitemap_at", "sitemap_case_kept"):
+        if len(robots.sitemaps) <= case["index"]:
+            return None  # no such sitemap
+        sitemap = robots.sitemaps[case["index"]]
+        return sitemap if check == "sitemap_at" else sitemap != sitemap.lower()
+    if check == "matched_wildcard":
+        return "*" in robots.for_agent(_agent(case)).agents
     if check == "rule_count":
         return len(robots.for_agent(_agent(case)).rules)
     if check in ("recognised_lines", "unknown_keys", "last_line"):
