@@ -13,11 +13,20 @@ written to PATH for the docs (``make docs``), once every case has run.
 
 from __future__ import annotations
 
+import logging
 import re
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_twisted
+from scrapy import Request, signals
+from scrapy.exceptions import NotConfigured
+from scrapy.utils.misc import build_from_crawler
+from scrapy.utils.test import get_crawler
+
+from scrapy_robots_rfc import RobotsTxtMiddleware
 
 from .conformance import (
     MODES,
@@ -30,13 +39,17 @@ from .conformance import (
     pending_in,
     problem,
 )
+from .crawling import Stage, make_crawler
+from .mockserver import MockServer, Reply
+from .refuser import RefuseRobotsTxtOnPorts
 
 ROOT = Path(__file__).resolve().parents[1]
 DECISIONS = ROOT / "docs" / "decisions.md"
 
 #: The suites whose cases ask the parser or the page-level reader; the
 #: middleware suite runs as crawls (below).
-PURE = tuple(name for name in SUITES if name != "scrapy_middleware")
+MIDDLEWARE = "scrapy_middleware"
+PURE = tuple(name for name in SUITES if name != MIDDLEWARE)
 LOADED = {name: load(name) for name in SUITES}
 
 #: (suite, case index, mode) -> outcome, filled as the cases run.
@@ -104,3 +117,150 @@ def test_an_unexplained_difference_fails() -> None:
     # A listed difference that has gone fails too.
     assert outcome(case, "google", True) == WRONG
     assert "remove the listing" in str(problem(case, "google", True))
+
+
+# -- Scrapy's middleware tests, as real crawls ------------------------------------------
+#
+# Scrapy's tests drive its middleware with a mocked engine. Here each of its
+# tests is an origin of the local server (or, for a DNS failure, a host that
+# cannot resolve), serving the robots.txt the test's mock returned, and its
+# requests are crawled for real, all in one crawl per mode and activation.
+# A case's check is then read from what reached the spider, what the server
+# received, the robots_parsed signals and the log.
+
+REFUSER = "tests.refuser.RefuseRobotsTxtOnPorts"
+
+
+def _slug(test: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", test.rsplit("::", 1)[-1].lower()).strip("-")
+
+
+def _requests(cases: list[dict[str, Any]], base: str) -> tuple[list[Any], list[Any]]:
+    """The test's requests: the first stage, and the second (a request made
+    once robots.txt is known)."""
+    first: list[Any] = []
+    later: list[Any] = []
+    for case in cases:
+        paths = case.get("paths", [case["path"]] if "path" in case else [])
+        for path in paths:
+            spec = {"url": base + path, "meta": dict(case.get("meta", {}))}
+            stage = later if case["check"] == "reaches_spider_later" else first
+            if spec not in stage:
+                stage.append(spec)
+    return first, later
+
+
+def _observe(
+    case: dict[str, Any],
+    base: str,
+    crawler: Any,
+    server: MockServer,
+    parsed: list[Any],
+    logs: list[logging.LogRecord],
+) -> Any:
+    """Our answer to a middleware case, read from the crawl."""
+    check = case["check"]
+    seen = crawler.spider.seen
+    if check == "first_request":
+        port = int(base.rsplit(":", 1)[1])
+        paths = [hit.path for hit in server.hits if hit.port == port]
+        return paths[0] if paths else None
+
+    def url(path: str) -> str:
+        return str(Request(base + path).url)
+
+    if check in ("reaches_spider", "reaches_spider_later"):
+        count = seen.count(url(case["path"]))
+        return count >= (2 if check == "reaches_spider_later" else 1)
+    if check == "all_reach_spider":
+        return all(url(path) in seen for path in case["paths"])
+    if check == "robots_response_to_spider":
+        return url("/robots.txt") in seen
+    mine = [(request, parser) for request, parser in parsed if request.url.startswith(base + "/")]
+    if check == "robots_parsed_count":
+        return len(mine)
+    if check == "robots_parsed_request":
+        return mine[0][0].url.removeprefix(base) if mine else None
+    if check == "robots_parsed_parser":
+        return bool(mine) and mine[0][1] is not None
+    host = base.split("//", 1)[1]
+    named = [record for record in logs if host in record.getMessage()]
+    if check == "download_error_logged":
+        return any("DNS lookup failed" in r.getMessage() for r in named)
+    if check == "error_logged":
+        return any(record.levelno >= logging.ERROR for record in named)
+    raise ValueError(f"unknown check {check!r}")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest_twisted.inlineCallbacks
+def test_middleware_suite(
+    server: MockServer, activation: dict[str, Any], mode: str, caplog: pytest.LogCaptureFixture
+) -> Any:
+    suite = LOADED[MIDDLEWARE]
+    by_test: dict[str, list[int]] = defaultdict(list)
+    for index, case in enumerate(suite.cases):
+        by_test[case["test"]].append(index)
+    bases: dict[str, str] = {}
+    first: list[Any] = []
+    later: list[Any] = []
+    RefuseRobotsTxtOnPorts.ports = set()
+    for test, indexes in by_test.items():
+        robots = suite.cases[indexes[0]].get("robots")
+        if robots is None:
+            continue  # a check of construction alone
+        if robots.get("failure") == "dns":
+            base = f"http://{_slug(test)}.invalid"
+        else:
+            headers = {"Content-Type": robots["content_type"]} if "content_type" in robots else {}
+            body = b"" if robots.get("refused") else suite.named_body(robots["body"])
+            origin = server.add_origin({"/robots.txt": Reply(body=body, headers=headers)})
+            if robots.get("refused"):
+                RefuseRobotsTxtOnPorts.ports.add(origin.port)
+            base = origin.base
+        bases[test] = base
+        one, two = _requests([suite.cases[i] for i in indexes], base)
+        first += one
+        later += two
+    crawler = make_crawler(
+        activation,
+        {
+            "ROBOTSTXT_RFC_MODE": mode,
+            # A request for an unreachable origin is dropped at once.
+            "ROBOTSTXT_RFC_UNREACHABLE_WAIT": 0,
+            "DOWNLOADER_MIDDLEWARES": {**activation.get("DOWNLOADER_MIDDLEWARES", {}), REFUSER: 50},
+        },
+    )
+    parsed: list[Any] = []
+
+    def robots_parsed(robotparser: Any, request: Any) -> None:
+        parsed.append((request, robotparser))
+
+    # Signals hold their receivers weakly: this one lives as long as the test.
+    crawler.signals.connect(robots_parsed, signal=signals.robots_parsed)
+    with caplog.at_level(logging.DEBUG):
+        yield crawler.crawl(stages=[Stage(first), Stage(later)])
+    problems = []
+    for test, indexes in by_test.items():
+        for index in indexes:
+            case = suite.cases[index]
+            if case["check"] == "not_configured":
+                ours = _not_configured(case, mode)
+            else:
+                ours = _observe(case, bases[test], crawler, server, parsed, caplog.records)
+            OUTCOMES[(MIDDLEWARE, index, mode)] = outcome(case, mode, ours)
+            found = problem(case, mode, ours)
+            if found is not None:
+                problems.append(found)
+    assert problems == []
+
+
+def _not_configured(case: dict[str, Any], mode: str) -> bool:
+    """Whether the middleware refuses to be built with ``case``'s settings
+    (construction alone: no crawl)."""
+    crawler = get_crawler(settings_dict={**case["settings"], "ROBOTSTXT_RFC_MODE": mode})
+    try:
+        build_from_crawler(RobotsTxtMiddleware, crawler)
+    except NotConfigured:
+        return True
+    return False

@@ -46,6 +46,7 @@ MODES = ("rfc", "google")
 SUITES = (
     "protego",
     "scrapy_interface",
+    "scrapy_middleware",
     "google",
     "crawler_commons",
     "texting_robots",
@@ -74,11 +75,15 @@ class Suite:
         return str(self.data["title"])
 
     def body(self, case: Mapping[str, Any]) -> bytes:
-        """The robots.txt body of ``case``: a text of the suite's
-        ``bodies`` (UTF-8), or with ``latin1`` one whose characters are
-        the bytes, for bodies that are not UTF-8."""
-        text = self.data["bodies"][case["body"]]
-        if self.data.get("latin1_bodies") and case["body"] in self.data["latin1_bodies"]:
+        """The robots.txt body of ``case``."""
+        return self.named_body(case["body"])
+
+    def named_body(self, name: str) -> bytes:
+        """A text of the suite's ``bodies`` as UTF-8, or, when it is one of
+        ``latin1_bodies`` (bodies that are not UTF-8), as the bytes its
+        characters stand for."""
+        text = self.data["bodies"][name]
+        if name in self.data.get("latin1_bodies", ()):
             return bytes(text, "latin-1")
         return bytes(text, "utf-8")
 
