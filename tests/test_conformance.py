@@ -30,10 +30,12 @@ from scrapy_robots_rfc import RobotsTxtMiddleware
 
 from .conformance import (
     MODES,
+    OUTCOMES,
     SUITES,
     WRONG,
     answer,
     decisions_cited,
+    figures,
     load,
     outcome,
     pending_in,
@@ -44,16 +46,13 @@ from .mockserver import MockServer, Reply
 from .refuser import RefuseRobotsTxtOnPorts
 
 ROOT = Path(__file__).resolve().parents[1]
-DECISIONS = ROOT / "docs" / "decisions.md"
+DECISIONS_PAGE = ROOT / "docs/decisions.md"
 
 #: The suites whose cases ask the parser or the page-level reader; the
 #: middleware suite runs as crawls (below).
 MIDDLEWARE = "scrapy_middleware"
 PURE = tuple(name for name in SUITES if name != MIDDLEWARE)
 LOADED = {name: load(name) for name in SUITES}
-
-#: (suite, case index, mode) -> outcome, filled as the cases run.
-OUTCOMES: dict[tuple[str, int, str], str] = {}
 
 
 def _params() -> list[Any]:
@@ -100,7 +99,7 @@ def test_every_check_found_is_a_case_or_not_applicable(name: str) -> None:
 
 @pytest.mark.parametrize("name", SUITES)
 def test_every_decision_cited_has_a_section(name: str) -> None:
-    anchors = set(re.findall(r'<a id="([^"]+)"></a>', DECISIONS.read_text(encoding="utf-8")))
+    anchors = set(re.findall(r'<a id="([^"]+)"></a>', DECISIONS_PAGE.read_text(encoding="utf-8")))
     cited = set(decisions_cited(LOADED[name]))
     assert {decision.lower() for decision in cited} <= anchors, cited
 
@@ -264,3 +263,53 @@ def _not_configured(case: dict[str, Any], mode: str) -> bool:
     except NotConfigured:
         return True
     return False
+
+
+def _page_extension() -> Any:
+    """docs/_ext/conformance.py, the Sphinx extension of the docs' table."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "conformance_page", ROOT / "docs/_ext/conformance.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_page_shows_each_suite_with_its_figures_and_decisions() -> None:
+    suites = [LOADED["google"], LOADED["norconex"]]
+
+    def ours(case: dict[str, Any], mode: str) -> Any:
+        listed = case.get("differs", {}).get(mode)
+        return case["expected"] if listed is None else listed["ours"]
+
+    outcomes = {
+        (suite.name, index, mode): outcome(case, mode, ours(case, mode))
+        for suite in suites
+        for index, case in enumerate(suite.cases)
+        for mode in MODES
+    }
+    # And one difference with no decision, in rfc mode.
+    first = suites[0].cases[0]
+    assert "differs" not in first
+    outcomes[("google", 0, "rfc")] = WRONG
+    lines = _page_extension().table_rst(figures(suites, outcomes))
+    text = "\n".join(lines)
+    assert lines[0] == ".. list-table::"
+    assert text.count("   * - `") == 2  # a row per suite
+    listed = [
+        case["differs"]["rfc"]["decision"]
+        for case in suites[0].cases
+        if "rfc" in case.get("differs", {})
+    ]
+    checks = len(suites[0].cases)
+    assert f"     - {checks - len(listed) - 1} of {checks}\n" in text
+    for decision in listed:
+        assert f"<decisions.html#{decision.lower()}>`__" in text
+    assert "**1 with no decision**" in text
+    assert (
+        f"{first['test']} (line {first['line']})" in text.split("Differences with no decision")[1]
+    )

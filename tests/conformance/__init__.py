@@ -247,45 +247,52 @@ def decisions_cited(suite: Suite) -> Iterator[str]:
             yield listed["decision"]
 
 
+#: (suite, case index, mode) -> outcome, filled as tests/test_conformance.py
+#: runs the cases; :func:`write_figures` reads it at the end of the run.
+OUTCOMES: dict[tuple[str, int, str], str] = {}
+
+
 @dataclass
 class Tally:
     """One suite's figures in one mode."""
 
-    checks: int = 0
     agrees: int = 0
     decisions: dict[str, int] = field(default_factory=dict)
     pending: int = 0
-    wrong: int = 0
+    wrong: list[str] = field(default_factory=list)
 
-    def add(self, kind: str, decision: str | None) -> None:
-        self.checks += 1
+    def add(self, kind: str, case: Mapping[str, Any], mode: str) -> None:
         if kind == AGREES:
             self.agrees += 1
         elif kind == DECISION:
-            assert decision is not None
+            decision = case["differs"][mode]["decision"]
             self.decisions[decision] = self.decisions.get(decision, 0) + 1
         elif kind == PENDING:
             self.pending += 1
         else:
-            self.wrong += 1
+            self.wrong.append(f"{case['test']} (line {case['line']})")
 
 
 def figures(
     suites: Sequence[Suite], outcomes: Mapping[tuple[str, int, str], str]
 ) -> dict[str, Any]:
-    """The docs' table: for each suite, its version, the number of checks
-    and of checks not applicable, and per mode how many agree, how many
-    differ by which decision, how many await an open issue, and how many
-    differ for no documented reason. ``outcomes`` maps (suite, case index,
-    mode) to an outcome; every case must be there."""
+    """The docs' table: for each suite, where and from which commit its
+    cases come, how many checks it has and how many are not applicable (by
+    API, with the reason), and per mode how many agree, how many differ by
+    which decision, how many await an open issue, and which differ for no
+    documented reason. ``outcomes`` maps (suite, case index, mode) to an
+    outcome; every case must be there (:func:`missing`)."""
     rows = []
     for suite in suites:
         tallies = {mode: Tally() for mode in MODES}
         for index, case in enumerate(suite.cases):
             for mode in MODES:
-                kind = outcomes[(suite.name, index, mode)]
-                listed = case.get("differs", {}).get(mode)
-                tallies[mode].add(kind, None if listed is None else listed["decision"])
+                tallies[mode].add(outcomes[(suite.name, index, mode)], case, mode)
+        not_applicable: dict[str, dict[str, Any]] = {}
+        for item in suite.data["not_applicable"]:
+            entry = not_applicable.setdefault(item["api"], {"checks": 0, "reason": item["reason"]})
+            entry["checks"] += 1
+        issues = sorted({case["pending"]["issue"] for case in suite.cases if "pending" in case})
         rows.append(
             {
                 "suite": suite.name,
@@ -295,8 +302,32 @@ def figures(
                 "version": suite.data["version"],
                 "files": suite.data["files"],
                 "checks": len(suite.cases),
-                "not_applicable": len(suite.data["not_applicable"]),
+                "not_applicable": not_applicable,
+                "pending_issues": issues,
                 "modes": {mode: vars(tally) for mode, tally in tallies.items()},
             }
         )
     return {"suites": rows}
+
+
+def missing(suites: Sequence[Suite], outcomes: Mapping[tuple[str, int, str], str]) -> int:
+    """How many (case, mode) pairs have no outcome: the run was partial."""
+    return sum(
+        (suite.name, index, mode) not in outcomes
+        for suite in suites
+        for index in range(len(suite.cases))
+        for mode in MODES
+    )
+
+
+def write_figures(path: Path) -> str | None:
+    """Write :func:`figures` of this run's :data:`OUTCOMES` to ``path``
+    (JSON), or say why not: a run that did not run every case."""
+    suites = [load(name) for name in SUITES]
+    absent = missing(suites, OUTCOMES)
+    if absent:
+        return f"{absent} conformance checks did not run: figures not written to {path}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(figures(suites, OUTCOMES), indent=1, ensure_ascii=False)
+    path.write_text(text + "\n", encoding="utf-8")
+    return None
