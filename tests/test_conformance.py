@@ -14,6 +14,7 @@ written to PATH for the docs (``make docs``), once every case has run.
 from __future__ import annotations
 
 import logging
+import os
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -26,12 +27,13 @@ from scrapy.exceptions import NotConfigured
 from scrapy.utils.misc import build_from_crawler
 from scrapy.utils.test import get_crawler
 
-from scrapy_robots_rfc import RobotsTxtMiddleware
+from scrapy_robots_rfc import RobotsTxt, RobotsTxtMiddleware
 
 from .conformance import (
     MODES,
     OUTCOMES,
     SUITES,
+    SWEEP,
     WRONG,
     answer,
     decisions_cited,
@@ -95,6 +97,35 @@ def test_every_check_found_is_a_case_or_not_applicable(name: str) -> None:
     for item in suite.data["not_applicable"]:
         assert item["reason"], item
         assert item["api"], item
+
+
+#: Protego's real robots.txt files (its tests/test_data folder), read in place
+#: when given: they are not part of this project.
+PROTEGO_FILES = Path(os.environ.get("PROTEGO_TEST_DATA", "/nonexistent"))
+
+
+@pytest.mark.skipif(
+    not PROTEGO_FILES.is_dir(),
+    reason="Protego's real robots.txt files are not here: set PROTEGO_TEST_DATA to the "
+    "tests/test_data folder of a Protego checkout to run its sweep",
+)
+def test_protego_sweep_over_its_real_files() -> None:
+    """Protego's tests/test_on_fetched_robotstxt.py: every file it can
+    decode as UTF-8 parses without raising. Here every file is parsed, in
+    both modes, and asked one verdict (parsing never raises on any bytes)."""
+    files = sorted(path for path in PROTEGO_FILES.iterdir() if path.is_file())
+    raised = []
+    for path in files:
+        body = path.read_bytes()
+        for mode in MODES:
+            try:
+                RobotsTxt.parse(body, mode).allowed("https://example.com/", "ExampleBot")
+            except Exception as error:  # whatever it is, the sweep reports it
+                raised.append(f"{path.name} ({mode}): {error!r}")
+    commit = LOADED["protego"].data["commit"]
+    SWEEP.update({"files": len(files), "commit": commit, "raised": raised})
+    assert files
+    assert raised == []
 
 
 @pytest.mark.parametrize("name", SUITES)

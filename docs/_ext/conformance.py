@@ -88,6 +88,19 @@ def table_rst(figures: dict[str, Any]) -> list[str]:
             f"     - {_agrees(row, 'google')}",
             f"     - {_differences(row)}",
         ]
+    sweep = figures.get("protego_sweep")
+    lines.append("")
+    if sweep:
+        lines.append(
+            f"Protego's sweep over its {sweep['files']:,} real robots.txt files (commit "
+            f"{sweep['commit'][:10]}): each parsed in both modes, "
+            + (f"**{len(sweep['raised'])} raised**." if sweep["raised"] else "none raised.")
+        )
+    else:
+        lines.append(
+            "Protego's sweep over its real robots.txt files did not run in this build: "
+            "the files are not part of this project (``PROTEGO_TEST_DATA``)."
+        )
     lines += ["", ".. rubric:: Not applicable", ""]
     for row in figures["suites"]:
         if not row["not_applicable"]:

@@ -251,6 +251,12 @@ def decisions_cited(suite: Suite) -> Iterator[str]:
 #: runs the cases; :func:`write_figures` reads it at the end of the run.
 OUTCOMES: dict[tuple[str, int, str], str] = {}
 
+#: Protego's sweep over its real robots.txt files (its
+#: ``tests/test_on_fetched_robotstxt.py``: parsing never raises), when the
+#: files are there (``PROTEGO_TEST_DATA``): how many were parsed, in each
+#: mode, and which raised. Empty when the sweep did not run.
+SWEEP: dict[str, Any] = {}
+
 
 @dataclass
 class Tally:
@@ -307,7 +313,7 @@ def figures(
                 "modes": {mode: vars(tally) for mode, tally in tallies.items()},
             }
         )
-    return {"suites": rows}
+    return {"suites": rows, "protego_sweep": dict(SWEEP) or None}
 
 
 def missing(suites: Sequence[Suite], outcomes: Mapping[tuple[str, int, str], str]) -> int:
