@@ -4,8 +4,10 @@
 #   make package-check   builds the sdist and the wheel, installs the wheel in a fresh venv,
 #                        crawls with it and runs the sdist's tests (.ci/package)
 #   make test-oldest     runs the crawl tests again on the oldest Scrapy setup.cfg allows
-#   make docs            installs the docs extra, builds the site with warnings as
-#                        errors (docs/_build/html) and runs its doctests and tests/test_docs.py
+#   make docs            installs the docs extra, runs the other projects' test suites
+#                        (tests/test_conformance.py) for the conformance page's figures,
+#                        builds the site with warnings as errors (docs/_build/html) and
+#                        runs its doctests and tests/test_docs.py
 #   make bench           installs the bench extra on top of the test one, runs the benchmarks
 # Only the first run of each downloads packages (from the package index); after that
 # nothing needs the network.
@@ -49,10 +51,15 @@ test: lint
 
 # The site, offline (docs/conf.py: intersphinx only on Read the Docs or with
 # DOCS_INTERSPHINX=1); -n: a broken reference to the package is a warning, -W
-# makes every warning an error. Then the pages' doctests (pytest reads the
-# .rst files), the test that every setting, stat... is documented, and the
-# tests that read the built HTML (tables one row per entry, headings).
+# makes every warning an error. First the conformance run, whose figures the
+# conformance page renders (docs/_generated/conformance.json, never committed);
+# then the site; then the pages' doctests (pytest reads the .rst files), the
+# test that every setting, stat... is documented, and the tests that read the
+# built HTML (tables one row per entry, headings).
+CONFORMANCE_FIGURES := docs/_generated/conformance.json
+
 docs: $(DOCS_STAMP)
+	$(BIN)/python -m pytest -q tests/test_conformance.py --conformance-figures=$(CONFORMANCE_FIGURES)
 	$(BIN)/sphinx-build -W --keep-going -n -q -b html docs docs/_build/html
 	$(BIN)/python -m pytest docs tests/test_docs.py tests/test_readme.py
 

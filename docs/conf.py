@@ -30,11 +30,12 @@ extensions = [
     "sphinx.ext.doctest",
     "myst_parser",  # docs/decisions.md and docs/spec-ids.md stay Markdown
     "clihelp",  # the CLI's --help, rendered from its argparse parsers
+    "conformance",  # the other projects' test suites, from the conformance run's figures
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 master_doc = "index"
-exclude_patterns = ["_build", "dev"]
+exclude_patterns = ["_build", "_generated", "dev"]
 html_theme = "sphinx_rtd_theme"
 html_title = f"scrapy_robots_rfc {release}"
 html_baseurl = "https://scrapy-robots-rfc.readthedocs.io/en/latest/"

@@ -27,6 +27,26 @@ CORPUS = SHARED / "corpus" / "robots"
 DATA = Path(__file__).parent / "data"
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--conformance-figures",
+        metavar="PATH",
+        help="write the figures of the other projects' test suites (tests/test_conformance.py) "
+        "to PATH as JSON for the docs (make docs); every conformance case must run",
+    )
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    path = session.config.getoption("--conformance-figures")
+    if path:
+        from .conformance import write_figures
+
+        problem = write_figures(Path(path))
+        if problem is not None:
+            session.config.get_terminal_writer().line(problem, red=True)
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 def corpus_files() -> list[Path]:
     if not CORPUS.is_dir():
         return []

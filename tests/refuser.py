@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from typing import Any, ClassVar
+from urllib.parse import urlparse
 
 from scrapy.exceptions import IgnoreRequest
 
@@ -55,3 +56,14 @@ class IgnoreOnException:
     def process_exception(self, request: Any, exception: Any, spider: Any = None) -> None:
         if request.url.endswith("/robots.txt"):
             raise IgnoreRequest(f"gave up: {exception!r}")
+
+
+class RefuseRobotsTxtOnPorts:
+    """Refuses the robots.txt requests to the ports in ``ports`` (a class
+    attribute the test sets), and lets every other request through."""
+
+    ports: ClassVar[set[int]] = set()
+
+    def process_request(self, request: Any, spider: Any = None) -> None:
+        if request.url.endswith("/robots.txt") and urlparse(request.url).port in self.ports:
+            raise IgnoreRequest("robots.txt requests are not allowed here")

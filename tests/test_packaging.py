@@ -46,8 +46,9 @@ def _on_disk(folder: str) -> set[str]:
         if path.is_file()
         and "__pycache__" not in path.parts
         and path.suffix != ".pyc"
-        # the site `make docs` builds (.gitignore, MANIFEST.in's prune)
-        and not path.relative_to(ROOT).as_posix().startswith("docs/_build/")
+        # the site `make docs` builds, and the conformance figures it writes
+        # first (.gitignore, MANIFEST.in's prune)
+        and not path.relative_to(ROOT).as_posix().startswith(("docs/_build/", "docs/_generated/"))
     }
 
 
