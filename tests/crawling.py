@@ -71,6 +71,9 @@ class Recorder(Spider):
         self.stages = list(stages)
         self.seen: list[str] = []
         self.metas: list[dict[str, Any]] = []
+        #: The responses, for what a test reads of them when the crawl is
+        #: over (``page_rules``, ``usage_preferences``).
+        self.responses: list[Any] = []
         self.failures: list[tuple[str, BaseException]] = []
 
     @classmethod
@@ -124,6 +127,7 @@ class Recorder(Spider):
     def parse(self, response: Any) -> None:
         self.seen.append(response.url)
         self.metas.append(dict(response.meta))
+        self.responses.append(response)
 
     def errback(self, failure: Any) -> None:
         self.failures.append((failure.request.url, failure.value))

@@ -4,7 +4,8 @@ activations.
 
 Each test asserts what reached the server (the links of a ``nofollow`` page
 are not requested when ``ROBOTSTXT_RFC_NOFOLLOW`` is on), what reached the
-spider (every response's ``robotstxt_page_rules`` meta), what reached the
+spider (every response's rules, by the call a callback makes:
+``page_rules(response, crawler)``), what reached the
 item pipeline (no item of a ``noindex`` page with ``ROBOTSTXT_RFC_NOINDEX =
 "drop"``), the stats and the crawl report.
 
@@ -24,7 +25,7 @@ import pytest_twisted
 from scrapy import Request, Spider
 from scrapy.utils.test import get_crawler
 
-from scrapy_robots_rfc.pagerules import PAGE_RULES_META_KEY
+from scrapy_robots_rfc import page_rules, usage_preferences
 
 from .crawling import ACTIVATIONS, BASE_SETTINGS
 from .mockserver import MockServer, Origin, Reply
@@ -91,7 +92,7 @@ class Follower(Spider):
         yield Request(self.start_url)
 
     def parse(self, response: Any) -> Any:
-        self.rules[response.url] = response.meta.get(PAGE_RULES_META_KEY)
+        self.rules[response.url] = page_rules(response, self.crawler)
         yield {"url": response.url}
         for href in response.css("a::attr(href)").getall():
             yield response.follow(href)
@@ -307,7 +308,7 @@ class Visitor(Spider):
             yield Request(url, errback=self.failed)
 
     def parse(self, response: Any) -> None:
-        self.usage[response.url] = response.meta["robotstxt_usage"]
+        self.usage[response.url] = usage_preferences(response, self.crawler)
 
     def failed(self, failure: Any) -> None:
         self.failures[failure.request.url] = str(failure.value)
@@ -376,7 +377,7 @@ class Copier(Follower):
     name = "copier"
 
     def parse(self, response: Any) -> Any:
-        self.rules[response.url] = response.meta.get(PAGE_RULES_META_KEY)
+        self.rules[response.url] = page_rules(response, self.crawler)
         yield {"url": response.url}
         for href in response.css("a::attr(href)").getall():
             meta = dict(response.meta)

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest_twisted
 
-from scrapy_robots_rfc import ForbiddenByUsagePreference
+from scrapy_robots_rfc import ForbiddenByUsagePreference, usage_preferences
 from scrapy_robots_rfc.robotstxt._usage import (
     CATEGORIES,
     NO_PREFERENCES,
@@ -101,9 +101,13 @@ def paths(server: MockServer, origin: Origin) -> list[str]:
 
 
 def usage_of(spider: Any) -> dict[str, Preferences]:
-    """URL -> the ``robotstxt_usage`` meta of each response the spider got."""
+    """URL -> the usage preferences of each response the spider got, as a
+    callback reads them (``usage_preferences(response, crawler)``, U-6)."""
     assert len(spider.seen) == len(set(spider.seen))
-    return {url: meta[USAGE_META_KEY] for url, meta in zip(spider.seen, spider.metas, strict=True)}
+    return {
+        url: usage_preferences(response, spider.crawler)
+        for url, response in zip(spider.seen, spider.responses, strict=True)
+    }
 
 
 def failures(spider: Any) -> dict[str, str]:

@@ -48,7 +48,7 @@ from ..crawl.addon import component
 from ..exceptions import ForbiddenByRobotsTxt, ForbiddenByUsagePreference, RobotsTxtUnreachable
 from ..pagerules import PAGE_RULES_META_KEY
 from ..policy import State, Verdict
-from ..robotstxt import NO_PREFERENCES, USAGE_META_KEY
+from ..robotstxt import NO_PREFERENCES
 from .text import report_text
 
 if TYPE_CHECKING:
@@ -231,13 +231,15 @@ class _Run:
         # Answered by ProbeMiddleware, or for a robots.txt URL by the
         # middleware with its fetch's response (:mod:`.crawl._kept_responses`): after the
         # verdict either way, and the URL was not downloaded again.
+        from ..crawl.middleware import usage_preferences
+
         if NOT_DOWNLOADED in response.flags or SERVED_FLAG in response.flags:
             self.verdict = "allowed"
-            self.usage = response.meta.get(USAGE_META_KEY)
+            self.usage = usage_preferences(response, self._crawler)
         elif response.meta.get(PROBE_PAGE):  # downloaded for --page
             self.verdict = "allowed"
-            self.usage = response.meta.get(USAGE_META_KEY)
-            self._page(response.meta, response.url, response.status)
+            self.usage = usage_preferences(response, self._crawler)
+            self._page(response)
         else:
             self.verdict = "error"
             self.message = (
@@ -245,14 +247,13 @@ class _Run:
                 f"({response.status}), so robots.txt was not checked"
             )
 
-    def _page(self, meta: dict[str, Any], url: str, status: int | None) -> None:
-        """With ``--page``, the downloaded page's rules, from its meta."""
-        if not meta.get(PROBE_PAGE):
-            return
-        rules = meta.get(PAGE_RULES_META_KEY)
-        if rules is not None:
-            rules = getattr(rules, "rules", rules)  # read on demand in a crawl
-            self.page = schemas.page_object(rules, url=url, status=status)
+    def _page(self, response: Response) -> None:
+        """With ``--page``, the downloaded page's rules, read as a callback
+        reads them (``page_rules``, P-4)."""
+        from ..crawl.middleware import page_rules
+
+        rules = page_rules(response, self._crawler)
+        self.page = schemas.page_object(rules, url=response.url, status=response.status)
 
     def failed(self, failure: Failure) -> None:
         error = failure.value
@@ -265,8 +266,12 @@ class _Run:
             request = getattr(failure, "request", None)
             if error.where != "robots.txt" and request is not None:
                 # Downloaded, then dropped before the spider: its page-level
-                # rules may be why (a page's noai, U-8).
-                self._page(request.meta, request.url, None)
+                # rules may be why (a page's noai, U-8), which a crawl that
+                # reads them for that puts in the meta.
+                rules = request.meta.get(PAGE_RULES_META_KEY)
+                if request.meta.get(PROBE_PAGE) and rules is not None:
+                    rules = getattr(rules, "rules", rules)  # read on demand
+                    self.page = schemas.page_object(rules, url=request.url, status=None)
         elif isinstance(error, RobotsTxtUnreachable):
             self.verdict = "unreachable"
             self.unreachable = error.outcome

@@ -80,9 +80,10 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Request, Response
 
-    from ..robotstxt import AgentRules
+    from ..pagerules import PageRules
+    from ..robotstxt import AgentRules, Preferences
 
-__all__ = ["Origin", "RobotsTxtMiddleware", "origin"]
+__all__ = ["Origin", "RobotsTxtMiddleware", "origin", "page_rules", "usage_preferences"]
 
 logger = logging.getLogger(__name__)
 
@@ -181,6 +182,13 @@ class RobotsTxtMiddleware:
             report=report,
         )
         events.connect(room.on_hold_event)
+        #: What the crawl reads on each request and response (P-4, U-6
+        #: revised): nothing unless it honours page-level rules or names
+        #: usage categories; ``process_response`` exists only then.
+        self._usage_on = bool(config.usage)
+        self._reads_pages = config.page_rules or self._usage.reads_pages
+        if self._usage_on or self._reads_pages:
+            self.process_response = self._process_response
         self._parking = Parking(crawler.signals, room, hold, marks=type(hold) is not MemoryHold)
         connect = crawler.signals.connect
         connect(self._spider_idle, signal=signals.spider_idle)
@@ -302,7 +310,8 @@ class RobotsTxtMiddleware:
         url = request.url
         key = None if meta.get("dont_obey_robotstxt") else self._origins(url)
         if key is None:
-            meta[USAGE_META_KEY] = NO_PREFERENCES  # the header's part only (U-6)
+            if self._usage_on:  # the header's part only (U-6)
+                meta[USAGE_META_KEY] = NO_PREFERENCES
             return None
         scheduled = self._parking.arrived(request)
         # The spider's own request for this robots.txt (a SitemapSpider's)
@@ -344,7 +353,8 @@ class RobotsTxtMiddleware:
         the spider's robots.txt request, and its crawl-delay turn."""
         entry, agent = decided.entry, decided.agent
         self._decide(request, key, entry, agent)
-        self._usage.on_request(request, key, agent, entry.url)
+        if self._usage_on:  # only a crawl for named categories (U-6 revised)
+            self._usage.on_request(request, key, agent, entry.url)
         if share is not None:  # the spider's request for this robots.txt
             served = self._kept.serve(key, request, share)
             if served is not None:
@@ -353,16 +363,48 @@ class RobotsTxtMiddleware:
             await self._delays.turn(key, request, agent)  # Crawl-delay, across the fleet
         return None
 
-    async def process_response(
+    async def _process_response(
         self, request: Request, response: Response, spider: Spider | None = None
     ) -> Response:
-        """The response's page-level rules (P-1, :mod:`.crawl._page_gate`)
-        and usage preferences (U-6, :mod:`.crawl._usage_gate`), in its
-        meta. A coroutine, as ``process_request`` is: Scrapy awaits what
-        each method returns, and would wrap a plain value in a coroutine
-        of its own."""
-        self._pages.on_response(request, response, self._names.of(request))
-        return self._usage.on_response(request, response)
+        """``process_response``, only in a crawl that honours page-level
+        rules or names usage categories (P-4, U-6 revised): the response's
+        page-level rules (:mod:`.crawl._page_gate`) and usage preferences
+        (:mod:`.crawl._usage_gate`) in its meta, and the drops they ask for.
+        A coroutine, as ``process_request`` is: Scrapy awaits what each
+        method returns, and would wrap a plain value in a coroutine of its
+        own."""
+        if self._reads_pages:
+            self._pages.on_response(request, response, self._names.of(request))
+        if self._usage_on:
+            return self._usage.on_response(request, response)
+        return response
+
+    # -- reading a response's rules when asked (P-4, U-6) ----------------
+
+    def page_rules(self, response: Response) -> PageRules:
+        """The page-level rules of ``response`` for this crawler (its
+        ``X-Robots-Tag`` headers and robots meta tags, P-1 to P-3), read
+        now, once per response (:func:`scrapy_robots_rfc.page_rules`)."""
+        request = response.request
+        token = self._names.token if request is None else self._names.of(request)
+        return self._pages.read(response, token)
+
+    def usage(self, response: Response) -> Preferences:
+        """The usage preferences of ``response`` (U-1 to U-8): robots.txt's
+        for its request's URL, from the copy the cache holds, combined with
+        its ``Content-Usage`` and ``Content-Signal`` headers and its page's
+        ``noai``; read now, once per response
+        (:func:`scrapy_robots_rfc.usage_preferences`). A request that does
+        not obey robots.txt has its headers' part only."""
+        request = response.request
+        agent = None
+        if request is not None and not request.meta.get("dont_obey_robotstxt"):
+            key = self._origins(request.url)
+            entry = None if key is None else self._cache.get(key)
+            rules = None if entry is None else entry.rules
+            agent = None if rules is None else rules.get(self._names.of(request))
+        page = self.page_rules(response) if self._usage.reads_pages else None
+        return self._usage.read(response, agent, page)
 
     def _decide(
         self, request: Request, key: Origin, entry: policy.Entry, agent: AgentRules | None
@@ -447,6 +489,37 @@ class RobotsTxtMiddleware:
                 one_off=self._one_off,
             )
         self._report.close(spider, self.config.report)
+
+
+def _middleware(crawler: Crawler) -> RobotsTxtMiddleware:
+    middleware = crawler.get_downloader_middleware(RobotsTxtMiddleware)
+    if middleware is None:
+        raise RuntimeError(
+            "scrapy_robots_rfc.RobotsTxtMiddleware is not enabled in this crawl: set "
+            'ROBOTSTXT_OBEY = True and ADDONS = {"scrapy_robots_rfc.Addon": 100}'
+        )
+    return middleware
+
+
+def page_rules(response: Response, crawler: Crawler) -> PageRules:
+    """The page-level rules of ``response`` for the crawler (P-1 to P-3):
+    what its ``X-Robots-Tag`` headers and robots meta tags say to it, read
+    when asked, once per response (P-4). In a callback::
+
+        rules = page_rules(response, self.crawler)
+        if rules.noindex: ...
+
+    ``RuntimeError`` when the crawl does not run this package's middleware."""
+    return _middleware(crawler).page_rules(response)
+
+
+def usage_preferences(response: Response, crawler: Crawler) -> Preferences:
+    """The usage preferences of ``response`` (U-1 to U-8): robots.txt's for
+    its URL combined with its ``Content-Usage`` and ``Content-Signal``
+    headers and its page's ``noai``, read when asked, once per response
+    (U-6). ``RuntimeError`` when the crawl does not run this package's
+    middleware."""
+    return _middleware(crawler).usage(response)
 
 
 def _one_off(crawler: Crawler, spider: Spider) -> bool:
