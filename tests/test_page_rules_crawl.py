@@ -27,7 +27,7 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_robots_rfc import page_rules, usage_preferences
 
-from .crawling import ACTIVATIONS, BASE_SETTINGS
+from .crawling import ACTIVATIONS, BASE_SETTINGS, middleware_of
 from .mockserver import MockServer, Origin, Reply
 
 ROBOTS = b"User-agent: *\nDisallow: /private\n"
@@ -450,3 +450,57 @@ def test_the_meta_value_pickles_what_was_read_not_the_head():
     assert (copy.noindex, copy.nofollow, copy.noarchive) == (True, True, True)
     assert str(copy) == str(found) == "noindex, nofollow, noarchive"
     assert head not in pickle.dumps(found), "the head is not kept once read"
+
+
+# -- nothing read unasked (P-4, U-6 revised) -------------------------------------------
+
+
+class Asker(Follower):
+    """Asks each response for its rules twice, and keeps its meta."""
+
+    name = "asker"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.twice: dict[str, bool] = {}
+        self.metas: dict[str, dict[str, Any]] = {}
+
+    def parse(self, response: Any) -> Any:
+        first = page_rules(response, self.crawler)
+        self.twice[response.url] = page_rules(response, self.crawler) is first
+        self.metas[response.url] = dict(response.meta)
+        usage_preferences(response, self.crawler)
+        yield from super().parse(response)
+
+
+@pytest.mark.parametrize(
+    ("settings", "reads"),
+    [
+        pytest.param({}, False, id="nothing-asked"),
+        pytest.param({"ROBOTSTXT_RFC_NOFOLLOW": True}, True, id="nofollow"),
+        pytest.param({"ROBOTSTXT_RFC_USAGE": ["search"]}, True, id="usage"),
+    ],
+)
+@pytest_twisted.inlineCallbacks
+def test_a_crawl_reads_each_response_only_when_it_asked(
+    server: MockServer, activated: str, settings: dict[str, Any], reads: bool
+):
+    """Without a setting that honours them, the middleware has no
+    process_response and puts nothing in the meta: a callback's call reads
+    the rules, once per response (the same object again)."""
+    site = Site(server)
+    crawler = get_crawler(Asker, settings_for(activated, **settings))
+    yield crawler.crawl(start_url=site.url("/"))
+    middleware = middleware_of(crawler)
+    assert hasattr(middleware, "process_response") is reads
+    spider = crawler.spider
+    assert spider.twice
+    assert all(spider.twice.values())
+    keys = {"robotstxt_page_rules", "robotstxt_usage"}
+    carried = {url: keys & set(meta) for url, meta in spider.metas.items()}
+    if reads:
+        assert all(carried.values()), carried
+    else:
+        assert not any(carried.values()), carried
+    # The rules read are the page's all the same.
+    assert {p for p in PAGES if spider.rules[site.url(p)].nofollow} == NOFOLLOW
