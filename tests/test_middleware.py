@@ -1285,3 +1285,52 @@ def test_invalid_settings_fail_the_crawl_at_start_up(server, activation, name, v
         yield crawler.crawl(stages=[])
     assert repr(value) in str(info.value)
     assert server.hits == []
+
+
+# -- the grace in place before a park (ROBOTSTXT_RFC_PARK_AFTER) ------------------
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_fast_robots_txt_parks_nothing(server, activation):
+    """robots.txt answers within the grace: the requests that waited for it
+    waited in place, and none was parked (no copy, no trip through the
+    scheduler)."""
+    origin = robots_origin(server, Reply(body=ROBOTS, delay=0.05))
+    crawler = yield crawl(
+        activation, [Stage(pages(origin, "/a", "/b", "/private/c"))], ROBOTSTXT_RFC_PARK_AFTER=2
+    )
+    assert sorted(crawler.spider.seen) == pages(origin, "/a", "/b")
+    assert server.paths(origin).count("/robots.txt") == 1
+    assert stat(crawler, "robotstxt/waiting") >= 1
+    assert stat(crawler, "robotstxt/waiting/parked") is None
+    assert stat(crawler, "robotstxt/forbidden") == 1
+
+
+@pytest.mark.parametrize("park_after", [0, 0.2])
+@pytest_twisted.inlineCallbacks
+def test_behind_a_slow_robots_txt_requests_are_parked_and_nothing_stalls(
+    server, activation, park_after
+):
+    """robots.txt takes 1.5 s: the first requests wait in place for the
+    grace at most, the others are parked at once; with 2 concurrent requests
+    the other origin's pages (its robots.txt known already) are all
+    downloaded meanwhile."""
+    slow = robots_origin(server, Reply(body=ROBOTS, delay=1.5))
+    fine = robots_origin(server, Reply(body=ROBOTS))
+    urls = [
+        *pages(slow, *(f"/s{i}" for i in range(8))),
+        *pages(fine, *(f"/f{i}" for i in range(8))),
+    ]
+    stages = [Stage(pages(fine, "/first")), Stage(urls)]
+    crawler = yield crawl(
+        activation, stages, CONCURRENT_REQUESTS=2, ROBOTSTXT_RFC_PARK_AFTER=park_after
+    )
+    assert len(crawler.spider.seen) == 17
+    slow_robots = server.hits_for(slow, "/robots.txt")[0].time
+    fine_pages = [h.time for h in server.hits_for(fine) if h.path not in ("/robots.txt", "/first")]
+    assert len(fine_pages) == 8
+    assert max(fine_pages) < slow_robots + 1.5, "the other origin went on meanwhile"
+    # /first waited for fine's robots.txt; each of the slow origin's 8
+    # requests waited too, counted once, and was parked.
+    assert stat(crawler, "robotstxt/waiting") == 9, "each waiting request counted once"
+    assert stat(crawler, "robotstxt/waiting/parked") == 8 + (park_after == 0)

@@ -7,6 +7,7 @@ say."""
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -31,6 +32,7 @@ from scrapy_robots_rfc.policy._origin_life import (
     Forget,
     HeldLeft,
     HoldOne,
+    LeaveInPlace,
     OriginLife,
     OriginLifeError,
     Park,
@@ -192,6 +194,7 @@ TABLE: list[tuple[str, Event[str, str], Phase, list[Action[str, str]]]] = [
     ("waiting", Park("b", 1.0), Phase.WAITING, [CountWaiting()]),
     ("waiting", Park("n", 1.0, no_wait=True), Phase.WAITING, [SendBack("n")]),
     ("waiting", WaitInPlace("d", 1.0), Phase.WAITING, [CountWaiting()]),
+    ("waiting", LeaveInPlace("d", 1.0), Phase.WAITING, []),
     ("waiting", HoldOne(0.5, 1.0), Phase.WAITING, [CountWaiting(held=True)]),
     ("waiting", HoldOne(0.5, 1.0, count=False), Phase.WAITING, []),
     ("waiting", FetchWanted(1.0), Phase.FETCHING, [StartFetch()]),
@@ -220,6 +223,10 @@ TABLE: list[tuple[str, Event[str, str], Phase, list[Action[str, str]]]] = [
     ("fetching", Park("b", 1.0), Phase.FETCHING, [CountWaiting()]),
     ("fetching", Park("n", 1.0, no_wait=True), Phase.FETCHING, [CountWaiting()]),
     ("fetching", WaitInPlace("d", 1.0), Phase.FETCHING, [CountWaiting()]),
+    # Its grace over, a request waiting in place leaves to be parked: in
+    # line from when it began to wait, counted once.
+    ("fetching_in_place", LeaveInPlace("d", 0.2), Phase.FETCHING, []),
+    ("fetching", Park("b", 1.0, since=0.5, count=False), Phase.FETCHING, []),
     ("fetching", HoldOne(0.5, 1.0), Phase.FETCHING, [CountWaiting(held=True)]),
     ("fetching", FetchWanted(1.0), Phase.FETCHING, []),
     ("fetching", FetchWanted(1.0, retry_in=20.0, outcome="HTTP 503"), Phase.FETCHING, []),
@@ -274,6 +281,7 @@ TABLE: list[tuple[str, Event[str, str], Phase, list[Action[str, str]]]] = [
     ("backoff", Park("b", 10.0), Phase.BACKOFF, [CountWaiting()]),
     ("backoff", Park("n", 10.0, no_wait=True), Phase.BACKOFF, [SendBack("n")]),
     ("backoff", WaitInPlace("d", 10.0), Phase.BACKOFF, [CountWaiting()]),
+    ("backoff_in_place", LeaveInPlace("d", 10.0), Phase.BACKOFF, []),
     ("backoff", HoldOne(8.0, 10.0), Phase.BACKOFF, [CountWaiting(held=True)]),
     ("backoff", FetchWanted(10.0, retry_in=25.0, outcome="HTTP 503"), Phase.BACKOFF, []),
     ("backoff", FetchWanted(40.0), Phase.REFETCHING, [StartFetch()]),
@@ -317,6 +325,7 @@ TABLE: list[tuple[str, Event[str, str], Phase, list[Action[str, str]]]] = [
     ("refetching", Park("b", 40.0), Phase.REFETCHING, [CountWaiting()]),
     ("refetching", Park("n", 40.0, no_wait=True), Phase.REFETCHING, [CountWaiting()]),
     ("refetching", WaitInPlace("d", 40.0), Phase.REFETCHING, [CountWaiting()]),
+    ("refetching", LeaveInPlace("d", 40.0), Phase.REFETCHING, []),
     ("refetching", HoldOne(40.0, 40.0), Phase.REFETCHING, [CountWaiting(held=True)]),
     ("refetching", FetchWanted(40.0), Phase.REFETCHING, []),
     (
@@ -390,6 +399,25 @@ def test_requests_unparked_and_parked_again_keep_their_order_and_their_drop_time
     assert [request for request, _ in life.parked] == ["b"]
 
 
+def test_a_request_that_waited_in_place_parks_in_its_place_and_is_dropped_on_time() -> None:
+    """Waiting in place for a grace, then parked: one request counted once,
+    in line and dropped from when it first waited, not from its park."""
+    life = run(fetching_in_place(), Park("early", 0.1), [CountWaiting()])
+    run(life, LeaveInPlace("d", 0.2), [])
+    run(life, Park("d-copy", 0.2, since=0.0, count=False), [])
+    assert [request for request, _ in life.parked] == ["d-copy", "early"]
+    assert life.in_place == deque()
+    run(life, FetchEnded(5.0, decided=False, retry_in=900.0), [
+        ArmTimer(RETRY, 900.0),
+        ArmTimer(DROP, 600.0),
+    ])  # fmt: skip
+    run(
+        life,
+        DropFired(605.0),
+        [WarnDropping(), Drop(("d-copy", "early")), CancelTimer(RETRY), Forget()],
+    )
+
+
 def test_a_request_held_after_unpark_is_not_counted_twice() -> None:
     life = fetching()
     run(life, Unpark(1.0), [Unparked((("a", 0.0),))])
@@ -406,6 +434,7 @@ def test_the_table_covers_every_pair_the_machine_accepts() -> None:
 EVENTS: list[Event[str, str]] = [
     Park("z", 1.0),
     WaitInPlace("dz", 1.0),
+    LeaveInPlace("dz", 1.0),
     HoldOne(1.0, 1.0),
     FetchWanted(1.0),
     FetchEnded(1.0, decided=True),

@@ -138,6 +138,7 @@ class Room:
         self.events.connect(self.room.on_hold_event)
         self.parking = Parking(
             self.signals,  # type: ignore[arg-type]
+            self.stats,  # type: ignore[arg-type]
             self.room,
             self.hold,
             marks=type(self.hold) is not MemoryHold,
@@ -257,7 +258,7 @@ def test_the_handler_listens_only_while_copies_are_on_their_way_to_be_parked():
     room = Room()
     room.parking.listen()  # the spider opened
     assert room.signals.connected == []
-    assert room.parking.arrived(Request("https://example.com/a"))
+    assert room.parking.arrived(Request("https://example.com/a")).scheduled
     parked = room.arrive("https://example.com/b")
     direct = room.arrive("https://example.com/c")
     room.send_back(parked)
@@ -265,14 +266,14 @@ def test_the_handler_listens_only_while_copies_are_on_their_way_to_be_parked():
     assert room.signals.connected == [room.parking.scheduled]
     with pytest.raises(IgnoreRequest):
         room.parking.scheduled(parked)
-    assert room.parking.arrived(Request("https://example.com/d"))
+    assert room.parking.arrived(Request("https://example.com/d")).scheduled
     assert room.signals.connected == [room.parking.scheduled], "the direct copy is on its way"
-    assert not room.parking.arrived(direct)
-    assert room.parking.arrived(Request("https://example.com/e"))
+    assert not room.parking.arrived(direct).scheduled
+    assert room.parking.arrived(Request("https://example.com/e")).scheduled
     assert room.signals.connected == [], "disconnected outside the signal's dispatch"
     room.decide()
     assert room.released == [parked]
-    assert room.parking.arrived(parked), "back from the engine"
+    assert room.parking.arrived(parked).scheduled, "back from the engine"
     room.parking.stop_listening()
     assert room.signals.connected == []
 
@@ -281,7 +282,7 @@ def test_parked_requests_go_back_when_the_origin_is_decided():
     room = Room()
     first, second = room.park("https://example.com/a"), room.park("https://example.com/b")
     assert room.room.busy()
-    assert room.stats.values == {"robotstxt/waiting": 2}
+    assert room.stats.values == {"robotstxt/waiting": 2, "robotstxt/waiting/parked": 2}
     assert room.report.row(ORIGIN).waited == 2
     assert room.started == [(ORIGIN, 0)], "one fetch for both"
     room.decide()
@@ -552,7 +553,7 @@ def test_a_no_wait_request_waits_for_the_fetch_only():
     assert room.released == [impatient]
     assert impatient.meta[DROP_KEY] == "HTTP 503"
     assert DROP_KEY not in patient.meta
-    assert room.stats.values == {"robotstxt/waiting": 2}
+    assert room.stats.values == {"robotstxt/waiting": 2, "robotstxt/waiting/parked": 2}
     room.clock.advance(30)
     assert len(room.started) == 2, "the other request still waits for the retry"
 
@@ -589,7 +590,7 @@ def test_a_no_wait_request_is_not_parked_once_the_fetch_is_over():
     late = Request("https://example.com/b", meta={NO_WAIT_KEY: True}, dont_filter=True)
     room.send_back(late)
     room.parking.scheduled(late)  # not ignored: into the scheduler
-    assert room.parking.arrived(late), "and parked again if it must wait"
+    assert room.parking.arrived(late).scheduled, "and parked again if it must wait"
     waiting = room.room.get(ORIGIN)
     assert waiting is not None
     assert waiting.life.no_wait == []

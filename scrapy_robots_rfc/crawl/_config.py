@@ -117,6 +117,7 @@ _NUMBERS: tuple[tuple[str, str, type[float], float, str], ...] = (
     ("crawl_delay_max", "ROBOTSTXT_RFC_CRAWL_DELAY_MAX", float, 0, "seconds"),
     ("unreachable_days", "ROBOTSTXT_RFC_UNREACHABLE_DAYS", float, 0, "days"),
     ("lease", "ROBOTSTXT_RFC_LEASE", float, 1.5, "seconds"),
+    ("park_after", "ROBOTSTXT_RFC_PARK_AFTER", float, 0, "seconds"),
 )
 
 #: The thresholds of the Spidermon monitors (:mod:`..monitors`, docs/monitors.rst)
@@ -403,6 +404,10 @@ class Config:
     unreachable_wait: float = 600.0
     crawl_delay: bool = False
     crawl_delay_max: float = 60.0
+    #: ``ROBOTSTXT_RFC_PARK_AFTER``: seconds a request from the scheduler
+    #: waits in place for its origin's robots.txt before it is parked out
+    #: of the downloader (0: parked at once).
+    park_after: float = 0.2
     #: ``ROBOTSTXT_USER_AGENT`` as written (a list joined with ", ");
     #: ``None`` when unset.
     robots_user_agent: str | None = field(default=None, metadata={_FROM: "ROBOTSTXT_USER_AGENT"})

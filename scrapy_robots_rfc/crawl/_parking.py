@@ -17,6 +17,7 @@ The copy has ``dont_filter`` set, so that the dupefilter lets it in again;
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
@@ -27,6 +28,7 @@ from ._kept_responses import TAKER_KEY
 if TYPE_CHECKING:
     from scrapy.http import Request
     from scrapy.signalmanager import SignalManager
+    from scrapy.statscollectors import StatsCollector
 
     from ..policy import Origin
     from ._holding import Hold
@@ -43,6 +45,24 @@ SCHEDULED_KEY = "_robotstxt_rfc_scheduled"
 #: set only for that; :meth:`Parking.arrived` clears the flag again, so that
 #: redirects and offsite filtering treat it as the user made it.
 FILTER_KEY = "_robotstxt_rfc_filter"
+#: On a copy given back to be parked after it waited in place for a grace:
+#: when it began to wait (monotonic), so that it keeps its place and is
+#: counted once, however it comes back.
+SINCE_KEY = "_robotstxt_rfc_waited"
+
+
+@dataclass(frozen=True, slots=True)
+class Arrival:
+    """What :meth:`Parking.arrived` says of a request: whether it came
+    through the scheduler (it may be parked), and when it began to wait if
+    it did already (a copy given back to be parked)."""
+
+    scheduled: bool
+    since: float | None = None
+
+
+_SCHEDULED = Arrival(True)
+_IN_PLACE = Arrival(False)
 
 
 class Parking:
@@ -57,21 +77,29 @@ class Parking:
     their way to be parked (:meth:`arrived`)."""
 
     def __init__(
-        self, signals: SignalManager, room: WaitingRoom, hold: Hold, *, marks: bool
+        self,
+        signals: SignalManager,
+        stats: StatsCollector,
+        room: WaitingRoom,
+        hold: Hold,
+        *,
+        marks: bool,
     ) -> None:
         self._signals = signals
+        self._stats = stats
         self._room = room
         self._hold = hold
         self._marks = marks
-        #: Copies returned by ``process_request`` that the handler parks.
-        self._to_park: dict[Request, Origin] = {}
+        #: Copies returned by ``process_request`` that the handler parks,
+        #: with when each began to wait if it waited in place first.
+        self._to_park: dict[Request, tuple[Origin, float | None]] = {}
         #: Copies returned by ``process_request`` once held in Redis: the
         #: handler keeps them out of the scheduler.
         self._held_copies: set[Request] = set()
         #: Whether the ``request_scheduled`` handler is connected.
         self._listening = False
 
-    def arrived(self, request: Request) -> bool:
+    def arrived(self, request: Request) -> Arrival:
         """``request`` is in ``process_request``: set the user's
         ``dont_filter`` back if a park changed it, and say whether it came
         through the scheduler, so that it can wait out of the downloader
@@ -88,31 +116,43 @@ class Parking:
         if meta.pop(FILTER_KEY, False):
             request.dont_filter = False
         marked = meta.pop(SCHEDULED_KEY, False)
+        since: float | None = meta.pop(SINCE_KEY, None) if meta else None
         if self._marks:
-            return bool(marked)
-        to_park = self._to_park
-        if not to_park:
-            if self._listening:
-                self._listen(False)
-            return True
-        return to_park.pop(request, None) is None
+            scheduled = bool(marked)
+        else:
+            to_park = self._to_park
+            if not to_park:
+                if self._listening:
+                    self._listen(False)
+                scheduled = True
+            else:
+                scheduled = to_park.pop(request, None) is None
+        if since is None:
+            return _SCHEDULED if scheduled else _IN_PLACE
+        return Arrival(scheduled, since)
 
-    async def park(self, key: Origin, request: Request, share: Share | None) -> Request:
+    async def park(
+        self, key: Origin, request: Request, share: Share | None, since: float | None = None
+    ) -> Request:
         """The copy of scheduled ``request`` that waits for ``key`` out of the
         downloader, carrying its ``share`` of the fetch's response, if any
         (:mod:`.crawl._kept_responses`): held in Redis in a fleet, else parked
         when the scheduler receives it (:meth:`scheduled`). ``dont_filter``
         lets the copy past the dupefilter, which has seen the request once;
-        it is set back when it returns (:meth:`arrived`)."""
+        it is set back when it returns (:meth:`arrived`). ``since``: it
+        waited in place first, from then (monotonic)."""
         copy = request
         if not request.dont_filter:
             copy = request.replace(dont_filter=True)
             copy.meta[FILTER_KEY] = True
         if share is not None and share.taker is not None:
             copy.meta[TAKER_KEY] = share.taker
+        if since is not None:
+            copy.meta[SINCE_KEY] = since
         self._listen(True)
         if not await self._hold.hold(key, copy):
-            self._to_park[copy] = key
+            self._to_park[copy] = (key, since)
+            self._stats.inc_value("robotstxt/waiting/parked")
             return copy
         self._held_copies.add(copy)
         if not self._room.hold_one(key, self._hold.waited_since(copy)):
@@ -146,8 +186,8 @@ class Parking:
         if request in self._held_copies:
             self._held_copies.discard(request)
             raise IgnoreRequest  # Redis has it
-        key = self._to_park.pop(request, None)
-        if key is not None and self._room.park(key, request):
+        found = self._to_park.pop(request, None)
+        if found is not None and self._room.park(found[0], request, found[1]):
             raise IgnoreRequest  # keeps it out of the scheduler; the engine logs nothing
         # Into the scheduler: not a copy to park, its origin decided meanwhile,
         # or sent back (no fetch under way for a no-wait request): decided again.

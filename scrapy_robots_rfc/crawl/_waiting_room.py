@@ -72,7 +72,7 @@ NO_WAIT_KEY = "_robotstxt_rfc_no_wait"
 
 #: A request in a waiting life: a parked one, or the Deferred of one that
 #: waits in place (fired with ``None`` to decide again, or a reason to drop).
-Life = OriginLife["Request", "Deferred[str | None]"]
+Life = OriginLife["Request", "Deferred[str | Later | None]"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +91,15 @@ class Dropped:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class Later:
+    """The origin is still undecided after the request's grace in place:
+    park it, as a request that began to wait at ``since`` (monotonic) and
+    was counted then; ``None``: it has not waited yet."""
+
+    since: float | None
+
+
 @dataclass(eq=False)
 class Waiting:
     """An origin whose robots.txt is being fetched, or is unreachable: what
@@ -106,6 +115,9 @@ class Waiting:
     tokens: set[Token] = field(default_factory=set)
     retry_timer: Timer | None = None
     drop_timer: Timer | None = None
+    #: When the last fetch began (monotonic): a request's grace in place
+    #: counts from it (:meth:`WaitingRoom.wait_in_place`).
+    fetch_started: float | None = None
 
 
 class EngineGate:
@@ -256,16 +268,19 @@ class WaitingRoom:
         self._feed(key, waiting, event)
         return waiting
 
-    def park(self, key: Origin, request: Request) -> bool:
-        """life.Park ``request``, which came through the scheduler, while ``key``
-        is undecided; ``False`` when it is not parked after all (decided
+    def park(self, key: Origin, request: Request, since: float | None = None) -> bool:
+        """Park ``request``, which came through the scheduler, while ``key``
+        is undecided (``since``: it began to wait before, in place, and was
+        counted then); ``False`` when it is not parked after all (decided
         meanwhile, or a no-wait request with no fetch under way): it goes
         on, to be decided again."""
         waiting = self._origins.get(key)
         if waiting is None:
             return False
         no_wait = bool(request.meta.get(NO_WAIT_KEY))
-        actions = self._feed(key, waiting, life.Park(request, self._runtime.monotonic(), no_wait))
+        now = self._runtime.monotonic()
+        event = life.Park(request, now, no_wait, since=since, count=since is None)
+        actions = self._feed(key, waiting, event)
         return not any(type(action) is life.SendBack for action in actions)
 
     def hold_one(self, key: Origin, since: float, *, count: bool = True) -> bool:
@@ -279,20 +294,55 @@ class WaitingRoom:
         self._feed(key, waiting, life.HoldOne(since, self._runtime.monotonic(), count=count))
         return True
 
-    def wait_in_place(self, key: Origin) -> Deferred[str | None]:
-        """Wait inside ``process_request`` for ``key`` (:meth:`need` made its
-        life): the Deferred fires with ``None`` once it is decided, or with
-        why the request is dropped."""
-        d: Deferred[str | None] = Deferred()
+    def wait_in_place(
+        self, key: Origin, grace: float | None = None, since: float | None = None
+    ) -> Deferred[str | Later | None]:
+        """Wait inside ``process_request`` for ``key`` (:meth:`admit` made
+        its life): the Deferred fires with ``None`` once it is decided, or
+        with why the request is dropped. With a ``grace``, it fires with
+        :class:`Later` when ``grace`` seconds have passed since the fetch
+        under way began (at once when none is, or it began longer ago): the
+        request leaves its place to be parked. So a request never holds its
+        place in the downloader longer than the grace, and behind a slow
+        robots.txt only the first ones wait at all. ``since``: the request
+        began to wait before (it was given back to be parked, and came back
+        without passing the scheduler), and was counted then."""
+        d: Deferred[str | Later | None] = Deferred()
         waiting = self._origins.get(key)
         if waiting is None:  # decided meanwhile
             d.callback(None)
             return d
-        self._feed(key, waiting, life.WaitInPlace(d, self._runtime.monotonic()))
+        now = self._runtime.monotonic()
+        first = now if since is None else since
+        if grace is not None:
+            started = waiting.fetch_started if waiting.life.fetching else None
+            grace = 0.0 if started is None else grace - (now - started)
+            if grace <= 0:  # no wait in place: as it came
+                d.callback(Later(since))
+                return d
+        event = life.WaitInPlace(d, now, since=since, count=since is None)
+        self._feed(key, waiting, event)
+        if grace is not None:
+            timer = self._runtime.call_later(grace, lambda: self._grace_over(key, d, first))
+
+            def stop(result: str | Later | None) -> str | Later | None:
+                if not isinstance(result, Later):
+                    timer.cancel()
+                return result
+
+            d.addCallback(stop)
         return d
 
+    def _grace_over(self, key: Origin, d: Deferred[str | Later | None], since: float) -> None:
+        """A request's grace in place is over, its origin still undecided:
+        it leaves its place (:class:`.LeaveInPlace`), to be parked."""
+        if d.called:
+            return
+        self.feed(key, life.LeaveInPlace(d, self._runtime.monotonic()))
+        d.callback(Later(since))
+
     def feed(
-        self, key: Origin, event: life.Event[Request, Deferred[str | None]]
+        self, key: Origin, event: life.Event[Request, Deferred[str | Later | None]]
     ) -> list[life.Action[Any, Any]]:
         """Feed ``event`` to ``key``'s life and run the actions it answers
         with; they are returned for what only the caller does with them (a
@@ -422,7 +472,10 @@ class WaitingRoom:
     # -- running the actions -------------------------------------------------
 
     def _feed(
-        self, key: Origin, waiting: Waiting, event: life.Event[Request, Deferred[str | None]]
+        self,
+        key: Origin,
+        waiting: Waiting,
+        event: life.Event[Request, Deferred[str | Later | None]],
     ) -> list[life.Action[Any, Any]]:
         actions: list[life.Action[Any, Any]] = waiting.life.handle(event)
         for action in actions:
@@ -437,6 +490,7 @@ class WaitingRoom:
         return actions
 
     def _start_fetch(self, key: Origin, waiting: Waiting, action: life.StartFetch) -> None:
+        waiting.fetch_started = self._runtime.monotonic()
         self._runtime.start_soon(self._load(key, waiting))
 
     async def _load(self, key: Origin, waiting: Waiting) -> None:
@@ -540,7 +594,7 @@ class WaitingRoom:
             del self._origins[key]
 
     def _nothing(self, key: Origin, waiting: Waiting, action: Any) -> None:
-        """life.PutAside, life.SendBack, life.Unparked: the caller reads them."""
+        """PutAside, SendBack, Unparked: the caller reads them."""
 
     # -- words ------------------------------------------------------------------
 

@@ -69,7 +69,15 @@ from ._startup_warnings import (
     warn_about_robotstxt_parser,
 )
 from ._usage_gate import UsageGate
-from ._waiting_room import DROP_KEY, Decided, Dropped, EngineGate, WaitingRoom
+from ._waiting_room import (
+    DROP_KEY,
+    NO_WAIT_KEY,
+    Decided,
+    Dropped,
+    EngineGate,
+    Later,
+    WaitingRoom,
+)
 from .addon import OURS, refuse_as_addon
 
 if TYPE_CHECKING:
@@ -189,7 +197,9 @@ class RobotsTxtMiddleware:
         self._reads_pages = config.page_rules or self._usage.reads_pages
         if self._usage_on or self._reads_pages:
             self.process_response = self._process_response
-        self._parking = Parking(crawler.signals, room, hold, marks=type(hold) is not MemoryHold)
+        self._parking = Parking(
+            crawler.signals, runtime.stats, room, hold, marks=type(hold) is not MemoryHold
+        )
         connect = crawler.signals.connect
         connect(self._spider_idle, signal=signals.spider_idle)
         connect(self._spider_opened, signal=signals.spider_opened)
@@ -313,7 +323,7 @@ class RobotsTxtMiddleware:
             if self._usage_on:  # the header's part only (U-6)
                 meta[USAGE_META_KEY] = NO_PREFERENCES
             return None
-        scheduled = self._parking.arrived(request)
+        arrival = self._parking.arrived(request)
         # The spider's own request for this robots.txt (a SitemapSpider's)
         # carries its share of the fetch's response if it waited for it.
         share = self._kept.share_of(request) if ROBOTS_TXT_PATH in url else None
@@ -332,14 +342,26 @@ class RobotsTxtMiddleware:
                     break
                 if share is not None:
                     share = self._kept.wait_for(key, request, share)
-                if scheduled:  # it waits out of the downloader, and comes back
-                    copy = await self._parking.park(key, request, share)
-                    share = None  # the copy carries it
-                    return copy
-                reason = await maybe_deferred_to_future(self._room.wait_in_place(key))
-                if reason is not None:
-                    self._drop(key, reason, request)
-                decided = self._room.cached(key, request, token)
+                # A request from the scheduler waits in place for a short grace
+                # (most robots.txt files answer within it: no park), then out
+                # of the downloader; another waits in place until decided.
+                grace = None
+                if arrival.scheduled:
+                    grace = 0.0 if meta.get(NO_WAIT_KEY) else self.config.park_after
+                since = arrival.since
+                if grace != 0.0:
+                    waiting = self._room.wait_in_place(key, grace, since)
+                    waited = await maybe_deferred_to_future(waiting)
+                    if type(waited) is str:
+                        self._drop(key, waited, request)
+                    if type(waited) is not Later:  # decided while it waited
+                        decided = self._room.cached(key, request, token)
+                        continue
+                    since = waited.since
+                # Out of the downloader, and back through the engine.
+                copy = await self._parking.park(key, request, share, since)
+                share = None  # the copy carries it
+                return copy
             return await self._verdict(key, request, decided, share)
         except IgnoreRequest:
             self._kept.release(key, share)  # dropped: its share is let go

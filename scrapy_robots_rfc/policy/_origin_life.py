@@ -129,17 +129,36 @@ class Timer(enum.Enum):
 @dataclass(frozen=True, slots=True)
 class Park(Generic[R]):
     """A request from the scheduler is to wait, parked; ``no_wait``: for
-    the fetch under way only."""
+    the fetch under way only. ``since``: it began to wait earlier, in
+    place for a grace (:class:`LeaveInPlace`), and keeps its place in line
+    and its drop time; it was counted then (``count`` false)."""
 
     request: R
     now: float
     no_wait: bool = False
+    since: float | None = None
+    count: bool = True
 
 
 @dataclass(frozen=True, slots=True)
 class WaitInPlace(Generic[D]):
-    """A request that never passed the scheduler waits inside
-    ``process_request``, resumed through ``resume``."""
+    """A request waits inside ``process_request``, resumed through
+    ``resume``: one that never passed the scheduler, or one from it for a
+    grace (:class:`LeaveInPlace`). ``since``: it began to wait earlier (a
+    copy given back to be parked that came back without passing the
+    scheduler) and was counted then (``count`` false)."""
+
+    resume: D
+    now: float
+    since: float | None = None
+    count: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveInPlace(Generic[D]):
+    """A request waiting in place (:class:`WaitInPlace`, resumed through
+    ``resume``) stops waiting there: its grace is over, and it is parked
+    next (:class:`Park` with its ``since``)."""
 
     resume: D
     now: float
@@ -247,6 +266,7 @@ class SpiderClosed:
 Event = (
     Park[R]
     | WaitInPlace[D]
+    | LeaveInPlace[D]
     | HoldOne
     | FetchWanted
     | FetchEnded
@@ -471,13 +491,24 @@ class OriginLife(Generic[R, D]):
             return self.phase, [SendBack(event.request)]
         if event.no_wait:
             self.no_wait.append(event.request)
-        else:
+        elif event.since is None:
             self.parked.append((event.request, event.now))
-        return self.phase, [CountWaiting(), *self._arm_drop(event.now)]
+        else:  # it waited in place first: its place in line is its own
+            bisect.insort(self.parked, (event.request, event.since), key=lambda item: item[1])
+        counted: list[Action[R, D]] = [CountWaiting()] if event.count else []
+        return self.phase, [*counted, *self._arm_drop(event.now)]
+
+    def _on_leave_in_place(self, event: LeaveInPlace[D]) -> _Step[R, D]:
+        self.in_place = deque(item for item in self.in_place if item[0] is not event.resume)
+        return self.phase, []
 
     def _on_wait_in_place(self, event: WaitInPlace[D]) -> _Step[R, D]:
-        self.in_place.append((event.resume, event.now))
-        return self.phase, [CountWaiting(), *self._arm_drop(event.now)]
+        if event.since is None:
+            self.in_place.append((event.resume, event.now))
+        else:  # in line from when it first waited
+            bisect.insort(self.in_place, (event.resume, event.since), key=lambda item: item[1])
+        counted: list[Action[R, D]] = [CountWaiting()] if event.count else []
+        return self.phase, [*counted, *self._arm_drop(event.now)]
 
     def _on_hold_one(self, event: HoldOne) -> _Step[R, D]:
         self.held += 1
@@ -671,6 +702,7 @@ class OriginLife(Generic[R, D]):
         # WAITING: requests wait, no fetch under way, not known unreachable
         (Phase.WAITING, Park): Transition(_on_park, (Phase.WAITING,)),
         (Phase.WAITING, WaitInPlace): Transition(_on_wait_in_place, (Phase.WAITING,)),
+        (Phase.WAITING, LeaveInPlace): Transition(_on_leave_in_place, (Phase.WAITING,)),
         (Phase.WAITING, HoldOne): Transition(_on_hold_one, (Phase.WAITING,)),
         (Phase.WAITING, FetchWanted): Transition(
             _on_fetch_wanted_idle,
@@ -708,6 +740,7 @@ class OriginLife(Generic[R, D]):
         # FETCHING: the first fetch is under way
         (Phase.FETCHING, Park): Transition(_on_park, (Phase.FETCHING,)),
         (Phase.FETCHING, WaitInPlace): Transition(_on_wait_in_place, (Phase.FETCHING,)),
+        (Phase.FETCHING, LeaveInPlace): Transition(_on_leave_in_place, (Phase.FETCHING,)),
         (Phase.FETCHING, HoldOne): Transition(_on_hold_one, (Phase.FETCHING,)),
         (Phase.FETCHING, FetchWanted): Transition(_on_fetch_wanted_busy, (Phase.FETCHING,)),
         (Phase.FETCHING, FetchEnded): Transition(
@@ -727,6 +760,7 @@ class OriginLife(Generic[R, D]):
         # BACKOFF: unreachable, the retry timer runs (RFC 9309 §2.3.1.4)
         (Phase.BACKOFF, Park): Transition(_on_park, (Phase.BACKOFF,)),
         (Phase.BACKOFF, WaitInPlace): Transition(_on_wait_in_place, (Phase.BACKOFF,)),
+        (Phase.BACKOFF, LeaveInPlace): Transition(_on_leave_in_place, (Phase.BACKOFF,)),
         (Phase.BACKOFF, HoldOne): Transition(_on_hold_one, (Phase.BACKOFF,)),
         (Phase.BACKOFF, FetchWanted): Transition(
             _on_fetch_wanted_idle,
@@ -783,6 +817,7 @@ class OriginLife(Generic[R, D]):
         # REFETCHING: unreachable, the retry's fetch is under way
         (Phase.REFETCHING, Park): Transition(_on_park, (Phase.REFETCHING,)),
         (Phase.REFETCHING, WaitInPlace): Transition(_on_wait_in_place, (Phase.REFETCHING,)),
+        (Phase.REFETCHING, LeaveInPlace): Transition(_on_leave_in_place, (Phase.REFETCHING,)),
         (Phase.REFETCHING, HoldOne): Transition(_on_hold_one, (Phase.REFETCHING,)),
         (Phase.REFETCHING, FetchWanted): Transition(_on_fetch_wanted_busy, (Phase.REFETCHING,)),
         (Phase.REFETCHING, FetchEnded): Transition(
