@@ -268,8 +268,8 @@ def test_503_origin_is_disallowed_at_once_with_when_it_is_retried(site: DemoSite
     # The middleware's warning says what happens to the request, which does
     # not wait (--wait below: it does); nothing says JOBDIR.
     assert logged(done.stderr) == [
-        f"{robots_txt} is unreachable (HTTP 503): 1 request that may not wait for a retry "
-        "is dropped now; the next try is due in 30 s"
+        f"{robots_txt} is unreachable (HTTP 503): this check does not wait for a retry "
+        "(scrapy robots --wait does); a crawl would fetch it again in 30 s"
     ]
     assert "JOBDIR" not in done.stderr
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import itertools
 import logging
+import re
 import threading
 from typing import Any, ClassVar
 
@@ -1334,3 +1335,43 @@ def test_behind_a_slow_robots_txt_requests_are_parked_and_nothing_stalls(
     # requests waited too, counted once, and was parked.
     assert stat(crawler, "robotstxt/waiting") == 9, "each waiting request counted once"
     assert stat(crawler, "robotstxt/waiting/parked") == 8 + (park_after == 0)
+
+
+# -- progress during long waits ---------------------------------------------------
+
+
+@pytest_twisted.inlineCallbacks
+def test_long_waits_say_what_waits_at_the_log_stats_interval(server, activation, caplog):
+    """A 503 robots.txt, requests that wait up to 5 s, a retry due in 30 s:
+    an INFO line each second says how many wait, for how many origins, and
+    when the next try and the first drop are due; then they are dropped."""
+    origin = robots_origin(server, Reply(status=503))
+    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc"):
+        crawler = yield crawl(
+            activation,
+            [Stage(pages(origin, "/1", "/2", "/3", "/4"))],
+            LOGSTATS_INTERVAL=1,
+            ROBOTSTXT_RFC_UNREACHABLE_WAIT=5,
+            ROBOTSTXT_RFC_UNREACHABLE_RETRY=30,
+        )
+    assert len(crawler.spider.failed_with("robots.txt unreachable")) == 4
+    line = re.compile(
+        r"^4 requests wait for robots.txt of 1 unreachable origin "
+        r"\((?P<origin>[^:]+://[^ ]+): 4\); "
+        r"next try in (?P<retry>[\d.]+) s \((?P=origin)\); the first drop in (?P<drop>[\d.]+) s "
+        r"\(ROBOTSTXT_RFC_UNREACHABLE_WAIT\)$"
+    )
+    found = [
+        line.match(r.getMessage())
+        for r in caplog.records
+        if r.levelno == logging.INFO and "wait for robots.txt of" in r.getMessage()
+    ]
+    assert len(found) >= 3, [r.getMessage() for r in caplog.records]
+    assert all(found), [r.getMessage() for r in caplog.records]
+    assert {m["origin"] for m in found if m} == {origin.base}
+    retries = [float(m["retry"]) for m in found if m]
+    drops = [float(m["drop"]) for m in found if m]
+    assert all(25 <= r <= 30 for r in retries), retries
+    assert all(0 <= d <= 5 for d in drops), drops
+    assert retries == sorted(retries, reverse=True)
+    assert drops == sorted(drops, reverse=True)

@@ -33,7 +33,7 @@ class Outlook:
     >>> print(Outlook(retry_in=30, drop_in=3, wait=3))
     requests to it will be dropped in 3 s (ROBOTSTXT_RFC_UNREACHABLE_WAIT), before the next try in 30 s
     >>> print(Outlook(retry_in=30, drop_in=None, wait=600, dropped=1))
-    1 request that may not wait for a retry is dropped now; the next try is due in 30 s
+    this check does not wait for a retry (scrapy robots --wait does); a crawl would fetch it again in 30 s
     """  # noqa: E501
 
     #: Seconds until robots.txt is fetched again.
@@ -44,7 +44,7 @@ class Outlook:
     #: ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``.
     wait: float
     #: Requests that waited for this fetch only (``scrapy robots`` without
-    #: ``--wait``): they are dropped now.
+    #: ``--wait``, a check of one URL): they are dropped now.
     dropped: int = 0
 
     def describe(self, subject: str = "requests to it") -> str:
@@ -53,13 +53,17 @@ class Outlook:
         those that do."""
         if not self.dropped:
             return self._waits(subject)
+        retry = duration(self.retry_in)
+        if self.drop_in is None:  # a check of one URL, and nothing else waits
+            return (
+                "this check does not wait for a retry (scrapy robots --wait does); a crawl "
+                f"would fetch it again in {retry} s"
+            )
         count = self.dropped
         gone = (
             f"{count} request{'s' * (count != 1)} that may not wait for a retry "
             f"{'is' if count == 1 else 'are'} dropped now"
         )
-        if self.drop_in is None:  # no other request waits: no wait to announce
-            return f"{gone}; the next try is due in {duration(self.retry_in)} s"
         return f"{gone}; {self._waits('the others')}"
 
     def _waits(self, subject: str) -> str:
@@ -87,6 +91,55 @@ class Outlook:
 
     def __str__(self) -> str:
         return self.describe()
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """What waits for one unreachable origin now: how many requests (here,
+    and held in Redis for a fleet), in how many seconds robots.txt is
+    fetched again (``None``: a fetch is under way), and in how many the
+    longest-waiting request is dropped (``ROBOTSTXT_RFC_UNREACHABLE_WAIT``;
+    ``None``: not known here)."""
+
+    origin: Origin
+    requests: int
+    retry_in: float | None
+    drop_in: float | None
+
+
+#: Origins a progress line names at most; it counts the others.
+SHOWN_ORIGINS = 3
+
+
+def waiting_words(waits: list[Wait]) -> str:
+    """The progress line of long waits, bounded in length however many
+    origins wait.
+
+    >>> from scrapy_robots_rfc.policy import Origin
+    >>> a, b = Origin("https", "a.example", 443), Origin("https", "b.example", 443)
+    >>> print(waiting_words([Wait(a, 3, 25.0, 540.0), Wait(b, 1, None, 200.0)]))
+    4 requests wait for robots.txt of 2 unreachable origins (https://a.example: 3, https://b.example: 1); next try in 25 s (https://a.example), a try is under way for 1; the first drop in 200 s (ROBOTSTXT_RFC_UNREACHABLE_WAIT)
+    """  # noqa: E501
+    ordered = sorted(waits, key=lambda wait: -wait.requests)
+    total = sum(wait.requests for wait in waits)
+    named = ", ".join(f"{wait.origin}: {wait.requests}" for wait in ordered[:SHOWN_ORIGINS])
+    more = len(ordered) - SHOWN_ORIGINS
+    if more > 0:
+        named += f" and {more} more"
+    origins = f"{len(waits)} unreachable origin{'s' * (len(waits) != 1)}"
+    line = f"{total} request{'s' * (total != 1)} {'waits' if total == 1 else 'wait'}"
+    line += f" for robots.txt of {origins} ({named})"
+    due = [wait for wait in waits if wait.retry_in is not None]
+    if due:
+        soonest = min(due, key=lambda wait: wait.retry_in or 0.0)
+        line += f"; next try in {duration(soonest.retry_in or 0.0)} s ({soonest.origin})"
+    fetching = len(waits) - len(due)
+    if fetching:
+        line += f"{', a' if due else '; a'} try is under way for {fetching}"
+    drops = [wait.drop_in for wait in waits if wait.drop_in is not None]
+    if drops:
+        line += f"; the first drop in {duration(min(drops))} s (ROBOTSTXT_RFC_UNREACHABLE_WAIT)"
+    return line
 
 
 class Announcer:
@@ -139,6 +192,11 @@ class Announcer:
             {"origin": key, "reason": reason, "wait": duration(self._wait)},
             extra=self._runtime.log,
         )
+
+    def waiting(self, waits: list[Wait]) -> None:
+        """The progress line of requests waiting for unreachable robots.txt
+        files (:mod:`.crawl._progress`)."""
+        logger.info("%(line)s", {"line": waiting_words(waits)}, extra=self._runtime.log)
 
     def moved(self, count: int, where: str) -> None:
         """``count`` requests that waited in this worker's memory while the

@@ -426,6 +426,10 @@ class Config:
     #: redirects, which a response kept for the spider's own robots.txt
     #: request must not hide (:mod:`.crawl._kept_responses`).
     redirect_enabled: bool = field(default=True, metadata={_FROM: "REDIRECT_ENABLED"})
+    #: ``LOGSTATS_INTERVAL``: seconds between the progress lines of requests
+    #: waiting for an unreachable robots.txt (:mod:`.crawl._progress`); 0:
+    #: none, as Scrapy's own.
+    logstats_interval: float = field(default=60.0, metadata={_FROM: "LOGSTATS_INTERVAL"})
     #: ``ROBOTSTXT_RFC_STORE``: "memory", a URL, a store class or its import
     #: path; ``None`` when unset (memory, or a SQLite file in ``JOBDIR``).
     store: str | type[Any] | None = None
@@ -526,6 +530,7 @@ class Config:
             user_agent=str(settings.get("USER_AGENT") or ""),
             jobdir=settings.get("JOBDIR") or None,
             redirect_enabled=settings.getbool("REDIRECT_ENABLED", True),
+            logstats_interval=settings.getfloat("LOGSTATS_INTERVAL", 60.0),
             report=_report(settings),
             store_ttl=_store_ttl(settings, numbers, store),
             hold=_hold(settings),

@@ -29,7 +29,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
 from ..policy import OriginLife, Phase, Standing, life, standing
-from ._announce import Outlook
+from ._announce import Outlook, Wait
 from ._holding import (
     HOLD_KEY,
     SINCE_KEY,
@@ -118,6 +118,8 @@ class Waiting:
     #: When the last fetch began (monotonic): a request's grace in place
     #: counts from it (:meth:`WaitingRoom.wait_in_place`).
     fetch_started: float | None = None
+    #: When the retry timer fires (monotonic), while it is armed.
+    retry_due: float | None = None
 
 
 class EngineGate:
@@ -388,6 +390,21 @@ class WaitingRoom:
         """Whether a robots.txt fetch is under way."""
         return any(waiting.life.fetching for waiting in self._origins.values())
 
+    def unreachable_waits(self) -> list[Wait]:
+        """What waits now for each unreachable origin (RFC 9309 §2.3.1.4):
+        its requests, when it is tried again, when the first is dropped."""
+        now = self._runtime.monotonic()
+        waits = []
+        for key, waiting in self._origins.items():
+            state = waiting.life
+            if state.unreachable_at is None or not state.has_waiters():
+                continue
+            count = len(state.parked) + len(state.in_place) + len(state.no_wait) + state.held
+            due = None if state.fetching or waiting.retry_due is None else waiting.retry_due - now
+            dropped = state.drop_time()
+            waits.append(Wait(key, count, due, None if dropped is None else dropped - now))
+        return waits
+
     async def close(self) -> list[Request]:
         """The spider closed: stop every timer, drop the requests waiting in
         place, and hand back the parked ones (the held ones are in Redis),
@@ -529,6 +546,7 @@ class WaitingRoom:
         handle = self._runtime.call_later(action.delay, lambda: self._fired(key, timer))
         if timer is life.Timer.RETRY:
             waiting.retry_timer = handle
+            waiting.retry_due = self._runtime.monotonic() + action.delay
         else:
             waiting.drop_timer = handle
 
@@ -538,7 +556,7 @@ class WaitingRoom:
             return
         now = self._runtime.monotonic()
         if timer is life.Timer.RETRY:
-            waiting.retry_timer = None
+            waiting.retry_timer = waiting.retry_due = None
             self._feed(key, waiting, life.RetryFired(now))
         else:
             waiting.drop_timer = None
@@ -550,7 +568,7 @@ class WaitingRoom:
         if armed is not None:
             armed.cancel()
         if retry:
-            waiting.retry_timer = None
+            waiting.retry_timer = waiting.retry_due = None
         else:
             waiting.drop_timer = None
 

@@ -61,6 +61,7 @@ from ._kept_responses import KeptResponses, Share
 from ._misspelt_settings import warn_about_misspelt_settings
 from ._page_gate import PageGate
 from ._parking import Parking
+from ._progress import Progress
 from ._report import Report
 from ._robots_loader import RobotsLoader
 from ._startup_warnings import (
@@ -177,6 +178,7 @@ class RobotsTxtMiddleware:
             runtime, crawler, config, shared, events
         )
         self._engine = EngineGate(runtime, lambda request: crawler.engine.crawl(request))
+        announcer = Announcer(runtime, config.unreachable_wait)
         self._room = room = WaitingRoom(
             runtime,
             config,
@@ -184,12 +186,13 @@ class RobotsTxtMiddleware:
             loader=loader,
             hold=hold,
             kept=kept,
-            announcer=Announcer(runtime, config.unreachable_wait),
+            announcer=announcer,
             engine=self._engine,
             names=names,
             report=report,
         )
         events.connect(room.on_hold_event)
+        self._progress = Progress(runtime, room, announcer, config.logstats_interval)
         #: What the crawl reads on each request and response (P-4, U-6
         #: revised): nothing unless it honours page-level rules or names
         #: usage categories; ``process_response`` exists only then.
@@ -469,6 +472,7 @@ class RobotsTxtMiddleware:
         # the scheduler: connected before the requests JOBDIR kept are sent
         # back below.
         self._parking.listen()
+        self._progress.start()
         self._runtime.spider = spider
         self._one_off = _one_off(self.crawler, spider)
         warn_about_builtin(self.crawler, spider)
@@ -485,6 +489,7 @@ class RobotsTxtMiddleware:
             await self._close(spider, reason)
         finally:  # nothing holds the middleware once the crawl is over
             self._parking.stop_listening()
+            self._progress.stop()
 
     async def _close(self, spider: Spider, reason: str) -> None:
         # A robots.txt fetch cut off by the close must not be stored as the
