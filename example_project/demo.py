@@ -53,6 +53,7 @@ STAT_MEANINGS = {
     "robotstxt/unreachable": "fetches that found robots.txt unreachable (429, 5xx, errors)",
     "robotstxt/unreachable/dropped": "requests dropped after waiting for an unreachable one",
     "robotstxt/waiting": "requests held while their origin's robots.txt was fetched",
+    "robotstxt/waiting/parked": "waiting requests taken out of the downloader after their grace",
 }
 
 

@@ -357,7 +357,8 @@ def test_the_docs_page_lists_every_setting_and_bounded_stat() -> None:
     for monitor in ALL:
         assert f"``{monitor.__name__}``" in page, monitor
     for name, default in MONITOR_SETTINGS.items():
-        assert re.search(rf"``{name}`` +{default:g} ", page), name
+        # A list-table row: the setting, then its default in the next cell.
+        assert re.search(rf"\* - ``{name}``\n +- {default:g}\n", page), name
 
 
 def test_the_suites_are_spidermon_suites() -> None:

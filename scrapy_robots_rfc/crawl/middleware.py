@@ -348,9 +348,12 @@ class RobotsTxtMiddleware:
                 # A request from the scheduler waits in place for a short grace
                 # (most robots.txt files answer within it: no park), then out
                 # of the downloader; another waits in place until decided.
+                # In a fleet holding requests in Redis, a request is held at
+                # once: any worker may decide its origin.
                 grace = None
                 if arrival.scheduled:
-                    grace = 0.0 if meta.get(NO_WAIT_KEY) else self.config.park_after
+                    at_once = meta.get(NO_WAIT_KEY) or self._hold.holding
+                    grace = 0.0 if at_once else self.config.park_after
                 since = arrival.since
                 if grace != 0.0:
                     waiting = self._room.wait_in_place(key, grace, since)
