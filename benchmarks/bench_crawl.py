@@ -151,11 +151,14 @@ CRAWLS = (
     Crawl("deep-100", "deep 20x100", 20, 100, {"c_over_b": 1.0, "c_over_a": 0.95}),
     Crawl("deep-400", "deep 20x400", 20, 400),
     Crawl("broad", "broad 200x10", 200, 10, {"c_over_b": 1.0}),
+    # Issue 37: a cost per origin shows most here (1 page each).
+    Crawl("wide", "wide 200x1", 200, 1, {"c_over_b": 0.97}),
 )
 QUICK_CRAWLS = (
     Crawl("deep-100", "deep 5x40 (quick)", 5, 40),
     Crawl("deep-400", "deep 5x120 (quick)", 5, 120),
     Crawl("broad", "broad 40x5 (quick)", 40, 5),
+    Crawl("wide", "wide 40x1 (quick)", 40, 1),
 )
 
 ROBOTS_TXT = """\
@@ -301,14 +304,18 @@ def plan(ports: Sequence[int], pages: int, forbidden: bool) -> Iterator[str]:
     ``forbidden``, ``FORBIDDEN_PER_ORIGIN`` disallowed ones per origin are
     spread among the pages."""
     kinds = ("/private/{n}", "/page/{n}/edit", "/files/report-{n}.pdf")
-    at = {pages * (k + 1) // (FORBIDDEN_PER_ORIGIN + 1): k for k in range(FORBIDDEN_PER_ORIGIN)}
+    # After which page each disallowed URL comes (several after one page
+    # when there are few pages: 200 origins x 1 page).
+    at: dict[int, list[int]] = {}
+    for k in range(FORBIDDEN_PER_ORIGIN):
+        at.setdefault(pages * (k + 1) // (FORBIDDEN_PER_ORIGIN + 1), []).append(k)
     for n in range(pages):
         for port in ports:
             yield f"http://{HOST}:{port}/page/{n}"
-        if forbidden and n in at:
-            kind = kinds[at[n] % len(kinds)]
+        for k in at.get(n, []) if forbidden else []:
+            kind = kinds[k % len(kinds)]
             for port in ports:
-                yield f"http://{HOST}:{port}" + kind.format(n=n)
+                yield f"http://{HOST}:{port}" + kind.format(n=f"{n}-{k}")
 
 
 def crawl_settings(mode: str) -> dict[str, Any]:
