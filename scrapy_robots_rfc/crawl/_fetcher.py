@@ -27,6 +27,7 @@ from w3lib.url import safe_url_string
 from .. import policy
 from ..policy import Answer, State
 from ..robotstxt import cut_at_limit
+from ._download_failures import reason
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -133,7 +134,7 @@ class Fetcher:
             except Exception as exc:
                 if not isinstance(exc, IgnoreRequest):
                     self._count_exception(exc)
-                answer = chain.ended(State.UNREACHABLE, f"{type(exc).__name__}: {exc}")
+                answer = chain.ended(State.UNREACHABLE, reason(exc, config.timeout))
                 return Fetched(answer, error=True)
             status = response.status
             self.runtime.stats.inc_value("robotstxt/response_count")
