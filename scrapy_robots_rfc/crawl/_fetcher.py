@@ -109,8 +109,6 @@ class Fetcher:
     runtime: Runtime
     crawler: Crawler
     config: Config
-    #: The middleware, which no other middleware's traceback can name.
-    owner: object
     #: robots.txt requests in flight: bytes received so far, and the
     #: response as the download handler returned it.
     _receiving: dict[Request, _Receiving] = field(default_factory=dict)
@@ -282,18 +280,29 @@ class Fetcher:
         return response
 
     def _raised_by(self, exc: BaseException) -> str | None:
-        """The import path of the downloader middleware in whose code
-        ``exc`` was raised, read off its traceback; ``None`` if unknown."""
-        middlewares = self.crawler.engine.downloader.middleware.middlewares
+        """The import path of the downloader middleware whose
+        ``process_request`` raised ``exc``; ``None`` if unknown.
+
+        Scrapy hands the caller the exception alone: nothing on it, nor in
+        the request, names the middleware that raised it (Scrapy 2.13 to
+        2.19). Its traceback does: the innermost frame that runs the code of
+        a middleware's ``process_request``, as Scrapy's downloader middleware
+        manager lists them. A middleware whose ``process_request`` returns
+        a Deferred that fails later has no such frame: ``None``, and the
+        warning says "a downloader middleware".
+        """
+        methods = self.crawler.engine.downloader.middleware.methods["process_request"]
+        codes = {}
+        for method in methods:
+            code = getattr(getattr(method, "__func__", method), "__code__", None)
+            owner = getattr(method, "__self__", None)
+            if code is not None and owner is not None:
+                codes[code] = owner
         found = None
         tb = exc.__traceback__
         while tb is not None:
-            owner = tb.tb_frame.f_locals.get("self")
-            if (
-                owner is not None
-                and owner is not self.owner
-                and any(owner is m for m in middlewares)
-            ):
+            owner = codes.get(tb.tb_frame.f_code)
+            if owner is not None:
                 found = owner  # the innermost one raised it
             tb = tb.tb_next
         return None if found is None else global_object_name(type(found))

@@ -264,9 +264,6 @@ class WaitingRoom:
     starts the fetches (:class:`.RobotsLoader`), arms the timers, gives
     requests back to the engine, drops them, and holds them in Redis through
     its hold (:class:`.MemoryHold`, or the fleet's room on scrapy-redis).
-
-    ``owner`` is the middleware, which the fetcher tells apart from the
-    other downloader middlewares that may refuse a robots.txt request.
     """
 
     def __init__(
@@ -281,7 +278,6 @@ class WaitingRoom:
         kept: KeptResponses,
         names: CrawlerNames,
         origins: Origins,
-        owner: object,
     ) -> None:
         self.wait = config.unreachable_wait
         #: ``ROBOTSTXT_RFC_UNREACHABLE_DAYS`` in seconds (RFC 9309 §2.3.1.4).
@@ -302,7 +298,7 @@ class WaitingRoom:
         self._held_copies: set[Request] = set()
         #: Origins already named in a "Dropping requests" warning.
         self._warned: set[Origin] = set()
-        fetcher = Fetcher(runtime, crawler, config, owner=owner)
+        fetcher = Fetcher(runtime, crawler, config)
         #: Loads robots.txt; the cache never evicts an origin that waits.
         self.loader = RobotsLoader(
             runtime,

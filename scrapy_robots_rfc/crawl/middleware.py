@@ -126,7 +126,6 @@ class RobotsTxtMiddleware:
             kept=self._kept,
             names=self._names,
             origins=self._origins,
-            owner=self,
         )
         self._pacer = self._room.loader.pacer
         connect = crawler.signals.connect
