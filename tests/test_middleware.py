@@ -149,6 +149,7 @@ def test_the_size_limit_handlers_are_disconnected_when_no_fetch_is_in_flight(ser
     fetcher = middleware_of(crawler)._room.loader.fetcher
     for signal in (
         signals.request_reached_downloader,
+        signals.headers_received,
         signals.bytes_received,
         signals.response_downloaded,
     ):
