@@ -150,7 +150,7 @@ def test_a_damaged_gzip_body_is_read_up_to_the_damage():
     """A wrong checksum at the end, as some servers send it: every byte
     decoded, as Scrapy's gunzip reads it; the damage is said."""
     data = bytearray(gzip.compress(SMALL))
-    data[-6] ^= 0xFF  # the CRC-32
+    data[-6] ^= 0xFF  # in the checksum of the gzip trailer
     decoded = fed("gzip", bytes(data), LIMIT)
     assert decoded.body() == SMALL
     assert decoded.damage == "Error -3 while decompressing data: incorrect data check"
