@@ -22,10 +22,11 @@ from typing import Any
 
 import pytest
 import pytest_twisted
+from scrapy import signals
 
 from scrapy_robots_rfc.crawl._content_encoding import DecodedBody
 
-from .crawling import Stage
+from .crawling import Stage, make_crawler
 from .mockserver import Reply
 from .test_middleware import crawl, pages, robots_origin, stat
 
@@ -275,10 +276,21 @@ def test_a_body_under_the_limit_is_decoded_and_handed_to_the_spider(server, acti
     """The spider's own request for robots.txt gets the fetch's response,
     decoded, without its Content-Encoding (docs/sitemaps.rst)."""
     origin = robots_origin(server, Reply(body=SMALL, gzip=True))
-    crawler = yield crawl(activation, [Stage(pages(origin, "/robots.txt", "/late", "/a"))])
+    crawler = make_crawler(activation)
+    received: list[tuple[str, bytes, list[bytes]]] = []
+
+    def keep(response: Any, **kwargs: Any) -> None:
+        received.append((response.url, response.body, response.flags))
+
+    crawler.signals.connect(keep, signal=signals.response_received)
+    yield crawler.crawl(stages=[Stage(pages(origin, "/robots.txt", "/late", "/a"))])
     assert sorted(crawler.spider.seen) == sorted(pages(origin, "/robots.txt", "/a"))
     assert server.paths(origin).count("/robots.txt") == 1
     assert stat(crawler, "robotstxt/spider_request/served") == 1
+    # The spider's copy of the fetch's response: decoded, whole.
+    [body] = [body for url, body, flags in received if "robotstxt_fetch" in flags]
+    assert body == SMALL
+    assert stat(crawler, "httpcompression/response_count") is None
 
 
 # -- real crawls: failures said in words ---------------------------------------------
