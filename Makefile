@@ -68,7 +68,7 @@ docs: $(DOCS_STAMP)
 OLDEST_SCRAPY := 2.13.4
 OLDEST_VENV := .tox/make-oldest
 OLDEST_STAMP := $(OLDEST_VENV)/.installed-$(OLDEST_SCRAPY)
-OLDEST_TESTS := tests/test_middleware.py tests/test_migration.py tests/test_startup.py tests/test_sitemaps.py tests/test_page_rules_crawl.py
+OLDEST_TESTS := tests/test_middleware.py tests/test_migration.py tests/test_startup.py tests/test_sitemaps.py tests/test_page_rules_crawl.py tests/test_fetch_limits.py
 
 $(OLDEST_STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(OLDEST_VENV)
@@ -95,6 +95,7 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/bench_usage.py
 	$(BIN)/python benchmarks/bench_crawl.py
 	$(BIN)/python benchmarks/bench_stores.py
+	$(BIN)/python benchmarks/bench_fetch_memory.py
 
 # Builds with the .venv's `build` (the dev extra); the fresh venv it installs into
 # is made with $(PYTHON).

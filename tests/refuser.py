@@ -67,3 +67,33 @@ class RefuseRobotsTxtOnPorts:
     def process_request(self, request: Any, spider: Any = None) -> None:
         if request.url.endswith("/robots.txt") and urlparse(request.url).port in self.ports:
             raise IgnoreRequest("robots.txt requests are not allowed here")
+
+
+class RefuseRobotsTxtLater:
+    """Refuses every robots.txt request, as ``RefuseRobotsTxt`` does, but
+    from a Deferred that fails on a later turn of the reactor: no frame of
+    its ``process_request`` is left on the traceback to name it by."""
+
+    def process_request(self, request: Any, spider: Any = None) -> Any:
+        if not request.url.endswith("/robots.txt"):
+            return None
+        from twisted.internet import reactor
+        from twisted.internet.defer import Deferred
+
+        later: Deferred[None] = Deferred()
+        error = IgnoreRequest("robots.txt requests are not allowed here, later")
+        reactor.callLater(0, later.errback, error)  # type: ignore[attr-defined]
+        return later
+
+
+class RefuseRobotsTxtAsync:
+    """Refuses every robots.txt request from a coroutine ``process_request``
+    (Scrapy 2.13+), after a helper of its own raised."""
+
+    async def process_request(self, request: Any, spider: Any = None) -> None:
+        if request.url.endswith("/robots.txt"):
+            self._refuse()
+
+    @staticmethod
+    def _refuse() -> None:
+        raise IgnoreRequest("robots.txt requests are not allowed here")

@@ -25,6 +25,7 @@ from urllib.request import urlopen
 import pytest
 
 from scrapy_robots_rfc.commands.text import clauses, report_text
+from scrapy_robots_rfc.crawl._download_failures import reason
 from scrapy_robots_rfc.policy._policy import State
 from scrapy_robots_rfc.policy._verdict import Verdict
 
@@ -540,7 +541,7 @@ def test_json_reports_the_fetch_of_every_outcome(site: DemoSite):
         "unreachable",
         [{"url": f"{closed}/robots.txt", "status": None, "location": None}],
     )
-    assert "Connection refused" in fetch["outcome"]
+    assert fetch["outcome"] == "connection refused"
     assert (report["verdict"]["allowed"], report["exit_status"]) == (False, 1)
 
     refused = robots(
@@ -785,7 +786,7 @@ def test_a_refused_connection_is_said_without_doubled_punctuation():
     assert done.returncode == 1, done.stdout + done.stderr
     line = field(done.stdout, "robots.txt")
     assert line.startswith(f"{closed}/robots.txt → no response: disallow all (unreachable: ")
-    assert line.endswith("Connection refused; redirects followed: 0)"), line
+    assert line.endswith("(unreachable: connection refused; redirects followed: 0)"), line
 
 
 def _download_errors() -> list[BaseException]:
@@ -821,9 +822,9 @@ def _download_errors() -> list[BaseException]:
 
 @pytest.mark.parametrize("exc", _download_errors(), ids=lambda exc: type(exc).__name__)
 def test_no_reason_doubles_its_punctuation(exc: BaseException):
-    """Each outcome, as the fetcher words it ("Name: message"), on the
-    robots.txt line and the verdict line of the text report."""
-    outcome = f"{type(exc).__name__}: {exc}"
+    """Each outcome, as the fetcher words it, on the robots.txt line and
+    the verdict line of the text report."""
+    outcome = reason(exc, 30.0)
     verdict = Verdict.of_state("http://h/x", "Bot", State.UNREACHABLE, outcome, note="a note")
     report = {
         "robots": _fetch("http://h/robots.txt", None, None, "unreachable", outcome),

@@ -8,9 +8,12 @@ the first thing a user sees."""
 from __future__ import annotations
 
 import logging
+import math
 import os
 import pickle
 import sys
+import time
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -18,8 +21,9 @@ from scrapy.settings import Settings
 
 import scrapy_robots_rfc
 from scrapy_robots_rfc._logging import LOGGER_NAME
-from scrapy_robots_rfc.crawl._config import Config
+from scrapy_robots_rfc.crawl._config import RANGES, Config, page_rules_asked, setting_names
 from scrapy_robots_rfc.exceptions import ConfigError
+from scrapy_robots_rfc.stores._redis_fleet import milliseconds
 
 STORES = (
     'It must be "memory", "sqlite:///relative/path.db", "sqlite:////absolute/path.db", '
@@ -41,6 +45,28 @@ REDIS_URLS = (
 )
 REPORT_FILE = "It must be a file path in an existing folder that the crawl can write to."
 USAGE = 'a list of usage categories: "train-ai", "ai-use", "search" (e.g. ["train-ai"])'
+REDIRECTS = "an integer from 0 to 20 (redirect hops)"
+MAX_BYTES_ALLOWED = (
+    "an integer from 512000 to 33554432 (bytes; RFC 9309 §2.5 requires at least 500 KiB; "
+    "at most 32 MiB, and no more than DOWNLOAD_MAXSIZE)"
+)
+CACHE_TTL = "a number from 1 to 31536000 (seconds; at most 365 days)"
+ORIGINS = "an integer from 1 to 10000000 (origins)"
+TIMEOUT = "a number from 0.001 to 3600 (seconds; at most an hour)"
+RETRY = "a number from 0.001 to 86400 (seconds; at most a day)"
+WAIT = "a number from 0 to 2592000 (seconds; at most 30 days)"
+DELAY_MAX = "a number from 0 to 86400 (seconds; at most a day)"
+DAYS = "a number from 0 to 3650 (days; at most 10 years)"
+LEASE = "a number from 1.5 to 3600 (seconds; at most an hour)"
+PARK_AFTER = "a number from 0 to 60 (seconds; at most a minute)"
+STORE_TTL = (
+    "a number from 86400 to 346896000 (seconds; at least ROBOTSTXT_RFC_CACHE_TTL; "
+    "at most 4015 days)"
+)
+BOOLEAN = (
+    "True or False, or what Scrapy reads as one for any boolean setting: an integer "
+    "(0 is False) or the strings '0', '1', 'True', 'true', 'False', 'false'"
+)
 
 
 def invalid(name: str, value: object, reason: str | None = None) -> str:
@@ -82,55 +108,39 @@ USER_AGENT_ALLOWED = (
     ("name", "value", "allowed"),
     [
         ("ROBOTSTXT_RFC_MODE", "strict", "one of: 'rfc', 'google'"),
-        ("ROBOTSTXT_RFC_MAX_REDIRECTS", -1, "an integer of 0 or more (redirect hops)"),
-        ("ROBOTSTXT_RFC_MAX_REDIRECTS", "five", "an integer of 0 or more (redirect hops)"),
-        ("ROBOTSTXT_RFC_MAX_REDIRECTS", "inf", "an integer of 0 or more (redirect hops)"),
-        (
-            "ROBOTSTXT_RFC_MAX_BYTES",
-            1000,
-            "an integer of 512000 or more (bytes; RFC 9309 §2.5 requires at least 500 KiB)",
-        ),
-        ("ROBOTSTXT_RFC_CACHE_TTL", "soon", "a finite number of 1 or more (seconds)"),
-        ("ROBOTSTXT_RFC_CACHE_TTL", "inf", "a finite number of 1 or more (seconds)"),
-        ("ROBOTSTXT_RFC_CACHE_TTL", "nan", "a finite number of 1 or more (seconds)"),
-        ("ROBOTSTXT_RFC_MAX_ORIGINS", 0, "an integer of 1 or more (origins)"),
-        ("ROBOTSTXT_RFC_MAX_ORIGINS", 1.5, "an integer of 1 or more (origins)"),
-        ("ROBOTSTXT_RFC_TIMEOUT", 0, "a finite number of 0.001 or more (seconds)"),
-        ("ROBOTSTXT_RFC_TIMEOUT", "inf", "a finite number of 0.001 or more (seconds)"),
-        ("ROBOTSTXT_RFC_TIMEOUT", float("inf"), "a finite number of 0.001 or more (seconds)"),
-        ("ROBOTSTXT_RFC_TIMEOUT", "nan", "a finite number of 0.001 or more (seconds)"),
-        ("ROBOTSTXT_RFC_UNREACHABLE_RETRY", True, "a finite number of 0.001 or more (seconds)"),
-        ("ROBOTSTXT_RFC_UNREACHABLE_WAIT", -1, "a finite number of 0 or more (seconds)"),
-        ("ROBOTSTXT_RFC_UNREACHABLE_WAIT", "-inf", "a finite number of 0 or more (seconds)"),
-        ("ROBOTSTXT_RFC_UNREACHABLE_DAYS", -1, "a finite number of 0 or more (days)"),
-        ("ROBOTSTXT_RFC_UNREACHABLE_DAYS", "inf", "a finite number of 0 or more (days)"),
-        ("ROBOTSTXT_RFC_CRAWL_DELAY", "maybe", "True or False"),
-        ("ROBOTSTXT_RFC_CRAWL_DELAY_MAX", "x", "a finite number of 0 or more (seconds)"),
-        ("ROBOTSTXT_RFC_CRAWL_DELAY_MAX", float("nan"), "a finite number of 0 or more (seconds)"),
+        ("ROBOTSTXT_RFC_MAX_REDIRECTS", -1, REDIRECTS),
+        ("ROBOTSTXT_RFC_MAX_REDIRECTS", "five", REDIRECTS),
+        ("ROBOTSTXT_RFC_MAX_REDIRECTS", "inf", REDIRECTS),
+        ("ROBOTSTXT_RFC_MAX_BYTES", 1000, MAX_BYTES_ALLOWED),
+        ("ROBOTSTXT_RFC_CACHE_TTL", "soon", CACHE_TTL),
+        ("ROBOTSTXT_RFC_CACHE_TTL", "inf", CACHE_TTL),
+        ("ROBOTSTXT_RFC_CACHE_TTL", "nan", CACHE_TTL),
+        ("ROBOTSTXT_RFC_MAX_ORIGINS", 0, ORIGINS),
+        ("ROBOTSTXT_RFC_MAX_ORIGINS", 1.5, ORIGINS),
+        ("ROBOTSTXT_RFC_TIMEOUT", 0, TIMEOUT),
+        ("ROBOTSTXT_RFC_TIMEOUT", "inf", TIMEOUT),
+        ("ROBOTSTXT_RFC_TIMEOUT", float("inf"), TIMEOUT),
+        ("ROBOTSTXT_RFC_TIMEOUT", "nan", TIMEOUT),
+        ("ROBOTSTXT_RFC_UNREACHABLE_RETRY", True, RETRY),
+        ("ROBOTSTXT_RFC_UNREACHABLE_WAIT", -1, WAIT),
+        ("ROBOTSTXT_RFC_UNREACHABLE_WAIT", "-inf", WAIT),
+        ("ROBOTSTXT_RFC_UNREACHABLE_DAYS", -1, DAYS),
+        ("ROBOTSTXT_RFC_UNREACHABLE_DAYS", "inf", DAYS),
+        ("ROBOTSTXT_RFC_CRAWL_DELAY", "maybe", BOOLEAN),
+        ("ROBOTSTXT_RFC_CRAWL_DELAY_MAX", "x", DELAY_MAX),
+        ("ROBOTSTXT_RFC_CRAWL_DELAY_MAX", float("nan"), DELAY_MAX),
         *(
             ("ROBOTSTXT_USER_AGENT", value, USER_AGENT_ALLOWED)
             for value in (42, "a,,b", "a, ", ",", "   ", ["a", ""], ["a", 1], [])
         ),
         ("ROBOTSTXT_RFC_REPORT", "", "a file path"),
         ("ROBOTSTXT_RFC_REPORT", 42, "a file path"),
-        ("ROBOTSTXT_RFC_LEASE", 1.4, "a finite number of 1.5 or more (seconds)"),
-        ("ROBOTSTXT_RFC_LEASE", "10s", "a finite number of 1.5 or more (seconds)"),
-        ("ROBOTSTXT_RFC_LEASE", "inf", "a finite number of 1.5 or more (seconds)"),
-        (
-            "ROBOTSTXT_RFC_STORE_TTL",
-            3600,
-            "a finite number of 86400 or more (seconds; at least ROBOTSTXT_RFC_CACHE_TTL)",
-        ),
-        (
-            "ROBOTSTXT_RFC_STORE_TTL",
-            "31 days",
-            "a finite number of 86400 or more (seconds; at least ROBOTSTXT_RFC_CACHE_TTL)",
-        ),
-        (
-            "ROBOTSTXT_RFC_STORE_TTL",
-            "nan",
-            "a finite number of 86400 or more (seconds; at least ROBOTSTXT_RFC_CACHE_TTL)",
-        ),
+        ("ROBOTSTXT_RFC_LEASE", 1.4, LEASE),
+        ("ROBOTSTXT_RFC_LEASE", "10s", LEASE),
+        ("ROBOTSTXT_RFC_LEASE", "inf", LEASE),
+        ("ROBOTSTXT_RFC_STORE_TTL", 3600, STORE_TTL),
+        ("ROBOTSTXT_RFC_STORE_TTL", "31 days", STORE_TTL),
+        ("ROBOTSTXT_RFC_STORE_TTL", "nan", STORE_TTL),
         ("ROBOTSTXT_RFC_HOLD", "redis", '"auto" or "memory"'),
         ("ROBOTSTXT_RFC_HOLD", "Memory", '"auto" or "memory"'),
         ("ROBOTSTXT_RFC_HOLD", False, '"auto" or "memory"'),
@@ -140,7 +150,7 @@ USER_AGENT_ALLOWED = (
         ("ROBOTSTXT_RFC_USAGE_UNKNOWN", "deny", '"allow" or "disallow"'),
         ("ROBOTSTXT_RFC_USAGE_UNKNOWN", "Disallow", '"allow" or "disallow"'),
         ("ROBOTSTXT_RFC_USAGE_UNKNOWN", False, '"allow" or "disallow"'),
-        ("ROBOTSTXT_RFC_NOFOLLOW", "sometimes", "True or False"),
+        ("ROBOTSTXT_RFC_NOFOLLOW", "sometimes", BOOLEAN),
         ("ROBOTSTXT_RFC_NOINDEX", "Drop", '"keep" or "drop"'),
         ("ROBOTSTXT_RFC_NOINDEX", True, '"keep" or "drop"'),
     ],
@@ -194,6 +204,171 @@ def test_good_settings_log_nothing(caplog, tmp_path):
 )
 def test_settings_from_the_command_line_are_strings(name, value, attribute, expected):
     assert getattr(Config.from_settings(Settings({name: value})), attribute) == expected
+
+
+# -- ranges: every numeric setting has a largest value ----------------------------
+
+#: Each numeric setting: its field, its largest value, and the maximum as the
+#: message says it. tests/test_setting_ranges_e2e.py crawls with each.
+MAXIMA = [
+    ("ROBOTSTXT_RFC_MAX_REDIRECTS", "max_redirects", 20, REDIRECTS),
+    ("ROBOTSTXT_RFC_MAX_BYTES", "max_bytes", 32 * 1024 * 1024, MAX_BYTES_ALLOWED),
+    ("ROBOTSTXT_RFC_CACHE_TTL", "cache_ttl", 365 * 86400, CACHE_TTL),
+    ("ROBOTSTXT_RFC_MAX_ORIGINS", "max_origins", 10_000_000, ORIGINS),
+    ("ROBOTSTXT_RFC_TIMEOUT", "timeout", 3600, TIMEOUT),
+    ("ROBOTSTXT_RFC_UNREACHABLE_RETRY", "unreachable_retry", 86400, RETRY),
+    ("ROBOTSTXT_RFC_UNREACHABLE_WAIT", "unreachable_wait", 30 * 86400, WAIT),
+    ("ROBOTSTXT_RFC_CRAWL_DELAY_MAX", "crawl_delay_max", 86400, DELAY_MAX),
+    ("ROBOTSTXT_RFC_UNREACHABLE_DAYS", "unreachable_days", 3650, DAYS),
+    ("ROBOTSTXT_RFC_LEASE", "lease", 3600, LEASE),
+    ("ROBOTSTXT_RFC_PARK_AFTER", "park_after", 60, PARK_AFTER),
+    ("ROBOTSTXT_RFC_STORE_TTL", "store_ttl", 4015 * 86400, STORE_TTL),
+]
+
+
+def test_every_numeric_setting_has_a_maximum():
+    # crawl_delay is a boolean; logstats_interval is Scrapy's LOGSTATS_INTERVAL.
+    other = {"crawl_delay", "logstats_interval"}
+    numeric = {f.name for f in fields(Config) if f.type in ("int", "float") and f.name not in other}
+    assert numeric == {attribute for _, attribute, _, _ in MAXIMA}
+    assert {name: r.maximum for name, r in RANGES.items()} == {
+        attribute: largest for _, attribute, largest, _ in MAXIMA
+    }
+
+
+def next_up(largest: float, attribute: str) -> float:
+    """The next value a setting can take above ``largest``: one more for
+    an integer, the next float for a number."""
+    integer = RANGES[attribute].kind is int
+    return largest + 1 if integer else math.nextafter(float(largest), math.inf)
+
+
+@pytest.mark.parametrize(("name", "attribute", "largest", "allowed"), MAXIMA)
+def test_the_largest_value_is_taken_and_the_next_one_up_refused(name, attribute, largest, allowed):
+    assert getattr(Config.from_settings(Settings({name: largest})), attribute) == largest
+    # From the command line, as text.
+    assert getattr(Config.from_settings(Settings({name: str(largest)})), attribute) == largest
+    for above in (next_up(largest, attribute), 1e30):
+        message = error_of({name: above})
+        assert message == f"{invalid(name, above)} It must be {allowed}."
+        assert f" to {largest} (" in message
+
+
+#: Redis takes an expiry in whole milliseconds (PX, PEXPIRE) while the
+#: server's clock plus it fits a 64-bit signed integer; the Lua scripts add
+#: a lease to the clock as a double, exact below 2**53.
+_REDIS_MS = 2**63 - 1
+_LUA_EXACT = 2**53
+
+
+def test_the_largest_durations_fit_what_redis_takes():
+    """Every duration that reaches Redis, at its largest: the record's and
+    the held requests' TTL, the lease, the fence (a fetch's bound plus a
+    lease), the spacing of crawl-delay turns (plus its 1 s margin)."""
+    largest = {attribute: value for _, attribute, value, _ in MAXIMA}
+    config = Config.from_settings(Settings({name: value for name, _, value, _ in MAXIMA}))
+    assert config.fetch_bound == 3600 * 21 + 5
+    now_ms = int(time.time() * 1000) + 100 * 365 * 86400 * 1000  # a century from now
+    for seconds in (
+        config.store_ttl,
+        config.lease,
+        config.fetch_bound + config.lease,
+        largest["crawl_delay_max"] + 1,
+    ):
+        ms = milliseconds(seconds)
+        assert now_ms + ms < _REDIS_MS
+        assert now_ms + ms < _LUA_EXACT
+        assert float(ms).is_integer()
+
+
+# -- ROBOTSTXT_RFC_MAX_BYTES and DOWNLOAD_MAXSIZE -----------------------------------
+
+
+def test_max_bytes_up_to_download_maxsize():
+    settings = {"DOWNLOAD_MAXSIZE": 1_000_000, "ROBOTSTXT_RFC_MAX_BYTES": 1_000_000}
+    assert Config.from_settings(Settings(settings)).max_bytes == 1_000_000
+    settings["ROBOTSTXT_RFC_MAX_BYTES"] = 1_000_001
+    assert error_of(settings) == (
+        f"{invalid('ROBOTSTXT_RFC_MAX_BYTES', 1_000_001, 'DOWNLOAD_MAXSIZE (1000000) is lower')} "
+        "It must be an integer from 512000 to 1000000 (bytes; at most DOWNLOAD_MAXSIZE)."
+    )
+    # 0 is no limit; Scrapy's default is 1 GiB.
+    for maxsize in (0, 1024**3, None):
+        config = Config.from_settings(
+            Settings({"DOWNLOAD_MAXSIZE": maxsize, "ROBOTSTXT_RFC_MAX_BYTES": 32 * 1024 * 1024})
+        )
+        assert config.max_bytes == 32 * 1024 * 1024
+
+
+def test_a_download_maxsize_below_500_kib_is_refused_naming_both():
+    reason = (
+        "the robots.txt fetch reads up to ROBOTSTXT_RFC_MAX_BYTES (512000) bytes, and RFC 9309 "
+        "§2.5 requires at least 512000"
+    )
+    assert error_of({"DOWNLOAD_MAXSIZE": 100_000}) == (
+        f"{invalid('DOWNLOAD_MAXSIZE', 100_000, reason)} It must be 0 (no limit) or at least "
+        "ROBOTSTXT_RFC_MAX_BYTES (512000) while ROBOTSTXT_OBEY is on."
+    )
+    assert error_of({"DOWNLOAD_MAXSIZE": "big"}) == (
+        f"{invalid('DOWNLOAD_MAXSIZE', 'big')} It must be an integer of bytes (0: no limit)."
+    )
+
+
+# -- booleans: one rule, Scrapy's getbool -----------------------------------------
+
+BOOLEANS = ["ROBOTSTXT_RFC_CRAWL_DELAY", "ROBOTSTXT_RFC_NOFOLLOW"]
+
+
+def test_the_boolean_settings_are_these():
+    names = [setting_names()[f.name] for f in fields(Config) if f.type == "bool"]
+    # REDIRECT_ENABLED is Scrapy's, read with its getbool too.
+    assert [name for name in names if name.startswith("ROBOTSTXT_RFC_")] == BOOLEANS
+    assert [name for name in names if not name.startswith("ROBOTSTXT_RFC_")] == ["REDIRECT_ENABLED"]
+
+
+@pytest.mark.parametrize("name", BOOLEANS)
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (True, True),
+        (False, False),
+        (1, True),
+        (0, False),
+        (2, True),
+        ("1", True),
+        ("0", False),
+        ("True", True),
+        ("true", True),
+        ("False", False),
+        ("false", False),
+        (None, False),  # unset: the default
+        ("yes", None),
+        ("on", None),
+        ("no", None),
+        ("off", None),
+        ("", None),
+        ("TRUE", None),
+        ("maybe", None),
+        ([], None),
+    ],
+)
+def test_every_boolean_setting_reads_as_scrapys_getbool(name, value, expected):
+    """ROBOTSTXT_OBEY and every boolean setting of Scrapy's are read by
+    ``getbool``; ours are too, with a ConfigError for what it cannot read."""
+    settings = Settings({name: value})
+    attribute = {v: k for k, v in setting_names().items()}[name]
+    if expected is None:
+        with pytest.raises((ValueError, TypeError)):
+            settings.getbool(name)
+        assert error_of({name: value}) == f"{invalid(name, value)} It must be {BOOLEAN}."
+        if name == "ROBOTSTXT_RFC_NOFOLLOW":
+            with pytest.raises(ConfigError):
+                page_rules_asked(settings)
+        return
+    assert settings.getbool(name) is expected
+    assert getattr(Config.from_settings(settings), attribute) is expected
+    if name == "ROBOTSTXT_RFC_NOFOLLOW":
+        assert page_rules_asked(settings) is expected
 
 
 # -- ROBOTSTXT_RFC_USAGE, ROBOTSTXT_RFC_USAGE_UNKNOWN -------------------------------
@@ -296,8 +471,8 @@ def test_the_store_ttl_follows_the_unreachable_days_and_the_cache_ttl():
 def test_the_store_ttl_is_at_least_the_cache_ttl():
     settings = {"ROBOTSTXT_RFC_CACHE_TTL": 3600, "ROBOTSTXT_RFC_STORE_TTL": 3599}
     assert error_of(settings) == (
-        f"{invalid('ROBOTSTXT_RFC_STORE_TTL', 3599)} It must be a finite number of 3600 or more "
-        "(seconds; at least ROBOTSTXT_RFC_CACHE_TTL)."
+        f"{invalid('ROBOTSTXT_RFC_STORE_TTL', 3599)} It must be a number from 3600 to "
+        "346896000 (seconds; at least ROBOTSTXT_RFC_CACHE_TTL; at most 4015 days)."
     )
     settings["ROBOTSTXT_RFC_STORE_TTL"] = 3600
     assert Config.from_settings(Settings(settings)).store_ttl == 3600

@@ -150,6 +150,7 @@ def test_the_size_limit_handlers_are_disconnected_when_no_fetch_is_in_flight(ser
     assert stat(crawler, "robotstxt/request_count") == 3
     for signal in (
         signals.request_reached_downloader,
+        signals.headers_received,
         signals.bytes_received,
         signals.response_downloaded,
     ):

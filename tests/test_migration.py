@@ -33,6 +33,7 @@ SWITCHABLE = "tests.refuser.SwitchableRefuser"
 ON_EXCEPTION = "tests.refuser.IgnoreOnException"
 DAY = 24 * 3600.0
 COUNTER = "tests.refuser.CountRequests"
+LATER = "tests.refuser.RefuseRobotsTxtLater"
 
 
 def messages(caplog: pytest.LogCaptureFixture, level: int = logging.WARNING) -> list[str]:
@@ -373,6 +374,63 @@ def test_a_refused_robots_request_allows_all_at_once(server, activation, caplog,
     assert [
         (r["robots"]["state"], r["robots"]["outcome"], r["robots"]["status"]) for r in rows
     ] == [("refused", f"robots.txt not fetched (refused by {REFUSER})", None)] * 2
+
+
+@pytest.mark.parametrize(
+    ("refuser", "priority"),
+    [
+        pytest.param(REFUSER, 150, id="after-ours"),
+        pytest.param("tests.refuser.RefuseRobotsTxtAsync", 50, id="coroutine"),
+    ],
+)
+@pytest_twisted.inlineCallbacks
+def test_the_refusing_middleware_is_named_wherever_it_is(
+    server, activation, caplog, refuser, priority
+):
+    """Named by the innermost frame of a process_request on the traceback:
+    after this middleware in the chain (whose own process_request let the
+    robots.txt request through), and from a coroutine that called a helper."""
+    origin = robots_origin(server, Reply(body=ROBOTS))
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        crawler = yield crawl(
+            activation,
+            [Stage(pages(origin, "/private/a"))],
+            DOWNLOADER_MIDDLEWARES=with_middlewares(activation, {refuser: priority}),
+        )
+    assert crawler.spider.seen == [origin.url("/private/a")]
+    [warning] = messages(caplog)
+    assert warning.startswith(f"{origin.url('/robots.txt')} was not fetched: {refuser} raised ")
+
+
+@pytest.mark.filterwarnings(
+    # Scrapy 2.19 deprecates a Deferred from process_request; 2.13 takes it.
+    "ignore:tests.refuser.RefuseRobotsTxtLater.process_request returned a Deferred"
+)
+@pytest_twisted.inlineCallbacks
+def test_a_refusal_that_leaves_no_frame_is_said_without_a_name(server, activation, caplog):
+    """Scrapy hands the fetch the IgnoreRequest alone; the middleware is
+    named by the frame of its process_request on the traceback (above). A
+    process_request whose Deferred fails on a later turn leaves none: "a
+    downloader middleware", on Scrapy 2.13 and 2.19 alike (make test-oldest)."""
+    origin = robots_origin(server, Reply(body=ROBOTS))
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        crawler = yield crawl(
+            activation,
+            [Stage(pages(origin, "/private/a"))],
+            DOWNLOADER_MIDDLEWARES=with_middlewares(activation, {LATER: 50}),
+            # Were it unreachable instead, the test would not wait long.
+            ROBOTSTXT_RFC_UNREACHABLE_WAIT=0,
+        )
+    assert crawler.spider.seen == [origin.url("/private/a")]
+    assert "/robots.txt" not in server.paths(origin)
+    assert stat(crawler, "robotstxt/refused") == 1
+    assert messages(caplog) == [
+        f"{origin.url('/robots.txt')} was not fetched: a downloader middleware raised "
+        "IgnoreRequest('robots.txt requests are not allowed here, later') for it, so nothing "
+        f"was asked of the server and every request to {origin.base} is allowed, as Scrapy's "
+        "built-in allows it. Let robots.txt requests through (their meta has "
+        "dont_obey_robotstxt) to obey the site's rules."
+    ]
 
 
 @pytest_twisted.inlineCallbacks

@@ -11,6 +11,8 @@ sdist itself and runs its tests; this is the fast check of ``make test``.
 
 from __future__ import annotations
 
+import ast
+import configparser
 import re
 import shutil
 import subprocess
@@ -114,3 +116,70 @@ def test_the_wheel_carries_the_package_data(tmp_path: Path) -> None:
     }
     assert "scrapy_robots_rfc/schemas/check.json" in data
     assert sorted(data - built) == []
+
+
+def _imported_top_level_modules() -> set[str]:
+    """Every module the package imports, at the top or inside a function,
+    by its top-level name (``redis`` for ``redis.exceptions``)."""
+    found: set[str] = set()
+    for path in (ROOT / "scrapy_robots_rfc").rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found.update(alias.name.partition(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found.add(node.module.partition(".")[0])
+    return found
+
+
+def _declared_distributions() -> set[str]:
+    """The distributions setup.cfg names: ``install_requires`` and every
+    extra, by their normalised names."""
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg", encoding="utf-8")
+    lines = config["options"]["install_requires"].splitlines()
+    for extra in config["options.extras_require"].values():
+        lines += extra.splitlines()
+    names = set()
+    for line in lines:
+        line = line.split("#", 1)[0].strip()
+        if line:
+            names.add(_normalised(re.split(r"[<>=!~;\[ ]", line, maxsplit=1)[0]))
+    return names
+
+
+def _normalised(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _scrapy_requires() -> set[str]:
+    """The distributions Scrapy itself requires (not through an extra):
+    every install of Scrapy has them (Twisted, w3lib, parsel...)."""
+    from importlib.metadata import requires
+
+    names = set()
+    for line in requires("scrapy") or []:
+        if "extra ==" not in line:
+            names.add(_normalised(re.split(r"[<>=!~;\[ (]", line, maxsplit=1)[0]))
+    return names
+
+
+def test_every_module_the_package_imports_is_declared() -> None:
+    """A module the package imports comes from the standard library, from
+    the package itself, from a distribution setup.cfg declares, or from one
+    Scrapy itself requires: never from one that happens to be installed
+    with Scrapy's own dependencies (``idna`` came through tldextract and
+    Twisted's until it was declared)."""
+    from importlib.metadata import packages_distributions
+
+    providers = packages_distributions()
+    undeclared = {}
+    declared = _declared_distributions() | _scrapy_requires()
+    assert {"twisted", "w3lib"} <= declared
+    for module in sorted(_imported_top_level_modules()):
+        if module in sys.stdlib_module_names or module in ("scrapy_robots_rfc", "__future__"):
+            continue
+        names = {_normalised(name) for name in providers.get(module, [module])}
+        if not names & declared:
+            undeclared[module] = sorted(names)
+    assert undeclared == {}

@@ -95,7 +95,21 @@ def assert_stopped_with(done: subprocess.CompletedProcess[str], message: str) ->
         (
             "ROBOTSTXT_RFC_TIMEOUT=inf",
             "The value of the ROBOTSTXT_RFC_TIMEOUT setting ('inf') is invalid. "
-            "It must be a finite number of 0.001 or more (seconds).",
+            "It must be a number from 0.001 to 3600 (seconds; at most an hour).",
+        ),
+        (
+            # Accepted as "a finite number" once, then refused by Redis at
+            # every write (issue 35).
+            "ROBOTSTXT_RFC_STORE_TTL=1e30",
+            "The value of the ROBOTSTXT_RFC_STORE_TTL setting ('1e30') is invalid. It must be "
+            "a number from 86400 to 346896000 (seconds; at least ROBOTSTXT_RFC_CACHE_TTL; "
+            "at most 4015 days).",
+        ),
+        (
+            "ROBOTSTXT_RFC_NOFOLLOW=yes",
+            "The value of the ROBOTSTXT_RFC_NOFOLLOW setting ('yes') is invalid. It must be "
+            "True or False, or what Scrapy reads as one for any boolean setting: an integer "
+            "(0 is False) or the strings '0', '1', 'True', 'true', 'False', 'false'.",
         ),
         (
             "ROBOTSTXT_RFC_STORE=sqlite://x.db",

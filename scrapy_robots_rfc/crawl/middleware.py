@@ -167,7 +167,7 @@ class RobotsTxtMiddleware:
             config,
             self._cache,
             report,
-            Fetcher(runtime, crawler, config, owner=self),
+            Fetcher(runtime, crawler, config),
             shared,
             delays=delays,
             token=names.token,
