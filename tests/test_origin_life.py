@@ -163,6 +163,13 @@ def backoff_alone() -> Life:
     ])  # fmt: skip
 
 
+def backoff_retry_due() -> Life:
+    """The one request there left its wait in place to be parked, and the
+    retry timer fired before it was: the retry is due, nothing fetches."""
+    life = run(backoff_in_place(), LeaveInPlace("d", 35.0), [])
+    return run(life, RetryFired(35.0), [])
+
+
 def closed() -> Life:
     return run(fetching(), FetchEnded(1.0, decided=True), [Forget(), Release(("a",), ())])
 
@@ -182,6 +189,7 @@ SETUPS: dict[str, Callable[[], Life]] = {
         refetching_early,
         waiting_held,
         backoff_alone,
+        backoff_retry_due,
         closed,
     )
 }
@@ -343,6 +351,36 @@ TABLE: list[tuple[str, Event[str, str], Phase, list[Action[str, str]]]] = [
     ("refetching", RetryNow(40.0), Phase.REFETCHING, []),
     # The retry timer that outlived the backoff starts no second fetch.
     ("refetching_early", RetryFired(35.0), Phase.REFETCHING, []),
+    # The retry fired while the one request was on its way to be parked:
+    # whatever comes to wait next starts the retry that is due.
+    (
+        "backoff_retry_due",
+        Park("d", 35.1, since=0.0, count=False),
+        Phase.REFETCHING,
+        [
+            StartFetch(),
+        ],
+    ),
+    ("backoff_retry_due", Park("b", 36.0), Phase.REFETCHING, [CountWaiting(), StartFetch()]),
+    (
+        "backoff_retry_due",
+        WaitInPlace("e", 36.0),
+        Phase.REFETCHING,
+        [
+            CountWaiting(),
+            StartFetch(),
+        ],
+    ),
+    (
+        "backoff_retry_due",
+        HoldOne(36.0, 36.0),
+        Phase.REFETCHING,
+        [
+            CountWaiting(held=True),
+            StartFetch(),
+        ],
+    ),
+    ("backoff_retry_due", Repark("b", 0.5, 36.0), Phase.REFETCHING, [StartFetch()]),
     # Nobody waits when the backoff ends: nothing to fetch for.
     ("backoff_alone", RetryFired(30.0), Phase.BACKOFF, []),
     ("backoff_alone", RetryNow(10.0), Phase.BACKOFF, [CancelTimer(RETRY)]),

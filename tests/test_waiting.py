@@ -39,6 +39,7 @@ from scrapy_robots_rfc.crawl._waiting_room import (
     NO_WAIT_KEY,
     Dropped,
     EngineGate,
+    Later,
     WaitingRoom,
 )
 from scrapy_robots_rfc.policy import Answer, Entry, LruCache, State, entry_for
@@ -321,6 +322,31 @@ def test_unreachable_retries_on_the_backoff_and_drops_after_the_wait():
     room.clock.advance(0.1)
     assert room.released == [request]
     assert request.meta[DROP_KEY] == "HTTP 503"
+
+
+def test_a_retry_due_while_the_one_request_moves_to_be_parked_is_fetched_when_it_arrives():
+    """The one request waits in place with a grace of 0.2 s; the fetch
+    finds robots.txt unreachable at 0.1 with the next try in 0.1 s. At 0.2
+    the grace ends and the retry timer fires on the same turn, while the
+    request is on its way to be parked and nothing waits: its park starts
+    the retry that is due, instead of leaving it to be dropped."""
+    room = Room()
+    request = room.arrive("https://example.com/a")
+    room.fetch()
+    results: list[Any] = []
+    room.room.wait_in_place(ORIGIN, grace=0.2).addCallback(results.append)
+    room.clock.advance(0.1)
+    room.fail_fetch(retry_in=0.1)
+    room.clock.advance(0.1)  # the grace ends first, then the retry fires
+    [later] = results
+    assert isinstance(later, Later)
+    assert room.started == [(ORIGIN, 0)], "nobody waited when the retry fired"
+    copy = room.send_back(request)
+    with pytest.raises(IgnoreRequest):
+        room.parking.scheduled(copy)
+    assert room.started == [(ORIGIN, 0), (ORIGIN, 0.2)], "the park started the retry"
+    room.decide()
+    assert room.released == [request]
 
 
 def test_a_request_waiting_in_place_gets_the_drop_reason():

@@ -496,7 +496,7 @@ class OriginLife(Generic[R, D]):
         else:  # it waited in place first: its place in line is its own
             bisect.insort(self.parked, (event.request, event.since), key=lambda item: item[1])
         counted: list[Action[R, D]] = [CountWaiting()] if event.count else []
-        return self.phase, [*counted, *self._arm_drop(event.now)]
+        return self._came([*counted, *self._arm_drop(event.now)])
 
     def _on_leave_in_place(self, event: LeaveInPlace[D]) -> _Step[R, D]:
         self.in_place = deque(item for item in self.in_place if item[0] is not event.resume)
@@ -508,15 +508,14 @@ class OriginLife(Generic[R, D]):
         else:  # in line from when it first waited
             bisect.insort(self.in_place, (event.resume, event.since), key=lambda item: item[1])
         counted: list[Action[R, D]] = [CountWaiting()] if event.count else []
-        return self.phase, [*counted, *self._arm_drop(event.now)]
+        return self._came([*counted, *self._arm_drop(event.now)])
 
     def _on_hold_one(self, event: HoldOne) -> _Step[R, D]:
         self.held += 1
         if self.held_since is None or event.since < self.held_since:
             self.held_since = event.since
-        if not event.count:
-            return self.phase, self._arm_drop(event.now)
-        return self.phase, [CountWaiting(held=True), *self._arm_drop(event.now)]
+        counted: list[Action[R, D]] = [CountWaiting(held=True)] if event.count else []
+        return self._came([*counted, *self._arm_drop(event.now)])
 
     def _on_fetch_wanted_idle(self, event: FetchWanted) -> _Step[R, D]:
         """WAITING or BACKOFF: fetch now, unless unreachable and in its backoff."""
@@ -610,7 +609,7 @@ class OriginLife(Generic[R, D]):
 
     def _on_repark(self, event: Repark[R]) -> _Step[R, D]:
         bisect.insort(self.parked, (event.request, event.since), key=lambda item: item[1])
-        return self.phase, self._arm_drop(event.now)
+        return self._came(self._arm_drop(event.now))
 
     def _on_spider_closed(self, event: SpiderClosed) -> _Step[R, D]:
         # The parked requests are put aside (JOBDIR), those in place
@@ -633,6 +632,17 @@ class OriginLife(Generic[R, D]):
         """The phase without a fetch under way: BACKOFF once the origin is
         known unreachable, else WAITING."""
         return Phase.WAITING if self.unreachable_at is None else Phase.BACKOFF
+
+    def _came(self, actions: list[Action[R, D]]) -> _Step[R, D]:
+        """A request came to wait (parked, in place, held, or parked
+        again). In BACKOFF the retry timer is armed but when it fired while
+        nobody waited (the one request there was between its wait in place
+        and its park): that retry is due, and this request starts it
+        (RFC 9309 §2.3.1.4), instead of waiting to be dropped."""
+        if self.phase is Phase.BACKOFF and not self.retry_armed:
+            phase, start = self._start()
+            return phase, [*actions, *start]
+        return self.phase, actions
 
     def _retry(self) -> _Step[R, D]:
         if self.has_waiters() and not self.fetching:
@@ -758,10 +768,28 @@ class OriginLife(Generic[R, D]):
         (Phase.FETCHING, Repark): Transition(_on_repark, (Phase.FETCHING,)),
         (Phase.FETCHING, SpiderClosed): Transition(_on_spider_closed, (Phase.CLOSED,)),
         # BACKOFF: unreachable, the retry timer runs (RFC 9309 §2.3.1.4)
-        (Phase.BACKOFF, Park): Transition(_on_park, (Phase.BACKOFF,)),
-        (Phase.BACKOFF, WaitInPlace): Transition(_on_wait_in_place, (Phase.BACKOFF,)),
+        (Phase.BACKOFF, Park): Transition(
+            _on_park,
+            (
+                Phase.BACKOFF,
+                Phase.REFETCHING,
+            ),
+        ),
+        (Phase.BACKOFF, WaitInPlace): Transition(
+            _on_wait_in_place,
+            (
+                Phase.BACKOFF,
+                Phase.REFETCHING,
+            ),
+        ),
         (Phase.BACKOFF, LeaveInPlace): Transition(_on_leave_in_place, (Phase.BACKOFF,)),
-        (Phase.BACKOFF, HoldOne): Transition(_on_hold_one, (Phase.BACKOFF,)),
+        (Phase.BACKOFF, HoldOne): Transition(
+            _on_hold_one,
+            (
+                Phase.BACKOFF,
+                Phase.REFETCHING,
+            ),
+        ),
         (Phase.BACKOFF, FetchWanted): Transition(
             _on_fetch_wanted_idle,
             (
@@ -812,7 +840,13 @@ class OriginLife(Generic[R, D]):
             ),
         ),
         (Phase.BACKOFF, Unpark): Transition(_on_unpark, (Phase.BACKOFF,)),
-        (Phase.BACKOFF, Repark): Transition(_on_repark, (Phase.BACKOFF,)),
+        (Phase.BACKOFF, Repark): Transition(
+            _on_repark,
+            (
+                Phase.BACKOFF,
+                Phase.REFETCHING,
+            ),
+        ),
         (Phase.BACKOFF, SpiderClosed): Transition(_on_spider_closed, (Phase.CLOSED,)),
         # REFETCHING: unreachable, the retry's fetch is under way
         (Phase.REFETCHING, Park): Transition(_on_park, (Phase.REFETCHING,)),
