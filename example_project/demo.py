@@ -24,6 +24,7 @@ import logging
 import os
 import re
 import sys
+import textwrap
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -213,7 +214,8 @@ def intro(site: LocalSite, settings: BaseSettings) -> None:
     for name, spec in site.specs.items():
         print(f"  {name:<{width}}  {site.url(name, '')}  {spec.about}")
     shown = ", ".join(f"{key} = {settings[key]!r}" for key in SHOWN_SETTINGS)
-    print(f"The crawl's settings (settings.py and the tour spider's custom_settings): {shown}.")
+    print("The crawl's settings (settings.py and the tour spider's custom_settings):")
+    print(textwrap.fill(shown, width=100, initial_indent="  ", subsequent_indent="  "))
     unreachable = [
         site.url(name, "") for name in site.specs if site.specs[name].robots_status >= 500
     ]
@@ -321,7 +323,7 @@ class Origin:
         requests dropped for a usage preference: before download (robots.txt)
         or after it (the page's ``noai``, a header)."""
         table(
-            "usage       robots.txt states, for the pages crawled:",
+            "usage       preferences of the pages crawled:",
             sorted(self.log.preferences.items()),
         )
         drops = sorted(self.log.usage)

@@ -142,7 +142,19 @@ def test_the_origins_are_introduced_before_the_first_warning(lines):
         f"  unreachable   {unreachable}  robots.txt answers 503: its requests wait and are "
         "retried, then dropped"
     )
-    crawling = intro + len(SPECS) + 2
+    crawling = next(i for i, line in enumerate(lines) if line.startswith("Crawling… "))
+    assert lines[intro + len(SPECS) + 1] == (
+        "The crawl's settings (settings.py and the tour spider's custom_settings):"
+    )
+    settings = " ".join(lines[intro + len(SPECS) + 2 : crawling])
+    for setting in (
+        "ROBOTSTXT_RFC_NOFOLLOW = True",
+        "ROBOTSTXT_RFC_NOINDEX = 'drop'",
+        "ROBOTSTXT_RFC_USAGE = ['train-ai']",
+        "ROBOTSTXT_RFC_CRAWL_DELAY = True",
+        "ROBOTSTXT_RFC_UNREACHABLE_WAIT = 4",
+    ):
+        assert setting in settings
     assert lines[crawling] == (
         f"Crawling… The WARNINGs logged meanwhile are about the 503 origin ({unreachable}): "
         "its retries, then the drop."
@@ -233,7 +245,7 @@ def test_a_usage_preference_drops_requests_for_the_crawls_use(lines):
     assert len(articles) == 2
     report = section(lines, "usage-prefs")
     assert report[2] == "  crawled     2: /, /shop"
-    assert rows(report, "  usage       robots.txt states, for the pages crawled:") == [
+    assert rows(report, "  usage       preferences of the pages crawled:") == [
         ("/", "train-ai=y (content-usage line 5)"),
         ("/shop", "train-ai=y (content-usage line 5)"),
     ]

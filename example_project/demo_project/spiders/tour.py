@@ -30,12 +30,12 @@ from scrapy.utils.defer import maybe_deferred_to_future
 
 from demo_project.localsite import LocalSite
 from scrapy_robots_rfc import (
-    USAGE_META_KEY,
     ForbiddenByRobotsTxt,
     ForbiddenByUsagePreference,
     RobotsTxtUnreachable,
+    page_rules,
+    usage_preferences,
 )
-from scrapy_robots_rfc.pagerules import PAGE_RULES_META_KEY
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Iterator
@@ -69,7 +69,8 @@ class OriginLog:
     #: the pages whose rules say nofollow, and noindex
     nofollow: set[str] = field(default_factory=set)
     noindex: set[str] = field(default_factory=set)
-    #: path -> the usage preferences robots.txt states for it, when any
+    #: path -> its usage preferences (robots.txt's for its URL, with its
+    #: headers' and its page's), when any is stated
     preferences: dict[str, str] = field(default_factory=dict)
     #: the pages whose item reached the item pipeline
     items: list[str] = field(default_factory=list)
@@ -116,14 +117,14 @@ class TourSpider(Spider):
         path = path_of(response.url)
         log = self._log(response.url)
         log.crawled.append(path)
-        rules = response.meta.get(PAGE_RULES_META_KEY)
-        if rules is not None and rules.directives:
+        rules = page_rules(response, self.crawler)
+        if rules.directives:
             log.page_rules[path] = "; ".join(map(str, rules.directives))
             if rules.nofollow:
                 log.nofollow.add(path)
             if rules.noindex:
                 log.noindex.add(path)
-        preferences = response.meta.get(USAGE_META_KEY)
+        preferences = usage_preferences(response, self.crawler)
         if preferences:  # a category is stated
             log.preferences[path] = str(preferences)
         yield {"url": response.url}
