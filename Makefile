@@ -94,6 +94,7 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/bench_memory.py
 	$(BIN)/python benchmarks/bench_usage.py
 	$(BIN)/python benchmarks/bench_crawl.py
+	$(BIN)/python benchmarks/bench_latency.py
 	$(BIN)/python benchmarks/bench_stores.py
 
 # Builds with the .venv's `build` (the dev extra); the fresh venv it installs into
