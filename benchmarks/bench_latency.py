@@ -235,7 +235,7 @@ def resized(spec: Crawl, origins: int | None, pages: int | None) -> Crawl:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = harness.arguments(__doc__, "60x5 and 200x2 crawls, 1 round (about a minute)")
+    parser = harness.arguments(__doc__, "60x5 and 200x2 crawls, 1 round (about 30 s)")
     parser.add_argument(
         "--rounds",
         type=int,
