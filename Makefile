@@ -94,6 +94,7 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/bench_memory.py
 	$(BIN)/python benchmarks/bench_usage.py
 	$(BIN)/python benchmarks/bench_crawl.py
+	$(BIN)/python benchmarks/bench_latency.py
 	$(BIN)/python benchmarks/bench_stores.py
 	$(BIN)/python benchmarks/bench_fetch_memory.py
 
