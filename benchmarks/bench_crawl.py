@@ -87,6 +87,8 @@ Run it directly::
     .venv/bin/python benchmarks/bench_crawl.py --only deep-100  # one crawl (or more, by name)
     .venv/bin/python benchmarks/bench_crawl.py --profile --only deep-100  # calls per page
     .venv/bin/python benchmarks/bench_crawl.py --page-rules  # also mode d
+    .venv/bin/python benchmarks/bench_crawl.py --against /tmp/before  # also mode o: the add-on
+    # from another checkout (git worktree add /tmp/before <commit>), in the same rounds
 
 It is a script, not a test: it asserts nothing about timings.
 """
@@ -109,9 +111,14 @@ from harness import Crawl
 MODES = harness.CRAWL_MODES
 #: With ``--page-rules``: the add-on, and every page's page-level rules read.
 PAGE_MODE = "d"
-MODE_NAMES = {**harness.CRAWL_MODE_NAMES, PAGE_MODE: "add-on, page-level rules read"}
-#: The ratios reported: c/b, c/a, and with ``--page-rules`` d/c.
-RATIOS = (("c", "b"), ("c", "a"), (PAGE_MODE, "c"))
+MODE_NAMES = {
+    **harness.CRAWL_MODE_NAMES,
+    PAGE_MODE: "add-on, page-level rules read",
+    harness.AGAINST_MODE: harness.AGAINST_NAME,
+}
+#: The ratios reported: c/b, c/a, with ``--page-rules`` d/c, with
+#: ``--against`` c/o.
+RATIOS = (("c", "b"), ("c", "a"), (PAGE_MODE, "c"), ("c", harness.AGAINST_MODE))
 #: Every origin is on this host, on a port of its own.
 HOST = "127.0.0.1"
 ROUNDS = 5
@@ -269,7 +276,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     # Internal: the server and crawl child processes.
     parser.add_argument("--serve", type=int, metavar="ORIGINS", help=argparse.SUPPRESS)
-    harness.crawl_child_arguments(parser, (*MODES, PAGE_MODE))
+    harness.against_argument(parser)
+    harness.crawl_child_arguments(parser, (*MODES, PAGE_MODE, harness.AGAINST_MODE))
     args = parser.parse_args(argv)
 
     if args.serve is not None:
@@ -289,6 +297,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         rounds = max(1, args.rounds)
     started = time.perf_counter()
     modes = (*MODES, PAGE_MODE) if args.page_rules else MODES
+    if args.against is not None:
+        modes = (*modes, harness.AGAINST_MODE)
     harness.title("crawl benchmark", args.quick)
     print(harness.crawl_versions())
     print(
@@ -300,7 +310,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         " order"
     )
     site = harness.Site([__file__, "--serve", str(max(spec.origins for spec in crawls))])
-    runner = harness.CrawlRunner(__file__, site.origins, MODE_NAMES, CRAWL_TIMEOUT_S)
+    runner = harness.CrawlRunner(
+        __file__, site.origins, MODE_NAMES, CRAWL_TIMEOUT_S, against=args.against
+    )
     try:
         if args.profile:
             profile(runner, crawls, modes)

@@ -83,6 +83,7 @@ Run it directly::
     .venv/bin/python benchmarks/bench_latency.py --only hosts --rounds 9    # 6 to 10 minutes
     .venv/bin/python benchmarks/bench_latency.py --only hosts --origins 200 --pages 1
     .venv/bin/python benchmarks/bench_latency.py --only latency --variant ROBOTSTXT_RFC_PARK_AFTER=0
+    .venv/bin/python benchmarks/bench_latency.py --against /tmp/before  # another checkout: mode o
 
 It is a script, not a test: it asserts nothing about timings.
 """
@@ -106,8 +107,19 @@ from harness import Crawl
 MODES = harness.CRAWL_MODES
 #: With ``--variant``: the add-on with other settings.
 VARIANT_MODE = "e"
-MODE_NAMES = {**harness.CRAWL_MODE_NAMES, VARIANT_MODE: "add-on, --variant settings"}
-RATIOS = (("c", "b"), ("c", "a"), ("b", "a"), (VARIANT_MODE, "c"), (VARIANT_MODE, "b"))
+MODE_NAMES = {
+    **harness.CRAWL_MODE_NAMES,
+    VARIANT_MODE: "add-on, --variant settings",
+    harness.AGAINST_MODE: harness.AGAINST_NAME,
+}
+RATIOS = (
+    ("c", "b"),
+    ("c", "a"),
+    ("b", "a"),
+    (VARIANT_MODE, "c"),
+    (VARIANT_MODE, "b"),
+    ("c", harness.AGAINST_MODE),
+)
 
 #: Each page's and most robots.txt files' delay: uniform between these (s).
 DELAYS = (0.030, 0.300)
@@ -263,7 +275,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     # Internal: the server and crawl child processes.
     parser.add_argument("--serve", type=int, nargs=2, help=argparse.SUPPRESS)
-    harness.crawl_child_arguments(parser, (*MODES, VARIANT_MODE))
+    harness.against_argument(parser)
+    harness.crawl_child_arguments(parser, (*MODES, VARIANT_MODE, harness.AGAINST_MODE))
     args = parser.parse_args(argv)
 
     if args.serve is not None:
@@ -289,6 +302,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     except ValueError as exc:
         parser.error(str(exc))
     modes = (*MODES, VARIANT_MODE) if variant else MODES
+    if args.against is not None:
+        modes = (*modes, harness.AGAINST_MODE)
     rounds = {spec.name: 1 if args.quick else ROUNDS[spec.name] for spec in crawls}
     if args.rounds is not None:
         rounds = dict.fromkeys(rounds, max(1, args.rounds))
@@ -313,7 +328,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     site = harness.Site([__file__, "--serve", str(prompt), str(delayed), "--seed", str(args.seed)])
     child_args = tuple(arg for text in args.variant for arg in ("--variant", text))
     runners = {
-        name: harness.CrawlRunner(__file__, origins, MODE_NAMES, CRAWL_TIMEOUT_S, child_args)
+        name: harness.CrawlRunner(
+            __file__, origins, MODE_NAMES, CRAWL_TIMEOUT_S, child_args, against=args.against
+        )
         for name, origins in ((HOSTS, site.origins[:prompt]), (LATENCY, site.origins[prompt:]))
     }
     runs: list[harness.Run] = []

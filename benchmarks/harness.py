@@ -42,12 +42,20 @@ from typing import Any, Literal, TypeVar
 
 # The working tree is measured, whether or not the package is installed.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+#: ``BENCH_TREE``: a crawl process of mode o (``--against TREE``) imports the
+#: package from TREE, another checkout (e.g. an older commit's worktree):
+#: it goes first, and an editable install's finder, which would find the
+#: working tree's package whatever ``sys.path`` says, is left out.
+AGAINST_TREE = os.environ.get("BENCH_TREE")
+if AGAINST_TREE:
+    sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f).lower()]
+    sys.path.insert(0, AGAINST_TREE)
 
-from scrapy_robots_rfc import AgentRules, RobotsTxt, __version__, build, product_token
-from scrapy_robots_rfc.robotstxt._names import ascii_lower
+from scrapy_robots_rfc import AgentRules, RobotsTxt, __version__, build, product_token  # noqa: E402
+from scrapy_robots_rfc.robotstxt._names import ascii_lower  # noqa: E402
 
 #: The repository root, whose package is measured.
-ROOT = Path(sys.path[0])
+ROOT = Path(__file__).resolve().parents[1]
 
 #: The host of every URL built from a file's rules.
 HOST = "http://example.com"
@@ -429,6 +437,22 @@ CRAWL_MODE_NAMES = {
     "b": "Scrapy's built-in",
     "c": "scrapy_robots_rfc add-on",
 }
+#: With ``--against TREE``: the add-on as c, its package from TREE.
+AGAINST_MODE = "o"
+AGAINST_NAME = "add-on from --against"
+
+
+def against_argument(parser: argparse.ArgumentParser) -> None:
+    """``--against TREE``: also mode o, the add-on from another checkout."""
+    parser.add_argument(
+        "--against",
+        type=Path,
+        metavar="TREE",
+        help="also mode o: the add-on with its package from TREE, another checkout "
+        "(e.g. git worktree add /tmp/before <commit>), in the same rounds",
+    )
+
+
 #: The modes that may download a disallowed URL: Scrapy's built-in hands
 #: the rules to the first request that waited for a robots.txt and None
 #: (allow all) to the others, as the README's table says ("is awaited by N
@@ -784,6 +808,7 @@ def run_crawl(
         "waiting": stats.get("robotstxt/waiting", 0),
         "parked": stats.get("robotstxt/waiting/parked", 0),
         "elapsed_time_seconds": stats.get("elapsed_time_seconds"),
+        "package": str(Path(sys.modules["scrapy_robots_rfc"].__file__ or "").parents[1]),
     }
     print("RESULT " + json.dumps(result), flush=True)
 
@@ -880,6 +905,8 @@ class CrawlRunner:
     names: dict[str, str]
     timeout: float
     child_args: tuple[str, ...] = ()
+    #: Mode o's tree (``--against``).
+    against: Path | None = None
 
     def crawl(self, mode: str, spec: Crawl, round_: int, profile_out: str | None = None) -> Run:
         """One crawl of ``spec`` in ``mode``, checked (:func:`check_crawl`);
@@ -891,9 +918,14 @@ class CrawlRunner:
         if profile_out:
             command += ["--profile-out", profile_out]
         where = f"{spec.title}, mode {mode} ({self.names[mode]}), round {round_}"
+        env = dict(os.environ)
+        env.pop("BENCH_TREE", None)
+        if mode == AGAINST_MODE:
+            assert self.against is not None, "mode o needs --against"
+            env["BENCH_TREE"] = str(self.against)
         try:
             done = subprocess.run(
-                command, capture_output=True, text=True, check=False, timeout=self.timeout
+                command, capture_output=True, text=True, check=False, timeout=self.timeout, env=env
             )
         except subprocess.TimeoutExpired:
             raise CrawlFailed(f"{where}: no end after {self.timeout:.0f} s") from None
@@ -905,6 +937,9 @@ class CrawlRunner:
             )
         found = json.loads(lines[-1][len("RESULT ") :])
         problems = check_crawl(found, mode, origins, spec.pages)
+        tree = self.against if mode == AGAINST_MODE else ROOT
+        if obeys(mode) and mode != "b" and Path(found["package"]) != Path(tree).resolve():
+            problems.append(f"the package came from {found['package']}, not {tree}")
         if problems:
             raise CrawlFailed(
                 f"{where}: " + "; ".join(problems) + f"\nresult: {found}\nstderr:\n{done.stderr}"
