@@ -23,9 +23,9 @@ from scrapy_robots_rfc import schemas
 from scrapy_robots_rfc.robotstxt._lint import CODES
 from scrapy_robots_rfc.robotstxt._parser import MAX_BYTES, MAX_LINE_BYTES
 
-from .jsonschemas import valid_lines
+from ..jsonschemas import valid_lines
 
-ROOT = Path(__file__).parents[1]
+ROOT = Path(__file__).parents[2]
 
 ROBOTS = b"""\
 User-agent: *

@@ -29,9 +29,9 @@ from scrapy_robots_rfc.crawl._download_failures import reason
 from scrapy_robots_rfc.policy._policy import State
 from scrapy_robots_rfc.policy._verdict import Verdict
 
-from .jsonschemas import valid
+from ..jsonschemas import valid
 
-PROJECT = Path(__file__).resolve().parents[1] / "example_project"
+PROJECT = Path(__file__).resolve().parents[2] / "example_project"
 _SCRAPY = Path(sys.executable).parent / "scrapy"
 SCRAPY = [str(_SCRAPY)] if _SCRAPY.exists() else [sys.executable, "-m", "scrapy"]
 

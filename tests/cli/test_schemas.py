@@ -19,7 +19,7 @@ from scrapy_robots_rfc.policy._policy import State
 from scrapy_robots_rfc.robotstxt._lint import CODES
 from scrapy_robots_rfc.robotstxt._usage import CATEGORIES
 
-from .jsonschemas import valid, validator
+from ..jsonschemas import valid, validator
 
 
 @pytest.mark.parametrize("name", list(schemas.IDS))

@@ -29,7 +29,10 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_robots_rfc import RobotsTxt, RobotsTxtMiddleware
 
-from .conformance import (
+from ..crawling import Stage, make_crawler
+from ..mockserver import MockServer, Reply
+from ..refuser import RefuseRobotsTxtOnPorts
+from . import (
     MODES,
     OUTCOMES,
     SUITES,
@@ -43,11 +46,8 @@ from .conformance import (
     pending_in,
     problem,
 )
-from .crawling import Stage, make_crawler
-from .mockserver import MockServer, Reply
-from .refuser import RefuseRobotsTxtOnPorts
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DECISIONS_PAGE = ROOT / "docs/decisions.md"
 
 #: The suites whose cases ask the parser or the page-level reader; the

@@ -25,7 +25,7 @@ from scrapy.utils.test import get_crawler
 from scrapy_robots_rfc.crawl._fetcher import Fetcher
 from scrapy_robots_rfc.crawl.middleware import RobotsTxtMiddleware
 
-from .crawling import (
+from ..crawling import (
     BASE_SETTINGS,
     FakeClock,
     Recorder,
@@ -34,7 +34,7 @@ from .crawling import (
     middleware_of,
     use_clock,
 )
-from .mockserver import Hit, MockServer, Origin, Reply
+from ..mockserver import Hit, MockServer, Origin, Reply
 
 ROBOTS = b"User-agent: *\nDisallow: /private\nAllow: /private/ok\n"
 

@@ -27,8 +27,8 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_robots_rfc import page_rules, usage_preferences
 
-from .crawling import ACTIVATIONS, BASE_SETTINGS, middleware_of
-from .mockserver import MockServer, Origin, Reply
+from ..crawling import ACTIVATIONS, BASE_SETTINGS, middleware_of
+from ..mockserver import MockServer, Origin, Reply
 
 ROBOTS = b"User-agent: *\nDisallow: /private\n"
 

@@ -21,7 +21,7 @@ from scrapy_robots_rfc.crawl._config import MONITOR_SETTINGS, PREFIX, Config, se
 from scrapy_robots_rfc.crawl._misspelt_settings import KNOWN, misspelt, suggestion
 from scrapy_robots_rfc.exceptions import ConfigError
 
-PACKAGE = Path(__file__).resolve().parents[1] / "scrapy_robots_rfc"
+PACKAGE = Path(__file__).resolve().parents[2] / "scrapy_robots_rfc"
 OURS = sorted(name for name in setting_names().values() if name.startswith(PREFIX))
 
 

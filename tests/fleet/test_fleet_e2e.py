@@ -35,9 +35,9 @@ from twisted.internet import defer, task
 from scrapy_robots_rfc.crawl import SCHEDULED_KEY
 from scrapy_robots_rfc.stores._redis_lua import KEY_PREFIX
 
-from .crawling import Stage, make_crawler
-from .mockserver import Hit, MockServer, Origin, Reply
-from .redis_server import RedisServer, redis_server_fixture
+from ..crawling import Stage, make_crawler
+from ..mockserver import Hit, MockServer, Origin, Reply
+from ..redis_server import RedisServer, redis_server_fixture
 
 
 def _need(module: str) -> Any:
@@ -57,9 +57,9 @@ from scrapy import Request  # noqa: E402
 from scrapy_redis.dupefilter import RFPDupeFilter  # noqa: E402
 from scrapy_redis.queue import Base, LifoQueue, PriorityQueue  # noqa: E402
 
-from .fleet_worker import FleetSpider  # noqa: E402
+from ..fleet_worker import FleetSpider  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 WORKER = ROOT / "tests" / "fleet_worker.py"
 ROBOTS = b"User-agent: *\nDisallow: /private\n"
 #: ``ROBOTSTXT_RFC_LEASE`` of the workers (tests/fleet_worker.py).
@@ -480,7 +480,7 @@ def test_held_requests_go_to_the_queue_the_scheduler_loaded(
     urls = [slow.url("/a"), slow.url("/b"), slow.url("/private/x")]
     settings = scrapy_redis(
         redis_server.url,
-        SCHEDULER_QUEUE_CLASS="tests.test_fleet_e2e.PopCountingQueue",
+        SCHEDULER_QUEUE_CLASS="tests.fleet.test_fleet_e2e.PopCountingQueue",
         SCHEDULER_QUEUE_KEY="%(spider)s:own-key",
         SCHEDULER_SERIALIZER=TaggedSerializer,
     )
@@ -520,16 +520,16 @@ def test_held_requests_go_to_the_queue_the_scheduler_loaded(
             id="memory-store",
         ),
         pytest.param(
-            lambda url: {"SCHEDULER_QUEUE_CLASS": "tests.test_fleet_e2e.OwnQueue"},
+            lambda url: {"SCHEDULER_QUEUE_CLASS": "tests.fleet.test_fleet_e2e.OwnQueue"},
             "Requests that wait for robots.txt stay in this worker's memory: "
-            "SCHEDULER_QUEUE_CLASS 'tests.test_fleet_e2e.OwnQueue' writes requests its own "
+            "SCHEDULER_QUEUE_CLASS 'tests.fleet.test_fleet_e2e.OwnQueue' writes requests its own "
             "way, and only scrapy-redis's PriorityQueue, FifoQueue and LifoQueue are known",
             id="own-queue",
         ),
         pytest.param(
-            lambda url: {"SCHEDULER_QUEUE_CLASS": "tests.test_fleet_e2e.OwnListQueue"},
+            lambda url: {"SCHEDULER_QUEUE_CLASS": "tests.fleet.test_fleet_e2e.OwnListQueue"},
             "Requests that wait for robots.txt stay in this worker's memory: "
-            "SCHEDULER_QUEUE_CLASS 'tests.test_fleet_e2e.OwnListQueue' writes requests its "
+            "SCHEDULER_QUEUE_CLASS 'tests.fleet.test_fleet_e2e.OwnListQueue' writes requests its "
             "own way, and only scrapy-redis's PriorityQueue, FifoQueue and LifoQueue are known",
             id="own-queue-class",
         ),

@@ -25,9 +25,9 @@ from scrapy_robots_rfc.monitors import CloseMonitorSuite, PeriodicMonitorSuite, 
 from scrapy_robots_rfc.policy import State
 from scrapy_robots_rfc.stores import StoreError
 
-from .crawling import Stage
-from .mockserver import MockServer, Origin, Reply
-from .test_middleware import ROBOTS, crawl, pages, robots_origin, stat
+from ..crawl.test_middleware import ROBOTS, crawl, pages, robots_origin, stat
+from ..crawling import Stage
+from ..mockserver import MockServer, Origin, Reply
 
 HERE = __name__
 
@@ -349,7 +349,7 @@ BOUNDED = (
 
 
 def test_the_docs_page_lists_every_setting_and_bounded_stat() -> None:
-    page = (Path(__file__).parents[1] / "docs/monitors.rst").read_text(encoding="utf-8")
+    page = (Path(__file__).parents[2] / "docs/monitors.rst").read_text(encoding="utf-8")
     for name in [*MONITOR_SETTINGS, *BOUNDED]:
         assert f"``{name}``" in page, name
     for state in State:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-DEMO = Path(__file__).resolve().parents[1] / "example_project"
+DEMO = Path(__file__).resolve().parents[2] / "example_project"
 
 
 def _localsite():

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: Folders whose every file the tests, the demo or the Makefile read.
 SHIPPED_WHOLE = ("tests", "example_project", "docs", "benchmarks", ".ci")
 #: Files no user of the sdist needs.

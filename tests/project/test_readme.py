@@ -8,6 +8,7 @@ of the sections that moved to docs/ is in tests/test_docs.py."""
 from __future__ import annotations
 
 import io
+import os
 import re
 import shlex
 from pathlib import Path
@@ -15,9 +16,9 @@ from pathlib import Path
 import docutils.core
 import pytest
 
-from .doc_tables import broken_rows, html_tables, simple_table_wraps
+from ..doc_tables import broken_rows, html_tables, simple_table_wraps
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.rst"
 
 
@@ -109,7 +110,7 @@ def test_the_docs_front_page_shows_the_readme_table() -> None:
     index = (ROOT / "docs/index.rst").read_text(encoding="utf-8")
     assert readme.count("\n.. why-table-start\n") == readme.count("\n.. why-table-end\n") == 1
     assert (
-        ".. include:: ../README.rst\n"
+        f".. include:: {os.path.relpath(README, ROOT / 'docs')}\n"
         "   :start-after: .. why-table-start\n"
         "   :end-before: .. why-table-end\n"
     ) in index

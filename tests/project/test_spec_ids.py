@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TABLE = ROOT / "docs" / "spec-ids.md"
 DECISIONS = ROOT / "docs" / "decisions.md"
 PACKAGE = ROOT / "scrapy_robots_rfc"

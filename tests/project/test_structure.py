@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "scrapy_robots_rfc"
+PACKAGE = Path(__file__).resolve().parents[2] / "scrapy_robots_rfc"
 MODULES = sorted(PACKAGE.rglob("*.py"))
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from scrapy_robots_rfc import RobotsTxt
 
-from .conftest import DATA
+from ..conftest import DATA
 
 
 def _cases() -> list[Any]:

@@ -13,7 +13,7 @@ from jwm.robotstxt.googlebot import RobotsMatcher
 
 from scrapy_robots_rfc import RobotsTxt
 
-from .conftest import corpus_files, requires_corpus, verdict_both_ways
+from ..conftest import corpus_files, requires_corpus, verdict_both_ways
 
 _RULE = re.compile(rb"(?im)^[ \t]*(?:dis)?allow[ \t]*:[ \t]*([^#\r\n]*)")
 _AGENT = re.compile(rb"(?im)^[ \t]*user-agent[ \t]*:[ \t]*([A-Za-z_-]+)")
@@ -44,7 +44,7 @@ def test_corpus_is_read_in_place() -> None:
     if not files:
         pytest.skip("the shared corpus is absent")
     assert len(files) >= 300
-    assert not any(Path(__file__).parent.rglob("0001.txt")), "corpus files must not be copied"
+    assert not any(Path(__file__).parents[1].rglob("0001.txt")), "corpus files must not be copied"
 
 
 @requires_corpus

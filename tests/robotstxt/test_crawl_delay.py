@@ -21,7 +21,7 @@ from scrapy.utils.test import get_crawler
 from scrapy_robots_rfc import RobotParser, RobotsTxt
 from scrapy_robots_rfc.robotstxt import CrawlDelay
 
-from .conftest import corpus_files, requires_corpus
+from ..conftest import corpus_files, requires_corpus
 
 BING_MSN = (
     b"User-agent: bingbot\n"

@@ -26,8 +26,8 @@ from jwm.robotstxt.googlebot import RobotsMatcher
 from scrapy_robots_rfc import RobotsTxt, product_token
 from scrapy_robots_rfc.robotstxt._canonical import canonical_match_string, escape_pattern
 
-from .conftest import verdict_both_ways
-from .robots_strategies import (
+from ..conftest import verdict_both_ways
+from ..robots_strategies import (
     ODD_CALLERS,
     Line,
     RobotsFile,

@@ -25,7 +25,7 @@ from scrapy_robots_rfc.robotstxt._matcher import literal_prefix
 from scrapy_robots_rfc.robotstxt._parser import MAX_BYTES, MAX_LINE_BYTES, NOTE_CODES, cut_at_limit
 from scrapy_robots_rfc.robotstxt._patterns import pattern_matches
 
-from .conftest import CORPUS
+from ..conftest import CORPUS
 
 # -- findings: the parser's notes, then what the rules of a group say -------
 

@@ -19,7 +19,7 @@ from scrapy_robots_rfc.robotstxt._canonical import (
 from scrapy_robots_rfc.robotstxt._matcher import AgentRules
 from scrapy_robots_rfc.robotstxt._patterns import Rule
 
-from .conftest import verdict_both_ways
+from ..conftest import verdict_both_ways
 
 
 # URL-1..URL-4: robots_test TestGetPathParamsQuery.

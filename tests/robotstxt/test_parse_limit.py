@@ -23,11 +23,11 @@ from scrapy_robots_rfc.robotstxt import lint
 from scrapy_robots_rfc.robotstxt._canonical import MODES
 from scrapy_robots_rfc.robotstxt._parser import MAX_BYTES, Note, cut_at_limit
 
-from .crawling import Stage
-from .mockserver import Reply
-from .robots_strategies import CRAWLERS, robots_files, urls
-from .test_cli import run
-from .test_middleware import crawl, pages, robots_origin, stat
+from ..cli.test_cli import run
+from ..crawl.test_middleware import crawl, pages, robots_origin, stat
+from ..crawling import Stage
+from ..mockserver import Reply
+from ..robots_strategies import CRAWLERS, robots_files, urls
 
 HEAD = b"User-agent: *\nDisallow: /early\n"
 URL = "https://e.com"

@@ -39,8 +39,8 @@ from scrapy_robots_rfc.robotstxt._usage import (
     split_value,
 )
 
-from .conftest import CORPUS, corpus_files, requires_corpus
-from .robots_strategies import (
+from ..conftest import CORPUS, corpus_files, requires_corpus
+from ..robots_strategies import (
     KEYS,
     Line,
     RobotsFile,

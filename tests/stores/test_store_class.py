@@ -17,9 +17,9 @@ from scrapy.settings import BaseSettings
 
 from scrapy_robots_rfc.stores import Record, StoreError
 
-from .crawling import Stage
-from .mockserver import Reply
-from .test_middleware import ROBOTS, crawl, pages, robots_origin, stat
+from ..crawl.test_middleware import ROBOTS, crawl, pages, robots_origin, stat
+from ..crawling import Stage
+from ..mockserver import Reply
 
 HERE = __name__
 

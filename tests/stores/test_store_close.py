@@ -207,7 +207,7 @@ def test_without_a_store_the_close_is_at_once():
 
 
 class HungStore(Store):
-    """``ROBOTSTXT_RFC_STORE = "tests.test_store_close.HungStore"``: every
+    """``ROBOTSTXT_RFC_STORE = "tests.stores.test_store_close.HungStore"``: every
     write hangs until the test sets :attr:`let_go`."""
 
     let_go = threading.Event()
@@ -223,12 +223,15 @@ def test_a_crawl_whose_store_hangs_at_close_ends_within_the_bound(
 ):
     from scrapy import signals
 
-    from .crawling import Stage, make_crawler
-    from .mockserver import Reply
+    from ..crawling import Stage, make_crawler
+    from ..mockserver import Reply
 
     monkeypatch.setattr(_async, "CLOSE_WAIT", 1.0)
     site = server.add_origin({"/robots.txt": Reply(body=b"User-agent: *\nDisallow: /x\n")})
-    settings = {"ROBOTSTXT_RFC_STORE": "tests.test_store_close.HungStore", "CLOSESPIDER_TIMEOUT": 1}
+    settings = {
+        "ROBOTSTXT_RFC_STORE": "tests.stores.test_store_close.HungStore",
+        "CLOSESPIDER_TIMEOUT": 1,
+    }
     crawler = make_crawler(activation, settings)
     gaps: list[float] = []
     closing: list[float] = []

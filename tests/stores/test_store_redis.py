@@ -21,7 +21,7 @@ from tests.redis_server import RedisServer, free_port, redis_server_fixture
 
 redis = pytest.importorskip("redis")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ORIGIN = "https://example.com:443"
 
 redis_server = redis_server_fixture()

@@ -16,7 +16,7 @@ from scrapy_robots_rfc.stores import open_store
 from scrapy_robots_rfc.stores._base import FORMAT_VERSION, Record, StoreError
 from scrapy_robots_rfc.stores._sqlite import SqliteStore, sqlite_path, sqlite_url
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def record(body: bytes | None = b"User-agent: *\nDisallow: /x\n", **changes: object) -> Record:

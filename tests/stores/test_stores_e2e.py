@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest_twisted
 
-from .crawling import FakeClock, Stage, use_clock
-from .mockserver import Reply
-from .test_middleware import ROBOTS, crawl, pages, robots_origin, stat, switchable_origin
+from ..crawl.test_middleware import ROBOTS, crawl, pages, robots_origin, stat, switchable_origin
+from ..crawling import FakeClock, Stage, use_clock
+from ..mockserver import Reply
 
 DAY = 86_400
 
@@ -134,7 +134,7 @@ def test_a_sqlite_file_truncated_mid_crawl_falls_back_to_memory(
 def test_a_store_hit_applies_crawl_delay_and_sends_robots_parsed(server, activation, tmp_path):
     from scrapy import signals
 
-    from .crawling import make_crawler
+    from ..crawling import make_crawler
 
     body = b"User-agent: *\nCrawl-delay: 0.2\nDisallow: /private\n"
     origin = robots_origin(server, Reply(body=body))

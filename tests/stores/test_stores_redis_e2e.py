@@ -21,14 +21,14 @@ import pytest_twisted
 from twisted.internet import defer
 from twisted.internet.utils import getProcessOutputAndValue
 
-from .crawling import Stage
-from .mockserver import Reply
-from .redis_server import RedisServer, free_port, redis_server_fixture
-from .test_middleware import crawl, pages, robots_origin, stat
+from ..crawl.test_middleware import crawl, pages, robots_origin, stat
+from ..crawling import Stage
+from ..mockserver import Reply
+from ..redis_server import RedisServer, free_port, redis_server_fixture
 
 pytest.importorskip("redis")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: Origins each of the two crawl processes visits.
 N = 50
 ROBOTS = b"User-agent: *\nDisallow: /private\n"
