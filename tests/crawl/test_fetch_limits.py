@@ -26,9 +26,8 @@ from scrapy import signals
 
 from scrapy_robots_rfc.crawl._content_encoding import DecodedBody
 
-from ..crawling import Stage, make_crawler
+from ..crawling import Stage, crawl, make_crawler, pages, robots_origin, stat
 from ..mockserver import Reply
-from .test_middleware import crawl, pages, robots_origin, stat
 
 LIMIT = 512_000
 HEAD = b"User-agent: *\nDisallow: /early\n"

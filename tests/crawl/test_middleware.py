@@ -27,47 +27,20 @@ from scrapy_robots_rfc.crawl.middleware import RobotsTxtMiddleware
 
 from ..crawling import (
     BASE_SETTINGS,
+    ROBOTS,
     FakeClock,
     Recorder,
     Stage,
+    crawl,
     make_crawler,
     middleware_of,
+    pages,
+    robots_origin,
+    stat,
+    switchable_origin,
     use_clock,
 )
 from ..mockserver import Hit, MockServer, Origin, Reply
-
-ROBOTS = b"User-agent: *\nDisallow: /private\nAllow: /private/ok\n"
-
-
-def crawl(activation: dict[str, Any], stages: list[Stage], **settings: Any) -> Any:
-    """Run a crawl; the Deferred fires with the crawler."""
-    crawler = make_crawler(activation, settings)
-    d = crawler.crawl(stages=stages)
-    d.addCallback(lambda _: crawler)
-    return d
-
-
-def robots_origin(server: MockServer, route: Any) -> Origin:
-    return server.add_origin({"/robots.txt": route})
-
-
-def switchable_origin(server: MockServer, *, up: bool) -> tuple[Origin, dict[str, bool]]:
-    """An origin whose robots.txt is ``ROBOTS`` while ``state["up"]``, else
-    a 503; the test flips ``state["up"]``."""
-    state = {"up": up}
-    origin = robots_origin(
-        server, lambda hit, n: Reply(body=ROBOTS) if state["up"] else Reply(status=503)
-    )
-    return origin, state
-
-
-def pages(origin: Origin, *paths: str) -> list[str]:
-    return [origin.url(path) for path in paths]
-
-
-def stat(crawler: Any, key: str) -> Any:
-    return crawler.stats.get_value(key)
-
 
 # -- 2xx ------------------------------------------------------------------------------
 

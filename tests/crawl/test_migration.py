@@ -18,11 +18,23 @@ import pytest_twisted
 from scrapy import signals
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as BuiltinMiddleware
 
-from ..crawling import BUILTIN, FakeClock, Recorder, Stage, make_crawler, use_clock
+from ..crawling import (
+    BUILTIN,
+    ROBOTS,
+    FakeClock,
+    Recorder,
+    Stage,
+    crawl,
+    make_crawler,
+    pages,
+    robots_origin,
+    stat,
+    switchable_origin,
+    use_clock,
+)
 from ..jsonschemas import valid_lines
 from ..mockserver import MockServer, Origin, Reply
 from ..refuser import CountRequests, SwitchableRefuser
-from .test_middleware import ROBOTS, crawl, pages, robots_origin, stat, switchable_origin
 
 #: The parent of the package's loggers (one per module).
 LOGGER = "scrapy_robots_rfc"

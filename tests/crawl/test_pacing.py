@@ -35,10 +35,9 @@ from scrapy_robots_rfc.stores import _redis_lua as redis_lua
 from scrapy_robots_rfc.stores._async import SharedStore
 from scrapy_robots_rfc.stores._redis import KEY_PREFIX, RedisStore
 
-from ..crawling import Stage
+from ..crawling import Stage, crawl, pages, robots_origin, stat
 from ..mockserver import Hit, MockServer, Reply
 from ..redis_server import RedisServer, free_port, redis_server_fixture
-from .test_middleware import crawl, pages, robots_origin, stat
 
 ORIGIN = Origin("https", "example.com", 443)
 OTHER = Origin("https", "other.example", 443)

@@ -10,10 +10,19 @@ from typing import Any
 import pytest
 import pytest_twisted
 
-from ..crawling import FakeClock, Stage, make_crawler, use_clock
+from ..crawling import (
+    ROBOTS,
+    FakeClock,
+    Stage,
+    crawl,
+    make_crawler,
+    pages,
+    robots_origin,
+    stat,
+    use_clock,
+)
 from ..jsonschemas import valid_lines
 from ..mockserver import Reply
-from .test_middleware import ROBOTS, crawl, pages, robots_origin, stat
 
 #: The parent of the package's loggers (one per module).
 LOGGER = "scrapy_robots_rfc"

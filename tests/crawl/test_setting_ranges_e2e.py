@@ -20,11 +20,10 @@ import pytest_twisted
 from scrapy_robots_rfc.exceptions import ConfigError
 from scrapy_robots_rfc.stores import Record
 
-from ..crawling import Stage
+from ..crawling import Stage, crawl, pages, stat
 from ..mockserver import Origin, Reply
 from ..redis_server import RedisServer, redis_server_fixture
 from .test_config import MAXIMA, next_up
-from .test_middleware import crawl, pages, stat
 
 redis = pytest.importorskip("redis")
 

@@ -24,9 +24,8 @@ from scrapy.utils.test import get_crawler
 from scrapy_robots_rfc import RobotsTxtMiddleware
 from scrapy_robots_rfc.crawl._kept_responses import SERVED_FLAG
 
-from ..crawling import BASE_SETTINGS, Stage, middleware_of
+from ..crawling import BASE_SETTINGS, Stage, crawl, middleware_of, stat
 from ..mockserver import MockServer, Origin, Reply
-from .test_middleware import crawl, stat
 
 PAGES = ("/a", "/b", "/private/c")
 

@@ -29,10 +29,9 @@ from scrapy_robots_rfc.robotstxt._usage import (
     Source,
 )
 
-from ..crawling import Stage
+from ..crawling import Stage, crawl, stat
 from ..jsonschemas import valid_lines
 from ..mockserver import MockServer, Origin, Reply
-from .test_middleware import crawl, stat
 
 #: The parent of the package's loggers (one per module).
 LOGGER = "scrapy_robots_rfc"

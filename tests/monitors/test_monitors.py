@@ -25,8 +25,7 @@ from scrapy_robots_rfc.monitors import CloseMonitorSuite, PeriodicMonitorSuite, 
 from scrapy_robots_rfc.policy import State
 from scrapy_robots_rfc.stores import StoreError
 
-from ..crawl.test_middleware import ROBOTS, crawl, pages, robots_origin, stat
-from ..crawling import Stage
+from ..crawling import ROBOTS, Stage, crawl, pages, robots_origin, stat
 from ..mockserver import MockServer, Origin, Reply
 
 HERE = __name__

@@ -24,8 +24,7 @@ from scrapy_robots_rfc.robotstxt._canonical import MODES
 from scrapy_robots_rfc.robotstxt._parser import MAX_BYTES, Note, cut_at_limit
 
 from ..cli.test_cli import run
-from ..crawl.test_middleware import crawl, pages, robots_origin, stat
-from ..crawling import Stage
+from ..crawling import Stage, crawl, pages, robots_origin, stat
 from ..mockserver import Reply
 from ..robots_strategies import CRAWLERS, robots_files, urls
 

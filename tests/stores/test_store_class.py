@@ -17,8 +17,7 @@ from scrapy.settings import BaseSettings
 
 from scrapy_robots_rfc.stores import Record, StoreError
 
-from ..crawl.test_middleware import ROBOTS, crawl, pages, robots_origin, stat
-from ..crawling import Stage
+from ..crawling import ROBOTS, Stage, crawl, pages, robots_origin, stat
 from ..mockserver import Reply
 
 HERE = __name__

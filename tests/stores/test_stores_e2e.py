@@ -10,8 +10,17 @@ from typing import Any
 
 import pytest_twisted
 
-from ..crawl.test_middleware import ROBOTS, crawl, pages, robots_origin, stat, switchable_origin
-from ..crawling import FakeClock, Stage, use_clock
+from ..crawling import (
+    ROBOTS,
+    FakeClock,
+    Stage,
+    crawl,
+    pages,
+    robots_origin,
+    stat,
+    switchable_origin,
+    use_clock,
+)
 from ..mockserver import Reply
 
 DAY = 86_400

@@ -21,8 +21,7 @@ import pytest_twisted
 from twisted.internet import defer
 from twisted.internet.utils import getProcessOutputAndValue
 
-from ..crawl.test_middleware import crawl, pages, robots_origin, stat
-from ..crawling import Stage
+from ..crawling import Stage, crawl, pages, robots_origin, stat
 from ..mockserver import Reply
 from ..redis_server import RedisServer, free_port, redis_server_fixture
 
