@@ -23,7 +23,7 @@ from scrapy_robots_rfc import schemas
 from scrapy_robots_rfc.robotstxt._lint import CODES
 from scrapy_robots_rfc.robotstxt._parser import MAX_BYTES, MAX_LINE_BYTES
 
-from ..jsonschemas import valid_lines
+from ..command_line import run
 
 ROOT = Path(__file__).parents[2]
 
@@ -58,26 +58,6 @@ Disallow: /private/
 Content-Usage: /ok/ train-ai=y, search=y
 Content-Signal: search=yes, ai-input=yes
 """
-
-
-def run(*args: str, stdin: bytes | None = None) -> tuple[int, list[str], str]:
-    """Exit status, stdout lines and stderr of the command line; with
-    ``--json``, every line of stdout is first checked against the command's
-    shipped schema (check.json, lint.json)."""
-    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
-    env["PYTHONIOENCODING"] = "utf-8"
-    done = subprocess.run(
-        [sys.executable, "-W", "error", "-m", "scrapy_robots_rfc", *args],
-        cwd=ROOT,
-        input=stdin,
-        capture_output=True,
-        env=env,
-        timeout=120,
-    )
-    out = done.stdout.decode().splitlines()
-    if "--json" in args:
-        valid_lines(args[0], out)
-    return done.returncode, out, done.stderr.decode()
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from scrapy_robots_rfc.robotstxt import lint
 from scrapy_robots_rfc.robotstxt._canonical import MODES
 from scrapy_robots_rfc.robotstxt._parser import MAX_BYTES, Note, cut_at_limit
 
-from ..cli.test_cli import run
+from ..command_line import run
 from ..crawling import Stage, crawl, pages, robots_origin, stat
 from ..mockserver import Reply
 from ..robots_strategies import CRAWLERS, robots_files, urls
