@@ -658,7 +658,7 @@ NOT_A_CLASS = object()
 
 @pytest.mark.parametrize(
     "value",
-    ["tests.stores.test_store_class.DictStore", "tests.stores.test_store_class.CrawlerDictStore"],
+    ["tests.dict_store.DictStore", "tests.dict_store.CrawlerDictStore"],
 )
 def test_a_store_class_by_import_path_is_kept_as_given(value):
     config = Config.from_settings(Settings({"ROBOTSTXT_RFC_STORE": value}))
@@ -667,11 +667,11 @@ def test_a_store_class_by_import_path_is_kept_as_given(value):
 
 
 def test_a_store_class_itself_is_kept_and_shown_by_its_path():
-    from ..stores.test_store_class import DictStore
+    from ..dict_store import DictStore
 
     config = Config.from_settings(Settings({"ROBOTSTXT_RFC_STORE": DictStore}))
     assert config.store is DictStore
-    assert config.in_effect()["ROBOTSTXT_RFC_STORE"] == "tests.stores.test_store_class.DictStore"
+    assert config.in_effect()["ROBOTSTXT_RFC_STORE"] == "tests.dict_store.DictStore"
 
 
 @pytest.mark.parametrize(
@@ -680,8 +680,8 @@ def test_a_store_class_itself_is_kept_and_shown_by_its_path():
         ("myproject.nowhere.Store", "No module named 'myproject'"),
         ("tests.nowhere.Store", "No module named 'tests.nowhere'"),
         (
-            "tests.stores.test_store_class.Nothing",
-            "Module 'tests.stores.test_store_class' doesn't define any object named 'Nothing'",
+            "tests.dict_store.Nothing",
+            "Module 'tests.dict_store' doesn't define any object named 'Nothing'",
         ),
     ],
 )
