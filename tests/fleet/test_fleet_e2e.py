@@ -13,7 +13,6 @@ scrapy-redis) the tests skip, except under CI, where they fail.
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import json
 import logging
@@ -38,20 +37,10 @@ from scrapy_robots_rfc.stores._redis_lua import KEY_PREFIX
 from ..crawling import Stage, make_crawler
 from ..mockserver import Hit, MockServer, Origin, Reply
 from ..redis_server import RedisServer, redis_server_fixture
+from ._support import ROBOTS, keys, need, scrapy_redis, scrapy_redis_warnings
 
-
-def _need(module: str) -> Any:
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        message = f"{module} is not installed: the fleet tests need it (the test extra)"
-        if os.environ.get("CI"):
-            raise ImportError(message + "; under CI they must run, not skip") from None
-        pytest.skip(message, allow_module_level=True)
-
-
-redis = _need("redis")
-_need("scrapy_redis")
+redis = need("redis")
+need("scrapy_redis")
 
 from scrapy import Request  # noqa: E402
 from scrapy_redis.dupefilter import RFPDupeFilter  # noqa: E402
@@ -61,7 +50,6 @@ from ..fleet_worker import FleetSpider  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKER = ROOT / "tests" / "fleet_worker.py"
-ROBOTS = b"User-agent: *\nDisallow: /private\n"
 #: ``ROBOTSTXT_RFC_LEASE`` of the workers (tests/fleet_worker.py).
 LEASE = 2.0
 QUEUE = "fleet:requests"
@@ -189,10 +177,6 @@ def worker_of(hit: Hit) -> str:
 
 def total(results: Iterable[dict[str, Any]], key: str) -> int:
     return sum(int(r.get(key) or 0) for r in results)
-
-
-def keys(client: Any, kind: str) -> list[str]:
-    return sorted(k.decode() for k in client.scan_iter(f"{KEY_PREFIX}{kind}*"))
 
 
 @pytest.fixture
@@ -385,24 +369,6 @@ def test_a_graceful_stop_hands_held_requests_to_the_fleet(
 
 
 # -- one crawl process, with scrapy-redis's scheduler ----------------------------------
-
-#: scrapy-redis 0.9.1 passes ``spider`` to ``StatsCollector.inc_value``,
-#: which Scrapy 2.19 deprecates.
-scrapy_redis_warnings = pytest.mark.filterwarnings(
-    "ignore::scrapy.exceptions.ScrapyDeprecationWarning"
-)
-
-
-def scrapy_redis(url: str, **settings: Any) -> dict[str, Any]:
-    """Settings of a crawl on scrapy-redis's scheduler, with the store
-    ``url`` (README.rst, "Fleets with scrapy-redis")."""
-    return {
-        "SCHEDULER": "scrapy_redis.scheduler.Scheduler",
-        "DUPEFILTER_CLASS": "scrapy_redis.dupefilter.RFPDupeFilter",
-        "REDIS_URL": url,
-        "ROBOTSTXT_RFC_STORE": url,
-        **settings,
-    }
 
 
 def in_process_crawl(activation: dict[str, Any], urls: list[str], **settings: Any) -> Any:

@@ -28,9 +28,10 @@ from scrapy_robots_rfc.stores._circuit_breaker import StoreHealth
 from ..crawling import Stage, make_crawler
 from ..mockserver import MockServer, Reply
 from ..redis_server import RedisServer, redis_server_fixture
-from .test_fleet_e2e import ROBOTS, keys, scrapy_redis, scrapy_redis_warnings
+from ._support import ROBOTS, keys, need, scrapy_redis, scrapy_redis_warnings
 
-redis = pytest.importorskip("redis")
+redis = need("redis")
+need("scrapy_redis")
 
 redis_server = redis_server_fixture()
 
