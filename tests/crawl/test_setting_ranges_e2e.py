@@ -23,7 +23,7 @@ from scrapy_robots_rfc.stores import Record
 from ..crawling import Stage, crawl, pages, stat
 from ..mockserver import Origin, Reply
 from ..redis_server import RedisServer, redis_server_fixture
-from .test_config import MAXIMA, next_up
+from ._support import MAXIMA, next_up
 
 redis = pytest.importorskip("redis")
 
