@@ -165,6 +165,7 @@ def field(output: str, label: str) -> str:
     raise AssertionError(f"no {label!r} line in:\n{output}")
 
 
+@pytest.mark.e2e
 def test_the_command_is_listed_in_the_project():
     done = subprocess.run(
         SCRAPY, cwd=PROJECT, capture_output=True, text=True, timeout=60, check=False
@@ -172,6 +173,7 @@ def test_the_command_is_listed_in_the_project():
     assert "robots        Show what robots.txt says about a URL" in done.stdout
 
 
+@pytest.mark.e2e
 def test_disallowed_url_exits_1_with_the_rule_and_its_line(site: DemoSite):
     before = site.hits("normal")
     done = robots(site.url("normal", "/private/x"))
@@ -190,6 +192,7 @@ def test_disallowed_url_exits_1_with_the_rule_and_its_line(site: DemoSite):
     assert site.hits("normal")[len(before) :] == [("/robots.txt", 200)]
 
 
+@pytest.mark.e2e
 def test_allowed_url_exits_0_and_is_not_downloaded(site: DemoSite):
     before = site.hits("normal")
     done = robots(site.url("normal", "/private/press/launch"))
@@ -201,6 +204,7 @@ def test_allowed_url_exits_0_and_is_not_downloaded(site: DemoSite):
     assert site.hits("normal")[len(before) :] == [("/robots.txt", 200)]
 
 
+@pytest.mark.e2e
 def test_404_origin_allows_all(site: DemoSite):
     done = robots(site.url("no-robots", "/private/diary"))
     assert done.returncode == 0, done.stdout + done.stderr
@@ -211,6 +215,7 @@ def test_404_origin_allows_all(site: DemoSite):
     assert field(done.stdout, "verdict") == "allowed: robots.txt allows everything"
 
 
+@pytest.mark.e2e
 def test_a_refused_robots_request_is_its_own_outcome(site: DemoSite):
     """Another downloader middleware refused the robots.txt request: nothing
     was asked of the server, and everything is allowed."""
@@ -241,6 +246,7 @@ def logged(stderr: str, level: str = "WARNING") -> list[str]:
     return [match["message"] for match in found if match and match["level"] == level]
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("option", [[], ["--no-wait"]], ids=["default", "no-wait"])
 def test_503_origin_is_disallowed_at_once_with_when_it_is_retried(site: DemoSite, option):
     before = site.hits("unreachable")
@@ -275,6 +281,7 @@ def test_503_origin_is_disallowed_at_once_with_when_it_is_retried(site: DemoSite
     assert "JOBDIR" not in done.stderr
 
 
+@pytest.mark.e2e
 def test_wait_waits_for_an_unreachable_robots_txt_as_a_crawl_does(site: DemoSite):
     before = site.hits("unreachable")
     started = time.monotonic()
@@ -310,6 +317,7 @@ def test_wait_waits_for_an_unreachable_robots_txt_as_a_crawl_does(site: DemoSite
     )
 
 
+@pytest.mark.e2e
 def test_an_interrupted_wait_gives_no_jobdir_advice(site: DemoSite):
     """scrapy robots is one request: there is no next run to keep it for."""
     done = robots(
@@ -328,6 +336,7 @@ def test_an_interrupted_wait_gives_no_jobdir_advice(site: DemoSite):
     assert "JOBDIR" not in done.stderr
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("command", ["fetch", "shell"])
 def test_fetch_and_shell_warn_with_the_deadline_when_the_wait_begins(site: DemoSite, command):
     url = site.url("unreachable", "/news")
@@ -354,6 +363,7 @@ def test_fetch_and_shell_warn_with_the_deadline_when_the_wait_begins(site: DemoS
     ]
 
 
+@pytest.mark.e2e
 def test_fetch_stopped_while_waiting_gives_no_jobdir_advice(site: DemoSite):
     done = robots(
         "-s",
@@ -374,6 +384,7 @@ def test_fetch_stopped_while_waiting_gives_no_jobdir_advice(site: DemoSite):
     assert "JOBDIR" not in done.stderr
 
 
+@pytest.mark.e2e
 def test_redirect_is_followed_and_its_rules_apply_to_the_origin(site: DemoSite):
     target = site.url("moved-target", "/robots.txt")
     done = robots(site.url("moved", "/old/archive"))
@@ -392,6 +403,7 @@ def test_redirect_is_followed_and_its_rules_apply_to_the_origin(site: DemoSite):
     )
 
 
+@pytest.mark.e2e
 def test_user_agent_option_changes_the_group(site: DemoSite):
     url = site.url("normal", "/beta/x")
     demobot = robots(url)
@@ -428,6 +440,7 @@ def test_user_agent_option_changes_the_group(site: DemoSite):
     )
 
 
+@pytest.mark.e2e
 def test_sitemaps_and_crawl_delay_are_shown(site: DemoSite):
     done = robots(site.url("extras", "/page"))
     assert done.returncode == 0, done.stdout + done.stderr
@@ -461,6 +474,7 @@ def test_sitemaps_and_crawl_delay_are_shown(site: DemoSite):
     )
 
 
+@pytest.mark.e2e
 def test_json_report(site: DemoSite):
     done = robots(site.url("extras", "/private/a"), "--json")
     assert done.returncode == 1, done.stdout + done.stderr
@@ -509,6 +523,7 @@ def _fetch(url: str, source: str | None, status: int | None, state: str, outcome
     return {"url": url, "source": source, "status": status, "state": state, "outcome": outcome}
 
 
+@pytest.mark.e2e
 def test_json_reports_the_fetch_of_every_outcome(site: DemoSite):
     """The ``robots`` object, as check --json and the crawl report have it:
     404, 503, a redirect, a refused connection, a request refused locally."""
@@ -560,6 +575,7 @@ def test_json_reports_the_fetch_of_every_outcome(site: DemoSite):
     )
 
 
+@pytest.mark.e2e
 def test_json_without_a_verdict_says_why(site: DemoSite):
     done = robots(
         site.url("unreachable", "/news"),
@@ -576,6 +592,7 @@ def test_json_without_a_verdict_says_why(site: DemoSite):
     assert (report["usage"], report["usage_text"], report["exit_status"]) == (None, None, 2)
 
 
+@pytest.mark.e2e
 def test_a_project_without_the_package_gets_the_addon_for_the_run(site: DemoSite):
     done = robots(
         site.url("normal", "/drafts/next-post"), "-s", "ADDONS={}", "-s", "ROBOTSTXT_OBEY=False"
@@ -590,12 +607,14 @@ def test_a_project_without_the_package_gets_the_addon_for_the_run(site: DemoSite
     assert "adds scrapy_robots_rfc.Addon to ADDONS" in notes[1]
 
 
+@pytest.mark.e2e
 def test_a_url_robots_txt_does_not_apply_to_is_a_usage_error():
     done = robots("ftp://127.0.0.1/file")
     assert done.returncode == 2
     assert "is not an http or https URL" in done.stderr
 
 
+@pytest.mark.e2e
 def test_a_project_spider_can_be_named_and_robots_txt_is_always_allowed(site: DemoSite):
     done = robots(site.url("normal", "/robots.txt"), "--spider", "tour")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -604,6 +623,7 @@ def test_a_project_spider_can_be_named_and_robots_txt_is_always_allowed(site: De
     )
 
 
+@pytest.mark.e2e
 def test_an_unknown_spider_is_a_usage_error():
     done = robots("http://127.0.0.1:1/", "--spider", "nope")
     assert done.returncode == 2
@@ -613,6 +633,7 @@ def test_an_unknown_spider_is_a_usage_error():
 # -- usage preferences (U-6) ----------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_usage_preferences_are_shown_after_the_verdict(site: DemoSite):
     before = site.hits("usage")
     done = robots(site.url("usage", "/no-train/page"))
@@ -633,6 +654,7 @@ def test_usage_preferences_are_shown_after_the_verdict(site: DemoSite):
     assert site.hits("usage")[len(before) :] == [("/robots.txt", 200)] * 3, "no page"
 
 
+@pytest.mark.e2e
 def test_a_url_the_usage_setting_drops_exits_1(site: DemoSite):
     url = site.url("usage", "/no-train/page")
     done = robots(url, "-s", "ROBOTSTXT_RFC_USAGE=train-ai")
@@ -663,6 +685,7 @@ def test_a_url_the_usage_setting_drops_exits_1(site: DemoSite):
     assert report["usage_text"] == field(done.stdout, "usage")
 
 
+@pytest.mark.e2e
 def test_an_unknown_category_drops_unless_the_page_states_it(site: DemoSite):
     done = robots(
         site.url("usage", "/open"),
@@ -682,6 +705,7 @@ def test_an_unknown_category_drops_unless_the_page_states_it(site: DemoSite):
 # -- scrapy robots -h, the log level, outside a project ---------------------------------
 
 
+@pytest.mark.e2e
 def test_help_states_one_log_level_default():
     """-L's own help and the description agree: WARNING, whatever the
     project's LOG_LEVEL (INFO in the example project)."""
@@ -737,6 +761,7 @@ def test_help_has_no_heading_but_its_sections_at_any_width():
         assert "(withoutit,theverdictafterthefirstfetch)" in letters
 
 
+@pytest.mark.e2e
 def test_help_at_80_columns_shows_the_json_option_as_written(monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     done = robots("-h")
@@ -749,6 +774,7 @@ def test_help_at_80_columns_shows_the_json_option_as_written(monkeypatch):
     )
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(
     ("options", "infos"),
     [([], False), (["-L", "INFO"], True), (["-s", "LOG_LEVEL=INFO"], True)],
@@ -763,6 +789,7 @@ def test_the_log_level_is_warning_unless_asked(site: DemoSite, options: list[str
     )
 
 
+@pytest.mark.e2e
 def test_outside_a_project_the_note_says_so(site: DemoSite, tmp_path: Path):
     done = robots(site.url("normal", "/private/x"), cwd=tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
@@ -780,6 +807,7 @@ def test_outside_a_project_the_note_says_so(site: DemoSite, tmp_path: Path):
     )
 
 
+@pytest.mark.e2e
 def test_a_refused_connection_is_said_without_doubled_punctuation():
     closed = f"http://127.0.0.1:{_closed_port()}"
     done = robots(f"{closed}/x")
@@ -857,6 +885,7 @@ def test_clauses_are_joined_without_their_full_stops(parts: tuple[str, ...], joi
     assert clauses(*parts) == joined
 
 
+@pytest.mark.e2e
 def test_page_downloads_an_allowed_page_and_shows_its_page_level_rules(site: DemoSite):
     """``--page`` downloads the page when robots.txt allows it and shows
     its page-level rules for the crawler (P-1 to P-3); a page robots.txt
@@ -889,6 +918,7 @@ def test_page_downloads_an_allowed_page_and_shows_its_page_level_rules(site: Dem
     assert ("/private/accounts", 200) not in site.hits("normal")[len(before) :]
 
 
+@pytest.mark.e2e
 def test_without_page_the_page_is_not_downloaded(site: DemoSite):
     before = site.hits("normal")
     report = json.loads(robots(site.url("normal", "/about"), "--json").stdout)
@@ -896,6 +926,7 @@ def test_without_page_the_page_is_not_downloaded(site: DemoSite):
     assert ("/about", 200) not in site.hits("normal")[len(before) :]
 
 
+@pytest.mark.e2e
 def test_page_dropped_for_its_noai_shows_the_page_rules_that_dropped_it(site: DemoSite):
     """U-8: a crawl for ai-use drops a page whose robots meta tag says noai,
     after it was downloaded; the report shows the page's rules."""

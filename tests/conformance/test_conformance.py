@@ -222,6 +222,7 @@ def _observe(
     raise ValueError(f"unknown check {check!r}")
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("mode", MODES)
 @pytest_twisted.inlineCallbacks
 def test_middleware_suite(

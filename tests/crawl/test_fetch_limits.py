@@ -189,6 +189,7 @@ def larger_line(robots: str, how: str) -> str:
     )
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("coding", ["gzip", "deflate", "br", "zstd"])
 @pytest_twisted.inlineCallbacks
 def test_a_1_gib_bomb_is_read_to_the_limit_and_said_so(server, activation, caplog, coding):
@@ -216,6 +217,7 @@ def test_a_1_gib_bomb_is_read_to_the_limit_and_said_so(server, activation, caplo
     assert 0 < int(received.replace(",", "")) < 1_000_000
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_a_100_mb_body_is_read_to_the_limit_and_said_so(server, activation, caplog):
     """Served as it is written (tests/mockserver.py's ``repeat``): the
@@ -234,6 +236,7 @@ def test_a_100_mb_body_is_read_to_the_limit_and_said_so(server, activation, capl
     assert larger_line(robots, "its download stopped there") in lines(caplog, logging.INFO)
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_a_damaged_gzip_body_is_read_up_to_the_damage_and_said_so(server, activation, caplog):
     data = bytearray(gzip.compress(HEAD + LATE))
@@ -252,6 +255,7 @@ def test_a_damaged_gzip_body_is_read_up_to_the_damage_and_said_so(server, activa
     no_size_warning(caplog)
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_a_body_that_is_not_gzip_makes_robots_txt_unreachable(server, activation, caplog):
     origin = robots_origin(server, Reply(body=HEAD, headers={"Content-Encoding": "gzip"}))
@@ -270,6 +274,7 @@ def test_a_body_that_is_not_gzip_makes_robots_txt_unreachable(server, activation
     ), lines(caplog, logging.WARNING)
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_a_body_under_the_limit_is_decoded_and_handed_to_the_spider(server, activation):
     """The spider's own request for robots.txt gets the fetch's response,
@@ -334,6 +339,7 @@ def no_failure_repr(caplog: pytest.LogCaptureFixture) -> None:
 QUICK = {"ROBOTSTXT_RFC_TIMEOUT": 0.5, "ROBOTSTXT_RFC_UNREACHABLE_WAIT": 0}
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(
     ("reply", "said"),
     [
@@ -358,6 +364,7 @@ def test_a_failed_download_is_said_in_words(server, activation, caplog, reply, s
     no_failure_repr(caplog)
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(
     ("answer", "scheme", "said"),
     [
@@ -393,6 +400,7 @@ def test_a_garbage_or_tls_answer_is_said_in_words(activation, caplog, answer, sc
     no_failure_repr(caplog)
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_dns_and_a_refused_connection_are_said_in_words(activation, caplog):
     closed = socket.socket()

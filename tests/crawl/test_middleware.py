@@ -42,6 +42,8 @@ from ..crawling import (
 )
 from ..mockserver import Hit, MockServer, Origin, Reply
 
+pytestmark = pytest.mark.e2e
+
 # -- 2xx ------------------------------------------------------------------------------
 
 

@@ -36,6 +36,8 @@ from ..jsonschemas import valid_lines
 from ..mockserver import MockServer, Origin, Reply
 from ..refuser import CountRequests, SwitchableRefuser
 
+pytestmark = pytest.mark.e2e
+
 #: The parent of the package's loggers (one per module).
 LOGGER = "scrapy_robots_rfc"
 OURS = "scrapy_robots_rfc.RobotsTxtMiddleware"

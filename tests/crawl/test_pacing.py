@@ -386,6 +386,7 @@ def hit_gaps(hits: list[Hit]) -> list[float]:
     return gaps([hit.time for hit in hits])
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_one_crawler_never_goes_below_the_crawl_delay(server: MockServer, activation: Any) -> Any:
     """Scrapy's default jitter (±50 %) once gave gaps of 1.23 s for a
@@ -402,6 +403,7 @@ def test_one_crawler_never_goes_below_the_crawl_delay(server: MockServer, activa
     assert stat(crawler, "robotstxt/crawl_delay/applied") == 1
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_crawlers_sharing_redis_never_go_below_the_crawl_delay(
     server: MockServer, redis_url: str

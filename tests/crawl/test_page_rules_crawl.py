@@ -150,6 +150,7 @@ def activated(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_by_default_every_page_is_followed_and_kept_and_its_rules_are_exposed(
     server: MockServer, activated: str
@@ -173,6 +174,7 @@ def test_by_default_every_page_is_followed_and_kept_and_its_rules_are_exposed(
     assert not rules[site.url("/all")].nofollow
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_nofollow_drops_the_requests_of_a_nofollow_page(
     server: MockServer, activated: str, tmp_path: Path
@@ -192,6 +194,7 @@ def test_nofollow_drops_the_requests_of_a_nofollow_page(
     assert (row["page_nofollow"], row["page_noindex"]) == (2 * len(NOFOLLOW), 0)
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_noindex_drops_the_items_of_a_noindex_or_expired_page(server: MockServer, activated: str):
     site = Site(server)
@@ -205,6 +208,7 @@ def test_noindex_drops_the_items_of_a_noindex_or_expired_page(server: MockServer
     }
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_a_drop_says_which_directive_and_where_it_came_from(
     server: MockServer, activated: str, caplog: pytest.LogCaptureFixture
@@ -229,6 +233,7 @@ def test_a_drop_says_which_directive_and_where_it_came_from(
     ), lines
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_a_request_with_dont_obey_robotstxt_passes(server: MockServer, activated: str):
     site = Site(server)
@@ -248,6 +253,7 @@ def test_a_request_with_dont_obey_robotstxt_passes(server: MockServer, activated
     assert page_stats(crawler) == {"robotstxt/page/nofollow": len(NOFOLLOW)}, "only /private"
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_by_hand_without_the_spider_middleware_a_warning_says_nothing_is_dropped(
     server: MockServer, caplog: pytest.LogCaptureFixture
@@ -322,6 +328,7 @@ def visit(server: MockServer, activated: str, **settings: Any) -> Any:
     return d
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("category", ["ai-use", "train-ai"])
 @pytest_twisted.inlineCallbacks
 def test_a_noai_page_is_dropped_for_an_ai_crawl(server: MockServer, activated: str, category: str):
@@ -340,6 +347,7 @@ def test_a_noai_page_is_dropped_for_an_ai_crawl(server: MockServer, activated: s
     assert (stats["robotstxt/usage/page"], stats["robotstxt/usage/page_forbidden"]) == (3, 3)
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_a_noai_page_is_kept_by_a_search_crawl_and_its_preferences_say_it(
     server: MockServer, activated: str
@@ -355,6 +363,7 @@ def test_a_noai_page_is_kept_by_a_search_crawl_and_its_preferences_say_it(
     assert str(spider.usage[origin.url("/noai")]) == "none stated", "noai is not read for search"
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_without_an_ai_category_the_page_head_is_not_read_for_usage(
     server: MockServer, activated: str
@@ -386,6 +395,7 @@ class Copier(Follower):
             yield response.follow(href, meta=meta)
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_copied_meta_never_carries_a_page_s_rules_to_another_response(
     server: MockServer, activated: str
@@ -405,6 +415,7 @@ def test_copied_meta_never_carries_a_page_s_rules_to_another_response(
     assert {f"{p}/child" for p in NOFOLLOW - {"/ours-nofollow"}}.isdisjoint(fetched(server, site))
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_noindex_of_a_binary_response_and_of_a_page_fetched_without_robots_rules(
     server: MockServer, activated: str
@@ -473,6 +484,7 @@ class Asker(Follower):
         yield from super().parse(response)
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(
     ("settings", "reads"),
     [

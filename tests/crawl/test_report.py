@@ -24,6 +24,8 @@ from ..crawling import (
 from ..jsonschemas import valid_lines
 from ..mockserver import Reply
 
+pytestmark = pytest.mark.e2e
+
 #: The parent of the package's loggers (one per module).
 LOGGER = "scrapy_robots_rfc"
 #: Short enough for a quick test; the first fetch of an unreachable origin is

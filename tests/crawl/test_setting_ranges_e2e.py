@@ -95,6 +95,7 @@ def largest(name: str) -> float:
 # -- settings that reach Redis --------------------------------------------------------
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_the_largest_store_ttl_is_the_records_expiry(server, activation, redis_server):
     value = largest("ROBOTSTXT_RFC_STORE_TTL")
@@ -109,6 +110,7 @@ def test_the_largest_store_ttl_is_the_records_expiry(server, activation, redis_s
     assert about(ttl_ms(redis_server.url, "record", origin), value)
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_the_largest_cache_ttl_is_the_copys_lifetime_in_redis(server, activation, redis_server):
     value = largest("ROBOTSTXT_RFC_CACHE_TTL")
@@ -126,6 +128,7 @@ def test_the_largest_cache_ttl_is_the_copys_lifetime_in_redis(server, activation
     assert server.paths(origin).count("/robots.txt") == 1
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_the_largest_unreachable_days_is_the_records_expiry(server, activation, redis_server):
     value = largest("ROBOTSTXT_RFC_UNREACHABLE_DAYS")
@@ -140,6 +143,7 @@ def test_the_largest_unreachable_days_is_the_records_expiry(server, activation, 
     assert about(ttl_ms(redis_server.url, "record", origin), value * DAY + DAY)
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_the_largest_lease_is_the_locks_expiry(server, activation, redis_server):
     value = largest("ROBOTSTXT_RFC_LEASE")
@@ -162,6 +166,7 @@ def test_the_largest_lease_is_the_locks_expiry(server, activation, redis_server)
     assert about(ttl_ms(redis_server.url, "fence", origin), value)
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_the_largest_timeout_is_in_the_fences_expiry(server, activation, redis_server):
     value = largest("ROBOTSTXT_RFC_TIMEOUT")
@@ -178,6 +183,7 @@ def test_the_largest_timeout_is_in_the_fences_expiry(server, activation, redis_s
     assert about(seen["fence"], value * 6 + 5 + 10)
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_the_largest_max_redirects_are_followed_and_in_the_fences_expiry(
     server, activation, redis_server
@@ -204,6 +210,7 @@ def test_the_largest_max_redirects_are_followed_and_in_the_fences_expiry(
     assert about(seen["fence"], 30 * (value + 1) + 5 + 10)
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_the_largest_crawl_delay_max_is_the_turns_expiry(server, activation, redis_server, caplog):
     value = largest("ROBOTSTXT_RFC_CRAWL_DELAY_MAX")
@@ -226,6 +233,7 @@ def test_the_largest_crawl_delay_max_is_the_turns_expiry(server, activation, red
     assert any(said in r.getMessage() for r in caplog.records), caplog.text
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_the_largest_max_bytes_is_read_and_stored(server, activation, redis_server):
     value = int(largest("ROBOTSTXT_RFC_MAX_BYTES"))
@@ -253,6 +261,7 @@ def test_the_largest_max_bytes_is_read_and_stored(server, activation, redis_serv
     assert stat(second, "robotstxt/store/hit") == 1
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_the_largest_unreachable_retry_is_the_records_next_try(server, activation, redis_server):
     value = largest("ROBOTSTXT_RFC_UNREACHABLE_RETRY")
@@ -275,6 +284,7 @@ def test_the_largest_unreachable_retry_is_the_records_next_try(server, activatio
 # -- settings that stay in the crawl process -------------------------------------------
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_the_largest_unreachable_wait_holds_requests_until_robots_txt_comes(
     server, activation, redis_server
@@ -294,6 +304,7 @@ def test_the_largest_unreachable_wait_holds_requests_until_robots_txt_comes(
     assert server.paths(origin).count("/robots.txt") == 2
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_the_largest_park_after_waits_in_place_and_parks_nothing(server, activation):
     """A minute of grace: the requests behind a robots.txt that takes 0.5 s
@@ -310,6 +321,7 @@ def test_the_largest_park_after_waits_in_place_and_parks_nothing(server, activat
     assert stat(crawler, "robotstxt/waiting/parked") is None
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_the_largest_max_origins_crawls(server, activation, redis_server):
     value = largest("ROBOTSTXT_RFC_MAX_ORIGINS")
@@ -336,6 +348,7 @@ def test_every_largest_value_has_its_crawl():
 # -- the next value up ----------------------------------------------------------------
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(("name", "attribute", "value", "allowed"), MAXIMA)
 @pytest_twisted.inlineCallbacks
 def test_the_next_value_up_stops_the_crawl_at_start_up(

@@ -27,6 +27,8 @@ from scrapy_robots_rfc.crawl._kept_responses import SERVED_FLAG
 from ..crawling import BASE_SETTINGS, Stage, crawl, middleware_of, stat
 from ..mockserver import MockServer, Origin, Reply
 
+pytestmark = pytest.mark.e2e
+
 PAGES = ("/a", "/b", "/private/c")
 
 

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.e2e
+
 _SCRAPY = Path(sys.executable).parent / "scrapy"
 SCRAPY = [str(_SCRAPY)] if _SCRAPY.exists() else [sys.executable, "-m", "scrapy"]
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import pytest
 import pytest_twisted
 
 from scrapy_robots_rfc import ForbiddenByUsagePreference, usage_preferences
@@ -32,6 +33,8 @@ from scrapy_robots_rfc.robotstxt._usage import (
 from ..crawling import Stage, crawl, stat
 from ..jsonschemas import valid_lines
 from ..mockserver import MockServer, Origin, Reply
+
+pytestmark = pytest.mark.e2e
 
 #: The parent of the package's loggers (one per module).
 LOGGER = "scrapy_robots_rfc"

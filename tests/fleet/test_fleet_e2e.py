@@ -203,6 +203,7 @@ def _down_first(times: int) -> Callable[[Hit, int], Reply]:
     return lambda hit, count: Reply(503) if count <= times else Reply(body=ROBOTS)
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_a_killed_workers_held_requests_are_crawled_by_the_others(
     server: MockServer, redis_server: RedisServer, client: Any, workers: list[Worker], tmp_path
@@ -320,6 +321,7 @@ def test_a_killed_workers_held_requests_are_crawled_by_the_others(
     assert keys(client, "lock:") == keys(client, "next:") == []
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_a_graceful_stop_hands_held_requests_to_the_fleet(
     server: MockServer, redis_server: RedisServer, client: Any, workers: list[Worker], tmp_path
@@ -378,6 +380,7 @@ def in_process_crawl(activation: dict[str, Any], urls: list[str], **settings: An
     return d
 
 
+@pytest.mark.e2e
 @scrapy_redis_warnings
 @pytest_twisted.inlineCallbacks
 def test_requests_wait_in_redis_and_come_back_through_the_queue(
@@ -432,6 +435,7 @@ class TaggedSerializer:
         return pickle.loads(data[len(TaggedSerializer.TAG) :])
 
 
+@pytest.mark.e2e
 @scrapy_redis_warnings
 @pytest_twisted.inlineCallbacks
 def test_held_requests_go_to_the_queue_the_scheduler_loaded(
@@ -466,6 +470,7 @@ def test_held_requests_go_to_the_queue_the_scheduler_loaded(
     assert keys(client, "held") == []
 
 
+@pytest.mark.e2e
 @scrapy_redis_warnings
 @pytest.mark.parametrize(
     ("settings", "warning"),
@@ -544,6 +549,7 @@ class OwnListQueue(Base):  # type: ignore[misc]
         return None if data is None else self._decode_request(data)
 
 
+@pytest.mark.e2e
 @scrapy_redis_warnings
 @pytest_twisted.inlineCallbacks
 def test_flush_on_start_drops_what_an_earlier_run_held(
@@ -583,6 +589,7 @@ print("scrapy_robots_rfc.fleet" in sys.modules)
 """
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("scrapy_redis_scheduler", [False, True])
 def test_scrapy_redis_is_imported_only_by_a_crawl_on_its_scheduler(
     redis_server: RedisServer, activation: dict[str, Any], scrapy_redis_scheduler: bool

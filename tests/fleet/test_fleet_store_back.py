@@ -30,6 +30,8 @@ from ..mockserver import MockServer, Reply
 from ..redis_server import RedisServer, redis_server_fixture
 from ._support import ROBOTS, keys, need, scrapy_redis, scrapy_redis_warnings
 
+pytestmark = pytest.mark.e2e
+
 redis = need("redis")
 need("scrapy_redis")
 

@@ -102,6 +102,7 @@ def outcome(results: dict[str, str], failing: tuple[type[Any], ...]) -> None:
 # -- every monitor passes ---------------------------------------------------------------
 
 
+@pytest.mark.e2e
 @pytest_twisted.ensureDeferred
 async def test_a_healthy_crawl_passes_every_monitor(server: MockServer, activation: Any) -> None:
     a = robots_origin(server, Reply(body=ROBOTS))
@@ -124,6 +125,7 @@ def unreachable(server: MockServer) -> Origin:
     return robots_origin(server, Reply(status=503))
 
 
+@pytest.mark.e2e
 @pytest_twisted.ensureDeferred
 async def test_an_unreachable_origin_fails_the_unreachable_monitors(
     server: MockServer, activation: Any
@@ -141,6 +143,7 @@ async def test_an_unreachable_origin_fails_the_unreachable_monitors(
     outcome(results, failing=failing)
 
 
+@pytest.mark.e2e
 @pytest_twisted.ensureDeferred
 async def test_the_unreachable_thresholds_are_settings(server: MockServer, activation: Any) -> None:
     good = [robots_origin(server, Reply(body=ROBOTS)) for _ in range(3)]
@@ -156,6 +159,7 @@ async def test_the_unreachable_thresholds_are_settings(server: MockServer, activ
     outcome(results, failing=())
 
 
+@pytest.mark.e2e
 @pytest_twisted.ensureDeferred
 async def test_a_network_error_counts_in_the_bounded_exception_total(
     server: MockServer, activation: Any
@@ -195,6 +199,7 @@ class BrokenStore:
         pass
 
 
+@pytest.mark.e2e
 @pytest_twisted.ensureDeferred
 async def test_a_store_that_stays_down_fails_the_store_monitor(
     server: MockServer, activation: Any
@@ -218,6 +223,7 @@ async def test_a_store_that_stays_down_fails_the_store_monitor(
 # -- requests waiting at close ----------------------------------------------------------------
 
 
+@pytest.mark.e2e
 @pytest_twisted.ensureDeferred
 async def test_requests_waiting_at_close_fail_the_waiting_monitor(
     server: MockServer, activation: Any
@@ -245,6 +251,7 @@ async def test_requests_waiting_at_close_fail_the_waiting_monitor(
 # -- fetches per origin -------------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 @pytest_twisted.ensureDeferred
 async def test_fetching_an_origin_twice_fails_the_fetches_monitor(
     server: MockServer, activation: Any
@@ -278,6 +285,7 @@ async def test_fetching_an_origin_twice_fails_the_fetches_monitor(
 # -- the periodic suite -----------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 @pytest_twisted.ensureDeferred
 async def test_the_periodic_suite_runs_while_the_crawl_does(
     server: MockServer, activation: Any
@@ -433,6 +441,7 @@ WITHOUT_SPIDERMON = textwrap.dedent(
 )
 
 
+@pytest.mark.e2e
 def test_the_package_crawls_without_spidermon() -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     done = subprocess.run(

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.e2e
+
 DEMO = Path(__file__).resolve().parents[2] / "example_project"
 
 

@@ -273,6 +273,7 @@ def test_check_says_a_local_file_was_cut(big_source: tuple[str, str, bytes | Non
 # -- the middleware's own limit -----------------------------------------------------------
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_a_larger_robotstxt_rfc_max_bytes_is_read_whole(server, activation, tmp_path):
     """ROBOTSTXT_RFC_MAX_BYTES above 500 KiB: the rule past 500 KiB applies,

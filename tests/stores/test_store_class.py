@@ -19,6 +19,8 @@ from ..crawling import ROBOTS, Stage, crawl, pages, robots_origin, stat
 from ..dict_store import CrawlerDictStore, DictStore
 from ..mockserver import Reply
 
+pytestmark = pytest.mark.e2e
+
 HERE = __name__
 
 

@@ -217,6 +217,7 @@ class HungStore(Store):
         self.go = HungStore.let_go
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_a_crawl_whose_store_hangs_at_close_ends_within_the_bound(
     server: Any, activation: dict[str, Any], caplog: pytest.LogCaptureFixture, monkeypatch

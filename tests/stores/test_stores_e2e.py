@@ -8,6 +8,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+import pytest
 import pytest_twisted
 
 from ..crawling import (
@@ -30,6 +31,7 @@ def sqlite(tmp_path: Path) -> dict[str, Any]:
     return {"ROBOTSTXT_RFC_STORE": f"sqlite:///{tmp_path / 'robots.db'}"}
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_a_rerun_makes_no_robots_requests_within_the_lifetime(server, activation, tmp_path):
     origins = [robots_origin(server, Reply(body=ROBOTS)) for _ in range(5)]
@@ -46,6 +48,7 @@ def test_a_rerun_makes_no_robots_requests_within_the_lifetime(server, activation
         assert "/private/x" not in server.paths(origin)
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_the_lifetime_is_shared_through_the_store(server, activation, tmp_path):
     clock = FakeClock()
@@ -59,6 +62,7 @@ def test_the_lifetime_is_shared_through_the_store(server, activation, tmp_path):
 UNREACHABLE = {"ROBOTSTXT_RFC_UNREACHABLE_RETRY": 0.3, "ROBOTSTXT_RFC_UNREACHABLE_WAIT": 1}
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_31_days_unreachable_with_a_good_copy_obeys_the_copy(server, activation, tmp_path):
     origin, state = switchable_origin(server, up=True)
@@ -75,6 +79,7 @@ def test_31_days_unreachable_with_a_good_copy_obeys_the_copy(server, activation,
     assert stat(later, "robotstxt/unreachable/last_good") == 1
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_31_days_unreachable_without_a_good_copy_allows_all(server, activation, tmp_path):
     origin = robots_origin(server, Reply(status=503))
@@ -90,6 +95,7 @@ def test_31_days_unreachable_without_a_good_copy_allows_all(server, activation, 
     assert "/a" not in server.paths(origin)
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_a_corrupted_sqlite_file_falls_back_to_memory(server, activation, tmp_path, caplog):
     path = tmp_path / "robots.db"
@@ -111,6 +117,7 @@ def test_a_corrupted_sqlite_file_falls_back_to_memory(server, activation, tmp_pa
     ]
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_a_sqlite_file_truncated_mid_crawl_falls_back_to_memory(
     server, activation, tmp_path, caplog
@@ -139,6 +146,7 @@ def test_a_sqlite_file_truncated_mid_crawl_falls_back_to_memory(
     assert (stat(crawler, "log_count/ERROR") or 0) == min(1, errors)
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_a_store_hit_applies_crawl_delay_and_sends_robots_parsed(server, activation, tmp_path):
     from scrapy import signals
@@ -166,6 +174,7 @@ def test_a_store_hit_applies_crawl_delay_and_sends_robots_parsed(server, activat
         assert not parsed[0].allowed(origin.url("/private/x"), "TestBot")
 
 
+@pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
 def test_a_good_copy_missing_from_the_store_is_never_saved_as_allow_all(
     server, activation, tmp_path

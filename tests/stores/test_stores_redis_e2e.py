@@ -25,6 +25,8 @@ from ..crawling import Stage, crawl, pages, robots_origin, stat
 from ..mockserver import Reply
 from ..redis_server import RedisServer, free_port, redis_server_fixture
 
+pytestmark = pytest.mark.e2e
+
 pytest.importorskip("redis")
 
 ROOT = Path(__file__).resolve().parents[2]
