@@ -31,8 +31,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--conformance-figures",
         metavar="PATH",
-        help="write the figures of the other projects' test suites (tests/test_conformance.py) "
-        "to PATH as JSON for the docs (make docs); every conformance case must run",
+        help="write the figures of the other projects' test suites "
+        "(tests/conformance/test_conformance.py) to PATH as JSON for the docs (make docs); "
+        "every conformance case must run",
     )
 
 

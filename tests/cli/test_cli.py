@@ -877,7 +877,7 @@ def _lint_file(tmp_path: Path) -> tuple[str, int]:
 
 
 _FINDING = re.compile(r"(.*):([0-9]+): ([a-z0-9-]+): (.*)")
-#: An internal spec ID (tests/test_spec_ids.py): FMT-11, D-4, PATH-5.
+#: An internal spec ID (tests/project/test_spec_ids.py): FMT-11, D-4, PATH-5.
 _SPEC_ID = re.compile(r"\b(?!UTF-8\b)[A-Z]+-[0-9]+\b")
 
 
@@ -958,7 +958,7 @@ def test_lint_counts_in_the_singular_and_plural() -> None:
 
 def test_lint_user_agent_that_is_not_a_product_token() -> None:
     """``my.crawler``: the token stops at '.'; the message says which names
-    the group is for in each mode (the parser's binding, tests/test_lint.py)."""
+    the group is for in each mode (the parser's binding, tests/robotstxt/test_lint.py)."""
     body = b"User-agent: my.crawler\nDisallow: /\n"
     expected = [
         "<stdin>:1: partial-token: user-agent 'my.crawler' is not a product token, which has "

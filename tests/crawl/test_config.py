@@ -2,7 +2,7 @@
 setting, the value and what is allowed for each bad value, logged at
 CRITICAL before the :class:`ConfigError` that carries it is raised.
 
-``tests/test_startup.py`` runs ``scrapy crawl`` to check that this message is
+``tests/crawl/test_startup.py`` runs ``scrapy crawl`` to check that this message is
 the first thing a user sees."""
 
 from __future__ import annotations
@@ -691,7 +691,7 @@ def test_a_store_class_without_the_store_methods_is_an_error(value, reason):
 def test_a_redis_store_without_redis_py_says_how_to_install_it(monkeypatch):
     # An import of a module set to None in sys.modules raises ImportError,
     # as it does when redis-py is not installed (also run for real by
-    # tests/test_startup.py).
+    # tests/crawl/test_startup.py).
     monkeypatch.setitem(sys.modules, "redis", None)
     value = "redis://robot:s3cret@localhost:6379/0"
     shown = "redis://robot:***@localhost:6379/0"

@@ -2,7 +2,7 @@
 of failure a fetch meets, as Scrapy 2.19 raises it (its own exception,
 ``from`` Twisted's) and as Scrapy 2.13 does (Twisted's), the outcome the
 unreachable line and the crawl report give: never a Twisted failure's repr,
-never the server's bytes. tests/test_fetch_limits.py meets each of them in
+never the server's bytes. tests/crawl/test_fetch_limits.py meets each of them in
 a real crawl.
 """
 

@@ -5,7 +5,7 @@ holds it for as long as the setting says; where it does not, the crawl
 still works. The next value up stops the crawl at start-up, naming the
 setting and its maximum, before anything is fetched or written.
 
-``tests/test_config.py`` checks the messages and ranges without a crawl.
+``tests/crawl/test_config.py`` checks the messages and ranges without a crawl.
 """
 
 from __future__ import annotations

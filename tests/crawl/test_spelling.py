@@ -4,8 +4,8 @@ which are flagged, and the name suggested for each. The names come from
 list true to what the package reads.
 
 Crawls with a misspelt name, both activations, are in
-``tests/test_middleware.py``; ``scrapy crawl -s`` with one in
-``tests/test_startup.py``.
+``tests/crawl/test_middleware.py``; ``scrapy crawl -s`` with one in
+``tests/crawl/test_startup.py``.
 """
 
 from __future__ import annotations

@@ -345,7 +345,7 @@ class NotScrapyRedis:
 )
 def test_the_layout_of_a_queue_class(queue_class: type, layout: str | None) -> None:
     """A class that writes requests its own way has none: its requests wait
-    in memory (tests/test_fleet_e2e.py has the WARNING)."""
+    in memory (tests/fleet/test_fleet_e2e.py has the WARNING)."""
     assert queue_layout(queue_class) == layout
 
 
@@ -364,7 +364,7 @@ def test_without_the_engines_scheduler_the_queue_is_built_as_scrapy_redis_builds
     redis_server: RedisServer, fleets: Callable[..., RedisFleet], settings: dict[str, str]
 ) -> None:
     """A crawl finds the queue object of its scrapy-redis scheduler through
-    the engine (tests/test_fleet_e2e.py); an engine that shows no scheduler
+    the engine (tests/fleet/test_fleet_e2e.py); an engine that shows no scheduler
     gets the queue scrapy-redis's own Scheduler would open, from the same
     settings and scrapy-redis's defaults, with a client of its own."""
     crawler = get_crawler(

@@ -255,7 +255,7 @@ def test_the_decisions_are_in_the_site() -> None:
     assert os.path.relpath(ROOT / "CHANGELOG.rst", DOCS) in page_text("changelog")
 
 
-# -- moved from tests/test_readme.py with the sections they read -------------
+# -- moved from tests/project/test_readme.py with the sections they read -------------
 
 
 def test_migration_is_documented() -> None:

@@ -59,7 +59,7 @@ def test_the_sdist_carries_the_test_suite_and_what_it_reads(tmp_path: Path) -> N
     needed = set().union(*(_on_disk(folder) for folder in SHIPPED_WHOLE))
     assert "tests/conftest.py" in needed
     assert "tests/data/rfc_cases.json" in needed
-    # What the code, the README and the tests cite (tests/test_spec_ids.py).
+    # What the code, the README and the tests cite (tests/project/test_spec_ids.py).
     assert {"docs/decisions.md", "docs/spec-ids.md"} <= needed
     assert sorted(needed - shipped) == []
     for name in ("LICENSE", "CHANGELOG.rst", "README.rst", "Makefile", "tox.ini"):

@@ -3,7 +3,7 @@ docs pages', run through pytest's ``--doctest-glob``): a broken table or
 literal would show on the package page as raw text. Its commands work as
 written. Its first screen says what the package is, why (what changes in
 a crawl), how to turn it on and the two commands (issue 38). What it checked
-of the sections that moved to docs/ is in tests/test_docs.py."""
+of the sections that moved to docs/ is in tests/project/test_docs.py."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def test_readme_renders_cleanly() -> None:
 
 
 def test_the_readme_tables_render_one_row_per_entry() -> None:
-    """As the docs' (tests/test_docs.py): no simple table spans a row over
+    """As the docs' (tests/project/test_docs.py): no simple table spans a row over
     two lines, and no rendered row continues the one above."""
     readme = README.read_text(encoding="utf-8")
     assert simple_table_wraps(readme) == []
@@ -120,7 +120,7 @@ def test_the_docs_front_page_shows_the_readme_table() -> None:
 
 def test_readme_is_a_front_page() -> None:
     """README.rst fits on a screen or two (issue 23: at most ~15 KB); the
-    reference lives in docs/, where tests/test_docs.py checks it."""
+    reference lives in docs/, where tests/project/test_docs.py checks it."""
     size = README.stat().st_size
     assert size <= 15_000, f"README.rst is {size} bytes"
     readme = README.read_text(encoding="utf-8")

@@ -281,7 +281,7 @@ def test_every_cited_rule_has_a_row() -> None:
             f"{spec_id} ({', '.join(places[:3])})" for spec_id, places in sorted(missing.items())
         )
         + ". Add a row for each (ID, rule as implemented, RFC 9309 section), or, if it is "
-        "not a spec ID, add it to NOT_IDS in tests/test_spec_ids.py."
+        "not a spec ID, add it to NOT_IDS in tests/project/test_spec_ids.py."
     )
 
 

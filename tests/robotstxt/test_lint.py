@@ -241,7 +241,7 @@ def test_lint_token_with_a_version_is_not_partial(value: str) -> None:
 
 # -- no internal spec IDs in what lint says ------------------------------
 
-#: An internal spec ID (tests/test_spec_ids.py): FMT-11, D-4, PATH-5.
+#: An internal spec ID (tests/project/test_spec_ids.py): FMT-11, D-4, PATH-5.
 _SPEC_ID = re.compile(r"\b(?!UTF-8\b)[A-Z]+-[0-9]+\b")
 
 

@@ -271,7 +271,7 @@ def test_sitemaps() -> None:
 
 def test_crawl_delay_never_changes_verdicts() -> None:
     # GRP-7, D-18: Protego ends the group at crawl-delay; we must not
-    # (which delay is whose: tests/test_crawl_delay.py).
+    # (which delay is whose: tests/robotstxt/test_crawl_delay.py).
     body = b"user-agent: FooBot\ncrawl-delay: 1\nuser-agent: BarBot\ndisallow: /x\n"
     check(body, "FooBot", "/x", False)
     check(body, "BarBot", "/x", False)
@@ -477,7 +477,7 @@ def test_past_limit_note() -> None:
     assert RobotsTxt.parse(body).notes == ()
 
 
-#: An internal spec ID (tests/test_spec_ids.py): FMT-11, D-4, UA-3.
+#: An internal spec ID (tests/project/test_spec_ids.py): FMT-11, D-4, UA-3.
 _SPEC_ID = re.compile(r"\b(?!UTF-8\b)[A-Z]+-[0-9]+\b")
 
 
