@@ -8,7 +8,7 @@ mistake, and neither shows in the source: the docs and the README use
 ``.. list-table::`` for any row longer than one line, and simple tables only
 when every row fits on one.
 
-Two checks, used by tests/test_docs.py and tests/test_readme.py:
+Two checks, used by tests/project/test_docs.py and tests/project/test_readme.py:
 
 * :func:`simple_table_wraps` reads the ``.rst`` source: a simple-table line
   whose first column is blank while another is not (a row continued on the

@@ -24,6 +24,8 @@ from twisted.web.http_headers import Headers
 
 from tests.mockserver import Hit, MockServer, Reply
 
+pytestmark = pytest.mark.e2e
+
 ServerGen = Generator[Any, Any, None]
 
 

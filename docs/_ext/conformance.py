@@ -1,6 +1,6 @@
 """``.. conformance-table::`` renders the figures of the other projects' test
 suites (docs/conformance.rst) from the JSON that the conformance run writes
-(``pytest tests/test_conformance.py --conformance-figures=PATH``, which
+(``pytest tests/conformance/test_conformance.py --conformance-figures=PATH``, which
 ``make docs`` runs first), so that the page never states a figure the tests
 did not produce. Without that file the build fails, saying how to make it.
 
@@ -29,7 +29,7 @@ class ConformanceTable(SphinxDirective):
         if not path.is_file():
             raise self.error(
                 f"{path} is missing: run 'make docs', or first 'python -m pytest "
-                f"tests/test_conformance.py --conformance-figures={path}'"
+                f"tests/conformance/test_conformance.py --conformance-figures={path}'"
             )
         self.env.note_dependency(str(path))
         figures = json.loads(path.read_text(encoding="utf-8"))

@@ -138,7 +138,7 @@ class _Range:
 #: (``SET ... PX``, ``PEXPIRE``; the Lua scripts add them to the server's
 #: clock as doubles, exact below 2**53 ms), SQLite keeps times as REAL,
 #: Twisted's ``callLater`` and ``time`` arithmetic take any float. None of
-#: them is near these bounds (tests/test_config.py checks it); the bounds
+#: them is near these bounds (tests/crawl/test_config.py checks it); the bounds
 #: are what a crawl can mean, each given with its reason.
 _NUMBERS: tuple[_Range, ...] = (
     # RFC 9309 §2.3.1.2 asks for at least five; browsers stop at 20, and so

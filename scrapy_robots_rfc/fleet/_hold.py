@@ -38,7 +38,7 @@ client; its settings and defaults build one the same way when the engine
 shows no scheduler. Only the release into the queue writes the queue's keys
 itself, because it must be atomic with the held set (exactly once); what it
 writes comes from one table, :data:`.stores._redis_fleet.QUEUE_LAYOUTS`
-(:func:`queue_layout`), which ``tests/test_redis_fleet.py`` checks against
+(:func:`queue_layout`), which ``tests/fleet/test_redis_fleet.py`` checks against
 scrapy-redis's own ``push`` and ``pop``.
 """
 

@@ -21,7 +21,7 @@ is removed.
 
 :func:`answer` is how a check is asked of this package, through its public
 API only; :func:`outcome` compares it with the case. The middleware suite is
-run as real crawls by ``tests/test_conformance.py``; its cases use the same
+run as real crawls by ``tests/conformance/test_conformance.py``; its cases use the same
 outcomes. :func:`figures` adds the outcomes up for the docs' table.
 """
 
@@ -247,7 +247,7 @@ def decisions_cited(suite: Suite) -> Iterator[str]:
             yield listed["decision"]
 
 
-#: (suite, case index, mode) -> outcome, filled as tests/test_conformance.py
+#: (suite, case index, mode) -> outcome, filled as tests/conformance/test_conformance.py
 #: runs the cases; :func:`write_figures` reads it at the end of the run.
 OUTCOMES: dict[tuple[str, int, str], str] = {}
 
