@@ -173,6 +173,74 @@ def test_url_with_lone_surrogate_never_raises() -> None:
     assert canonical_match_string("http://e.com/\ud800", "rfc") == "/%ED%A0%80"
 
 
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+_HEX_DIGITS = frozenset("0123456789ABCDEFabcdef")
+
+
+def _enc6(path: str) -> str:
+    """ENC-6 of a match string, written plainly as one left-to-right pass:
+    an escape of an unreserved character decoded, any other escape
+    upper-cased, printable ASCII kept but for URI_ILLEGAL and a literal '*'
+    or '$', anything else %-encoded byte by byte (a surrogate escape as
+    its byte). The reference the fast routes of canonical_match_string
+    must equal."""
+    out = []
+    index = 0
+    while index < len(path):
+        char = path[index]
+        digits = path[index + 1 : index + 3]
+        if char == "%" and len(digits) == 2 and set(digits) <= _HEX_DIGITS:
+            decoded = chr(int(digits, 16))
+            out.append(decoded if decoded in _UNRESERVED else "%" + digits.upper())
+            index += 3
+            continue
+        if "!" <= char <= "~" and char not in URI_ILLEGAL + "*$":
+            out.append(char)
+        else:
+            try:
+                data = char.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError:
+                data = char.encode("utf-8", "surrogatepass")
+            out.append("".join(f"%{byte:02X}" for byte in data))
+        index += 1
+    return "".join(out)
+
+
+#: Pieces of URL text: escapes (upper- and lower-case, of unreserved
+#: characters and others, cut short) and safe ASCII, which keep a URL on
+#: the fast route; raw characters that are escaped, non-ASCII, a fragment.
+_ESCAPES = st.sampled_from(["%", "%2", "%7e", "%7E", "%41", "%2f", "%C3%A9", "%c3%a9", "%25"])
+_SAFE = st.characters(
+    min_codepoint=0x21, max_codepoint=0x7E, exclude_characters=URI_ILLEGAL + "*$#"
+)
+_RAW = st.one_of(
+    st.sampled_from([*'#*$ |^`{}<>\\"\x7f\x00']),
+    st.characters(codec="utf-8"),
+    st.characters(max_codepoint=0x7F),
+)
+_URL_TEXT = st.one_of(
+    st.lists(st.one_of(_ESCAPES, _SAFE), max_size=16),
+    st.lists(st.one_of(_ESCAPES, _SAFE, _RAW), max_size=16),
+).map("".join)
+
+
+@settings(max_examples=500)
+@given(
+    st.sampled_from(["http://e.com", "https://e.com:8080", "HTTP://E.COM", "//e.com", "", "e.com"]),
+    _URL_TEXT,
+)
+def test_rfc_match_string_is_enc6_of_the_google_one(base: str, rest: str) -> None:
+    """ENC-6, D-2, D-3: whichever route a URL takes (clean, escapes only,
+    raw characters, no scheme), ``rfc`` mode's match string is the
+    canonical form of ``google`` mode's (the URL as given, URL-5)."""
+    url = base + rest
+    assert canonical_match_string(url, "rfc") == _enc6(canonical_match_string(url, "google"))
+    data = url.encode("utf-8", "surrogatepass")
+    assert canonical_match_string(data, "rfc") == canonical_match_string(
+        data.decode("utf-8", "surrogateescape"), "rfc"
+    )
+
+
 # PATH-2, PATH-3, PATH-12: the wildcard tables of Google's documentation.
 WILDCARDS = [
     (
