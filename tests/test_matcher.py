@@ -14,6 +14,8 @@ from scrapy_robots_rfc.robotstxt._canonical import (
     URI_ILLEGAL,
     canonical_match_string,
     escape_pattern,
+    escaped_path,
+    http_path,
     match_string,
 )
 from scrapy_robots_rfc.robotstxt._matcher import AgentRules
@@ -239,6 +241,23 @@ def test_rfc_match_string_is_enc6_of_the_google_one(base: str, rest: str) -> Non
     assert canonical_match_string(data, "rfc") == canonical_match_string(
         data.decode("utf-8", "surrogateescape"), "rfc"
     )
+
+
+@settings(max_examples=500)
+@given(
+    st.sampled_from(["http://e.com", "https://e.com:8080", "http://", "https://a?b", "http://a;b"]),
+    _URL_TEXT,
+)
+def test_the_compiled_builds_route_is_the_regex_route(base: str, rest: str) -> None:
+    """URL-1..4, ENC-6: the compiled build's loop over a http(s) URL
+    (http_path, tried here in both builds) gives robots.cc's match
+    string, canonical in rfc mode, or leaves the URL to the regexes."""
+    url = base + rest
+    expected = match_string(url)
+    for rfc, wanted in ((False, expected), (True, _enc6(expected))):
+        found = http_path(url, rfc)
+        assert found is None or found == wanted, (url, rfc)
+    assert escaped_path(expected) == _enc6(expected)
 
 
 # PATH-2, PATH-3, PATH-12: the wildcard tables of Google's documentation.

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from ._canonical import Mode, canonical_match_string
 from ._patterns import CrawlDelay, Rule, Wild, scan_form, wild_matches
@@ -34,11 +34,11 @@ if TYPE_CHECKING:
     from ._usage import UsageRuleSets
 
 #: The implicitly allowed URI (RFC 9309 §2.2.2; D-1, ``rfc`` mode only).
-ROBOTS_TXT_PATH = "/robots.txt"
+ROBOTS_TXT_PATH: Final = "/robots.txt"
 
 #: Rules are scanned in chunks of this many: one C-level ``startswith``
 #: with the chunk's literal prefixes skips a chunk that cannot match.
-_CHUNK = 8
+_CHUNK: Final = 8
 
 
 def _scan_table(rules: tuple[Rule, ...]) -> tuple[tuple[str, ...], tuple[Wild | None, ...]]:
@@ -63,18 +63,18 @@ def _scan_table(rules: tuple[Rule, ...]) -> tuple[tuple[str, ...], tuple[Wild | 
 
 #: The wildcard forms of a small rule set of plain prefixes, one tuple for
 #: each size, shared by every cached origin (most have such rules).
-_PLAIN_WILDS: tuple[tuple[Wild | None, ...], ...] = tuple((None,) * n for n in range(33))
+_PLAIN_WILDS: Final[tuple[tuple[Wild | None, ...], ...]] = tuple((None,) * n for n in range(33))
 
 
 #: A literal prefix no match string has (they all start with '/'): the
 #: chunked scan skips the rules :func:`_float` indexes instead.
-_NEVER = "\0"
+_NEVER: Final = "\0"
 #: Indexed by their required segment: wildcard rules whose literal prefix
 #: is at most this long (``/*.print.html``), when a rule set has at least
 #: _FLOAT_MIN of them.
-_FLOAT_PREFIX = 1
-_FLOAT_MIN = 16
-_GRAM = 3
+_FLOAT_PREFIX: Final = 1
+_FLOAT_MIN: Final = 16
+_GRAM: Final = 3
 
 
 #: A required segment's first characters -> the rules :func:`_float`
@@ -120,12 +120,12 @@ def literal_prefix(pattern: str) -> str:
 #: Rule sets this small are never compiled: scanning them is as fast as
 #: the tree or faster (one ``startswith`` per 8 rules), and costs nothing
 #: to build.
-_SCAN_ONLY_MAX = 128
+_SCAN_ONLY_MAX: Final = 128
 #: A larger rule set is scanned for this many verdicts before it is
 #: compiled: building the tree costs about what this many verdicts save
 #: with it (7 to 17 us per rule to build, against about 5 ns per rule
 #: saved per verdict), and a crawler asks most origins for few verdicts.
-_SCANS_BEFORE_COMPILE = 2048
+_SCANS_BEFORE_COMPILE: Final = 2048
 
 
 class AgentRules:
