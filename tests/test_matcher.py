@@ -17,9 +17,11 @@ from scrapy_robots_rfc.robotstxt._canonical import (
     escaped_path,
     http_path,
     match_string,
+    pattern_clean,
 )
 from scrapy_robots_rfc.robotstxt._matcher import AgentRules
 from scrapy_robots_rfc.robotstxt._patterns import Rule
+from scrapy_robots_rfc.robotstxt._rule_tree import precedence, precedence_weight
 
 from .conftest import verdict_both_ways
 
@@ -258,6 +260,31 @@ def test_the_compiled_builds_route_is_the_regex_route(base: str, rest: str) -> N
         found = http_path(url, rfc)
         assert found is None or found == wanted, (url, rfc)
     assert escaped_path(expected) == _enc6(expected)
+
+
+@given(_URL_TEXT)
+def test_a_clean_pattern_is_printable_ascii_but_uri_illegal_and_percent(value: str) -> None:
+    """ENC-6, D-2: the patterns rfc mode keeps as they are (the compiled
+    build's loop, tried in both builds)."""
+    clean = all("!" <= char <= "~" and char not in URI_ILLEGAL + "%" for char in value)
+    assert pattern_clean(value) is clean
+
+
+@given(
+    st.lists(
+        st.builds(
+            Rule,
+            st.booleans(),
+            st.text("/a*$", max_size=6),
+            st.integers(min_value=1, max_value=2**39),
+        ),
+        max_size=12,
+    )
+)
+def test_the_precedence_weight_orders_as_the_precedence_key(rules: list[Rule]) -> None:
+    """PATH-5, PATH-6: longest first, allow first on a tie, then the
+    earliest line, whatever order the rules come in."""
+    assert sorted(rules, key=precedence_weight, reverse=True) == sorted(rules, key=precedence)
 
 
 # PATH-2, PATH-3, PATH-12: the wildcard tables of Google's documentation.

@@ -84,6 +84,10 @@ _COMPILED: Final = __file__.endswith(tuple(EXTENSION_SUFFIXES))
 #: For each ASCII code, whether ``_CLEAN`` has it: what an rfc match string
 #: keeps as it is ('%' starts an escape, normalised after).
 _KEPT: Final = bytes(re.fullmatch(_CLEAN, chr(code)) is not None for code in range(0x80))
+#: For each ASCII code, whether ``_PATTERN_CLEAN`` has it.
+_PATTERN_KEPT: Final = bytes(
+    _PATTERN_CLEAN.fullmatch(chr(code)) is not None for code in range(0x80)
+)
 
 
 def match_string(url: str) -> str:
@@ -131,10 +135,10 @@ def escape_latin1(value: str, mode: Mode) -> str:
     """:func:`escape_pattern` of a value read as Latin-1 text, one
     character per byte, as the parser reads lines."""
     if mode == "google":
-        if not _GOOGLE_ESCAPE.search(value):
-            return value  # ASCII: no byte >= 0x80
+        if value.isascii() and "%" not in value:
+            return value  # no byte >= 0x80, no escape
         return _GOOGLE_ESCAPE.sub(_google_escape_one, value)
-    if _PATTERN_CLEAN.fullmatch(value):
+    if pattern_clean(value) if _COMPILED else _PATTERN_CLEAN.fullmatch(value) is not None:
         pattern = value
     else:
         text = value.encode("latin-1").decode("utf-8", "surrogateescape")
@@ -144,6 +148,16 @@ def escape_latin1(value: str, mode: Mode) -> str:
         # literal that the URL carries as %24 (D-3).
         pattern = pattern[:-1].replace("$", "%24") + pattern[-1]
     return pattern
+
+
+def pattern_clean(value: str) -> bool:
+    """Whether ``_PATTERN_CLEAN`` matches all of ``value``, without a regex
+    (the compiled build's route, as :func:`http_path`)."""
+    for index in range(len(value)):
+        code = ord(value[index])
+        if code >= 0x80 or not _PATTERN_KEPT[code]:
+            return False
+    return True
 
 
 def canonical_match_string(url: str | bytes, mode: Mode) -> str:

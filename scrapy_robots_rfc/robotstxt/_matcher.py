@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Final
 
 from ._canonical import Mode, canonical_match_string
 from ._patterns import CrawlDelay, Rule, Wild, scan_form, wild_matches
-from ._rule_tree import Node, TooDeep, precedence, tree_regex
+from ._rule_tree import Node, TooDeep, precedence_weight, tree_regex
 
 if TYPE_CHECKING:
     from ._usage import UsageRuleSets
@@ -178,7 +178,7 @@ class AgentRules:
         self.rules: tuple[Rule, ...] = (
             base.rules
             if base is not None
-            else tuple(sorted((r for r in rules if r.pattern), key=precedence))
+            else tuple(sorted((r for r in rules if r.pattern), key=precedence_weight, reverse=True))
         )
         #: The crawler's product token.
         self.token = token

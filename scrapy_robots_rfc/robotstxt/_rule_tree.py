@@ -25,6 +25,15 @@ def precedence(rule: Rule) -> tuple[int, bool, int]:
     return (-len(rule.pattern), not rule.allow, rule.line)
 
 
+def precedence_weight(rule: Rule) -> int:
+    """:func:`precedence` as one number, greatest first (``sorted(...,
+    key=precedence_weight, reverse=True)``, which keeps the order of equal
+    keys as :func:`precedence`'s does): an int compares faster than a
+    tuple, and costs no tuple. Exact for lines below 2**40 (a file of a
+    terabyte)."""
+    return (((len(rule.pattern) << 1) | rule.allow) << 40) - rule.line
+
+
 def is_prefix_rule(rule: Rule) -> bool:
     """A rule with neither ``*`` nor a final ``$`` matches exactly the paths
     that start with its pattern."""
