@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from types import MappingProxyType
-from typing import Any, NamedTuple, overload
+from typing import Any, Final, NamedTuple, overload
 
 from ._canonical import MODES, Mode, canonical_match_string, escape_latin1
 from ._directives import (
@@ -89,7 +89,7 @@ MAX_BYTES = 500 * 1024
 _BOM = b"\xef\xbb\xbf"  # FMT-3, D-10
 #: The names whose rules a parsed file remembers: a crawler uses few, and
 #: a caller that rotates User-Agent strings must not grow the object.
-_MAX_NAMES_KEPT = 64
+_MAX_NAMES_KEPT: Final = 64
 _CRAWL_DELAY_VALUE = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
 _ABSOLUTE_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 

@@ -14,10 +14,14 @@ from scrapy_robots_rfc.robotstxt._canonical import (
     URI_ILLEGAL,
     canonical_match_string,
     escape_pattern,
+    escaped_path,
+    http_path,
     match_string,
+    pattern_clean,
 )
 from scrapy_robots_rfc.robotstxt._matcher import AgentRules
 from scrapy_robots_rfc.robotstxt._patterns import Rule
+from scrapy_robots_rfc.robotstxt._rule_tree import precedence, precedence_weight
 
 from ..conftest import verdict_both_ways
 
@@ -171,6 +175,116 @@ def test_url_as_bytes() -> None:
 
 def test_url_with_lone_surrogate_never_raises() -> None:
     assert canonical_match_string("http://e.com/\ud800", "rfc") == "/%ED%A0%80"
+
+
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+_HEX_DIGITS = frozenset("0123456789ABCDEFabcdef")
+
+
+def _enc6(path: str) -> str:
+    """ENC-6 of a match string, written plainly as one left-to-right pass:
+    an escape of an unreserved character decoded, any other escape
+    upper-cased, printable ASCII kept but for URI_ILLEGAL and a literal '*'
+    or '$', anything else %-encoded byte by byte (a surrogate escape as
+    its byte). The reference the fast routes of canonical_match_string
+    must equal."""
+    out = []
+    index = 0
+    while index < len(path):
+        char = path[index]
+        digits = path[index + 1 : index + 3]
+        if char == "%" and len(digits) == 2 and set(digits) <= _HEX_DIGITS:
+            decoded = chr(int(digits, 16))
+            out.append(decoded if decoded in _UNRESERVED else "%" + digits.upper())
+            index += 3
+            continue
+        if "!" <= char <= "~" and char not in URI_ILLEGAL + "*$":
+            out.append(char)
+        else:
+            try:
+                data = char.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError:
+                data = char.encode("utf-8", "surrogatepass")
+            out.append("".join(f"%{byte:02X}" for byte in data))
+        index += 1
+    return "".join(out)
+
+
+#: Pieces of URL text: escapes (upper- and lower-case, of unreserved
+#: characters and others, cut short) and safe ASCII, which keep a URL on
+#: the fast route; raw characters that are escaped, non-ASCII, a fragment.
+_ESCAPES = st.sampled_from(["%", "%2", "%7e", "%7E", "%41", "%2f", "%C3%A9", "%c3%a9", "%25"])
+_SAFE = st.characters(
+    min_codepoint=0x21, max_codepoint=0x7E, exclude_characters=URI_ILLEGAL + "*$#"
+)
+_RAW = st.one_of(
+    st.sampled_from([*'#*$ |^`{}<>\\"\x7f\x00']),
+    st.characters(codec="utf-8"),
+    st.characters(max_codepoint=0x7F),
+)
+_URL_TEXT = st.one_of(
+    st.lists(st.one_of(_ESCAPES, _SAFE), max_size=16),
+    st.lists(st.one_of(_ESCAPES, _SAFE, _RAW), max_size=16),
+).map("".join)
+
+
+@settings(max_examples=500)
+@given(
+    st.sampled_from(["http://e.com", "https://e.com:8080", "HTTP://E.COM", "//e.com", "", "e.com"]),
+    _URL_TEXT,
+)
+def test_rfc_match_string_is_enc6_of_the_google_one(base: str, rest: str) -> None:
+    """ENC-6, D-2, D-3: whichever route a URL takes (clean, escapes only,
+    raw characters, no scheme), ``rfc`` mode's match string is the
+    canonical form of ``google`` mode's (the URL as given, URL-5)."""
+    url = base + rest
+    assert canonical_match_string(url, "rfc") == _enc6(canonical_match_string(url, "google"))
+    data = url.encode("utf-8", "surrogatepass")
+    assert canonical_match_string(data, "rfc") == canonical_match_string(
+        data.decode("utf-8", "surrogateescape"), "rfc"
+    )
+
+
+@settings(max_examples=500)
+@given(
+    st.sampled_from(["http://e.com", "https://e.com:8080", "http://", "https://a?b", "http://a;b"]),
+    _URL_TEXT,
+)
+def test_the_compiled_builds_route_is_the_regex_route(base: str, rest: str) -> None:
+    """URL-1..4, ENC-6: the compiled build's loop over a http(s) URL
+    (http_path, tried here in both builds) gives robots.cc's match
+    string, canonical in rfc mode, or leaves the URL to the regexes."""
+    url = base + rest
+    expected = match_string(url)
+    for rfc, wanted in ((False, expected), (True, _enc6(expected))):
+        found = http_path(url, rfc)
+        assert found is None or found == wanted, (url, rfc)
+    assert escaped_path(expected) == _enc6(expected)
+
+
+@given(_URL_TEXT)
+def test_a_clean_pattern_is_printable_ascii_but_uri_illegal_and_percent(value: str) -> None:
+    """ENC-6, D-2: the patterns rfc mode keeps as they are (the compiled
+    build's loop, tried in both builds)."""
+    clean = all("!" <= char <= "~" and char not in URI_ILLEGAL + "%" for char in value)
+    assert pattern_clean(value) is clean
+
+
+@given(
+    st.lists(
+        st.builds(
+            Rule,
+            st.booleans(),
+            st.text("/a*$", max_size=6),
+            st.integers(min_value=1, max_value=2**39),
+        ),
+        max_size=12,
+    )
+)
+def test_the_precedence_weight_orders_as_the_precedence_key(rules: list[Rule]) -> None:
+    """PATH-5, PATH-6: longest first, allow first on a tie, then the
+    earliest line, whatever order the rules come in."""
+    assert sorted(rules, key=precedence_weight, reverse=True) == sorted(rules, key=precedence)
 
 
 # PATH-2, PATH-3, PATH-12: the wildcard tables of Google's documentation.
