@@ -1,4 +1,8 @@
-"""The Redis store against a real ``redis-server`` (issues 4 and 13)."""
+"""What is particular to the Redis store, against a real ``redis-server``
+(issues 4 and 13): its keys and their expiry, the lease scripts and the
+locks of an older release, two processes racing, a server gone, hung or
+absent, URLs and passwords. What every store does (round trips, versions,
+garbage, leases, threads) is in ``test_store_contract.py``."""
 
 from __future__ import annotations
 
@@ -55,40 +59,7 @@ def raw(redis_server: RedisServer) -> Iterator[redis.Redis]:
     client.close()
 
 
-# Records
-
-
-@pytest.mark.parametrize(
-    "body",
-    [
-        pytest.param(b"User-agent: *\nDisallow: /private\n", id="text"),
-        pytest.param(None, id="no-body"),
-        pytest.param(b"", id="empty-body"),
-        pytest.param(b"\x00\xff\xfe\n\r\nDisallow: /\x00\x80\xc3(", id="binary"),
-        pytest.param(bytes(range(256)) * 2000, id="512000-bytes"),
-    ],
-)
-def test_put_get_round_trip(store: RedisStore, body: bytes | None) -> None:
-    rec = record(body, unreachable_since=1_700_000_100.0, failures=3, retry_at=1_700_000_500.0)
-    store.put(ORIGIN, rec)
-    got = store.get(ORIGIN)
-    assert got == rec
-    assert got is not None
-    assert got.body == body
-
-
-def test_put_replaces(store: RedisStore) -> None:
-    store.put(ORIGIN, record(b"first"))
-    store.put(ORIGIN, record(None, good=False, status=None, outcome="unreachable"))
-    assert store.get(ORIGIN) == record(None, good=False, status=None, outcome="unreachable")
-
-
-def test_origins_are_separate(store: RedisStore) -> None:
-    store.put(ORIGIN, record(b"a"))
-    store.put("http://example.com:80", record(b"b"))
-    assert store.get(ORIGIN) == record(b"a")
-    assert store.get("http://example.com:80") == record(b"b")
-    assert store.get("https://example.com:8443") is None
+# Keys
 
 
 def test_key_layout(store: RedisStore, raw: redis.Redis) -> None:
@@ -206,43 +177,6 @@ def test_a_write_is_refused_while_another_holds_the_lock_even_without_its_fence(
         other.close()
 
 
-def test_get_missing(store: RedisStore) -> None:
-    assert store.get(ORIGIN) is None
-
-
-def test_other_format_version_is_absent(store: RedisStore, raw: redis.Redis) -> None:
-    data = record().encode()
-    assert data.startswith(b"robotstxt-rfc 1\n")
-    raw.set(KEY_PREFIX + "record:" + ORIGIN, b"robotstxt-rfc 2\n" + data.split(b"\n", 1)[1])
-    assert store.get(ORIGIN) is None
-    store.put(ORIGIN, record())  # and it is simply replaced
-    assert store.get(ORIGIN) == record()
-
-
-@pytest.mark.parametrize(
-    "garbage", [b"", b"hello", b"\x00\xff garbage\n{}\n", b"robotstxt-rfc 1\nnot json\n"]
-)
-def test_garbage_is_an_error(
-    store: RedisStore, raw: redis.Redis, redis_server: RedisServer, garbage: bytes
-) -> None:
-    raw.set(KEY_PREFIX + "record:" + ORIGIN, garbage)
-    with pytest.raises(StoreError, match=r"not a stored robots\.txt record") as info:
-        store.get(ORIGIN)
-    assert redis_server.url in str(info.value)
-
-
-def test_two_stores_share_records(redis_server: RedisServer) -> None:
-    one, two = RedisStore(redis_server.url), RedisStore(redis_server.url)
-    try:
-        one.put(ORIGIN, record(b"from one"))
-        assert two.get(ORIGIN) == record(b"from one")
-        two.put(ORIGIN, record(b"from two"))
-        assert one.get(ORIGIN) == record(b"from two")
-    finally:
-        one.close()
-        two.close()
-
-
 # Locks
 
 
@@ -255,49 +189,6 @@ def test_acquire_release(store: RedisStore, raw: redis.Redis) -> None:
     assert raw.exists(KEY_PREFIX + "lock:" + ORIGIN) == 0
     assert store.acquire(ORIGIN, 30)
     assert not store.acquire("https://other.example:443", 30)
-
-
-def test_release_without_holding_is_harmless(store: RedisStore) -> None:
-    store.release(ORIGIN)
-    assert store.acquire(ORIGIN, 30)
-
-
-def test_lock_is_shared_between_stores(redis_server: RedisServer, raw: redis.Redis) -> None:
-    one, two = RedisStore(redis_server.url), RedisStore(redis_server.url)
-    try:
-        assert one.acquire(ORIGIN, 30)
-        assert not two.acquire(ORIGIN, 30)
-        two.release(ORIGIN)  # two does not hold it: one's lock stays
-        assert raw.exists(KEY_PREFIX + "lock:" + ORIGIN) == 1
-        assert not two.acquire(ORIGIN, 30)
-        one.release(ORIGIN)
-        assert two.acquire(ORIGIN, 30)
-        assert not one.acquire(ORIGIN, 30)
-    finally:
-        one.close()
-        two.close()
-
-
-def test_lock_expires_and_late_release_keeps_the_new_holder(
-    redis_server: RedisServer, raw: redis.Redis
-) -> None:
-    """A crashed (or slow) worker cannot block the origin, and when the slow
-    one finally releases, it does not release the lock taken since."""
-    slow, other = RedisStore(redis_server.url), RedisStore(redis_server.url)
-    try:
-        assert slow.acquire(ORIGIN, 0.2)
-        assert not other.acquire(ORIGIN, 30)
-        time.sleep(0.3)
-        assert other.acquire(ORIGIN, 30)
-        token = raw.get(KEY_PREFIX + "lock:" + ORIGIN)
-        slow.release(ORIGIN)
-        assert raw.get(KEY_PREFIX + "lock:" + ORIGIN) == token
-        assert not slow.acquire(ORIGIN, 30)
-        other.release(ORIGIN)
-        assert slow.acquire(ORIGIN, 30)
-    finally:
-        slow.close()
-        other.close()
 
 
 RACER = textwrap.dedent(

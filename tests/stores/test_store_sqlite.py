@@ -1,19 +1,18 @@
-"""The SQLite store against real files: the URL forms, round trips,
-versions, corruption, locks with expiry, and two processes racing for the
-same origins."""
+"""What is particular to the SQLite store, against real files: the URL
+forms, the folder never created, ``JOBDIR``'s file, corruption, and two
+processes racing for the same origins. What every store does (round trips,
+versions, garbage, leases, threads) is in ``test_store_contract.py``."""
 
 from __future__ import annotations
 
-import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from scrapy_robots_rfc.stores import open_store
-from scrapy_robots_rfc.stores._base import FORMAT_VERSION, Record, StoreError
+from scrapy_robots_rfc.stores._base import Record, StoreError
 from scrapy_robots_rfc.stores._sqlite import SqliteStore, sqlite_path, sqlite_url
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,78 +29,6 @@ def record(body: bytes | None = b"User-agent: *\nDisallow: /x\n", **changes: obj
     }
     fields.update(changes)
     return Record(**fields)  # type: ignore[arg-type]
-
-
-def write_raw(store: SqliteStore, origin: str, data: bytes) -> None:
-    """Write ``data`` as the stored record of ``origin``, as another
-    version of the package or a damaged file would, with sqlite3 itself."""
-    store.put(origin, record())  # creates the table
-    with sqlite3.connect(store.path) as connection:
-        connection.execute("UPDATE records SET data = ? WHERE origin = ?", (data, origin))
-    connection.close()
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> SqliteStore:
-    s = SqliteStore(str(tmp_path / "robots.db"))
-    yield s
-    s.close()
-
-
-@pytest.mark.parametrize(
-    "value",
-    [
-        record(),
-        record(body=None, status=404, outcome="404: allow all"),
-        record(body=b"\x00\xff\xfe binary \r\n" * 3),
-        record(body=b"#" * 512_000),
-        record(good=False, body=None, status=503, unreachable_since=5.0, failures=3, retry_at=9.0),
-        record(url="https://other.example/robots.txt"),
-    ],
-)
-def test_round_trip(store, value):
-    store.put("http://example.com", value)
-    assert store.get("http://example.com") == value
-
-
-def test_missing_origin(store):
-    assert store.get("http://nowhere.example") is None
-
-
-def test_a_record_of_another_version_is_absent_not_misread(store):
-    data = record().encode().replace(b" %d\n" % FORMAT_VERSION, b" %d\n" % (FORMAT_VERSION + 1), 1)
-    write_raw(store, "http://h", data)
-    assert store.get("http://h") is None
-
-
-def test_garbage_is_an_error(store):
-    write_raw(store, "http://h", b"garbage")
-    with pytest.raises(StoreError, match=r"not a stored robots\.txt record"):
-        store.get("http://h")
-
-
-def test_two_stores_on_one_file_share_records(tmp_path):
-    path = str(tmp_path / "shared.db")
-    a, b = SqliteStore(path), SqliteStore(path)
-    a.put("http://h", record())
-    assert b.get("http://h") == record()
-    a.close()
-    b.close()
-
-
-def test_lock_is_exclusive_released_and_expires(tmp_path):
-    path = str(tmp_path / "locks.db")
-    a, b = SqliteStore(path), SqliteStore(path)
-    assert a.acquire("http://h", 60)
-    assert not b.acquire("http://h", 60)
-    b.release("http://h")  # not b's: changes nothing
-    assert not b.acquire("http://h", 60)
-    a.release("http://h")
-    assert b.acquire("http://h", 0.2)
-    time.sleep(0.3)  # a crashed holder: its lock expires
-    assert a.acquire("http://h", 60)
-    a.close()
-    b.close()
 
 
 def read_one(path: Path) -> Record | None:
