@@ -1,11 +1,15 @@
 # The README commands on a bare machine with python3 and make:
 #   make demo            creates .venv, installs the package (and Scrapy) only, runs the example
 #   make test            installs the test and dev tools on top, runs lint, mypy and the suite
+#   make test-unit       the suite without the real crawls (-m "not e2e"): the quick run
 #   make package-check   builds the sdist and the wheel, installs the wheel in a fresh venv,
 #                        crawls with it and runs the sdist's tests (.ci/package)
 #   make test-oldest     runs the crawl tests again on the oldest Scrapy setup.cfg allows
-#   make docs            installs the docs extra, builds the site with warnings as
-#                        errors (docs/_build/html) and runs its doctests and tests/test_docs.py
+#   make docs            installs the docs extra, runs the other projects' test suites
+#                        (tests/conformance/test_conformance.py) for the conformance
+#                        page's figures, builds the site with warnings as errors
+#                        (docs/_build/html) and runs its doctests and
+#                        tests/project/test_docs.py
 #   make bench           installs the bench extra on top of the test one, runs the benchmarks
 # Only the first run of each downloads packages (from the package index); after that
 # nothing needs the network.
@@ -18,7 +22,7 @@ TEST_STAMP := $(VENV)/.installed-test
 DOCS_STAMP := $(VENV)/.installed-docs
 BENCH_STAMP := $(VENV)/.installed-bench
 
-.PHONY: test test-compiled test-oldest demo docs lint bench package-check clean
+.PHONY: test test-unit test-compiled test-oldest demo docs lint bench package-check clean
 
 $(DEMO_STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,20 +51,32 @@ lint: $(TEST_STAMP)
 test: lint
 	$(BIN)/python -m pytest
 
+# The suite without the tests marked e2e (real Scrapy crawls against the local
+# server, Redis or in a subprocess): the quick run while working. tests/conftest.py
+# stops any run in which a test that uses the local server is not marked e2e.
+test-unit: $(TEST_STAMP)
+	$(BIN)/python -m pytest -m "not e2e"
+
 # The site, offline (docs/conf.py: intersphinx only on Read the Docs or with
 # DOCS_INTERSPHINX=1); -n: a broken reference to the package is a warning, -W
-# makes every warning an error. Then the pages' doctests (pytest reads the
-# .rst files) and the test that every setting, stat... is documented.
+# makes every warning an error. First the conformance run, whose figures the
+# conformance page renders (docs/_generated/conformance.json, never committed);
+# then the site; then the pages' doctests (pytest reads the .rst files), the
+# test that every setting, stat... is documented, and the tests that read the
+# built HTML (tables one row per entry, headings).
+CONFORMANCE_FIGURES := docs/_generated/conformance.json
+
 docs: $(DOCS_STAMP)
+	$(BIN)/python -m pytest -q tests/conformance/test_conformance.py --conformance-figures=$(CONFORMANCE_FIGURES)
 	$(BIN)/sphinx-build -W --keep-going -n -q -b html docs docs/_build/html
-	$(BIN)/python -m pytest docs tests/test_docs.py tests/test_readme.py
+	$(BIN)/python -m pytest docs tests/project/test_docs.py tests/project/test_readme.py
 
 # The oldest Scrapy setup.cfg allows, in a venv of its own under .tox/ (which
 # git and the sdist leave out): the tests of real crawls, both activations.
 OLDEST_SCRAPY := 2.13.4
 OLDEST_VENV := .tox/make-oldest
 OLDEST_STAMP := $(OLDEST_VENV)/.installed-$(OLDEST_SCRAPY)
-OLDEST_TESTS := tests/test_middleware.py tests/test_migration.py tests/test_startup.py tests/test_sitemaps.py tests/test_page_rules_crawl.py
+OLDEST_TESTS := tests/crawl/test_middleware.py tests/crawl/test_migration.py tests/crawl/test_startup.py tests/crawl/test_sitemaps.py tests/crawl/test_page_rules_crawl.py tests/crawl/test_fetch_limits.py
 
 $(OLDEST_STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(OLDEST_VENV)
@@ -86,7 +102,9 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/bench_memory.py
 	$(BIN)/python benchmarks/bench_usage.py
 	$(BIN)/python benchmarks/bench_crawl.py
+	$(BIN)/python benchmarks/bench_latency.py
 	$(BIN)/python benchmarks/bench_stores.py
+	$(BIN)/python benchmarks/bench_fetch_memory.py
 
 # Builds with the .venv's `build` (the dev extra); the fresh venv it installs into
 # is made with $(PYTHON).

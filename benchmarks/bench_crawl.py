@@ -9,11 +9,12 @@ allow/disallow rules (prefixes, ``*`` and ``$``) and a ``BadBot`` group.
 The pages ``/page/0``, ``/page/1``, … are allowed by it; 3 more URLs per
 origin (``/private/…``, ``/page/…/edit``, ``….pdf``) are disallowed.
 
-Three crawls (issue 11), each over the first origins of the site:
+Four crawls (issues 11 and 37), each over the first origins of the site:
 
 - deep 20x100: 20 origins x 100 pages (2,000 pages);
 - deep 20x400: 20 origins x 400 pages (8,000 pages);
-- broad 200x10: 200 origins x 10 pages (2,000 pages).
+- broad 200x10: 200 origins x 10 pages (2,000 pages);
+- wide 200x1: 200 origins x 1 page (200 pages).
 
 A cost paid once per origin (the robots.txt fetch and what waits for it)
 weighs on a deep crawl of 100 pages per origin about 4 times as much as on
@@ -36,7 +37,9 @@ d. With ``--page-rules`` only: (c), and page-level rules honoured
 (b) and (c) download every page and one robots.txt per origin, and drop the
 3 disallowed requests of each origin; every run is checked for that, and
 the benchmark fails if a page count, a ``robotstxt/forbidden`` or a
-``robotstxt/request_count`` stat differs.
+``robotstxt/request_count`` stat differs, or if the pages downloaded or
+the requests dropped (the spider's errback sees each ``IgnoreRequest``)
+are not exactly the planned ones.
 
 The spider yields every request from ``start()`` (``start_requests()`` too,
 for older Scrapy), interleaved across origins. ``CONCURRENT_REQUESTS`` is
@@ -55,13 +58,15 @@ timed, from ``spider_opened`` to ``spider_closed`` (wall clock, and the
 crawl process's CPU time), not the process start-up. pages/s = pages /
 crawl seconds. For each crawl the report gives each mode's median, the
 ratios c/b and c/a of the medians next to their targets (issue 24: deep
-20x100 and broad 200x10 each c/b >= 1.0; issue 11's deep c/a >= 0.95), and the
-median of the per-round ratios, which cancels slow drifts of the machine
-and is the figure to trust; also the median per-round difference in
-seconds (c - b, c - a), which shows a fixed cost directly, and how many
-requests each mode's scheduler received (``scheduler/enqueued``: a request
-that waits for robots.txt and goes through the scheduler again counts
-twice). A child process that writes anything to stderr (a warning, an
+20x100 and broad 200x10 each c/b >= 1.0; issue 11's deep c/a >= 0.95;
+issue 37's wide 200x1 c/b >= 0.97), and the median of the per-round
+ratios, which cancels slow drifts of the machine and is the figure to
+trust (each round's ratio is listed too); also the median per-round
+difference in seconds (c - b, c - a), which shows a fixed cost directly,
+how many requests each mode's scheduler received (``scheduler/enqueued``:
+a request that waits for robots.txt and goes through the scheduler again
+counts twice), and how many the add-on parked
+(``robotstxt/waiting/parked``). A child process that writes anything to stderr (a warning, an
 error log) is reported.
 
 The crawl is CPU-bound (the crawl process uses its core all the time, its
@@ -82,6 +87,8 @@ Run it directly::
     .venv/bin/python benchmarks/bench_crawl.py --only deep-100  # one crawl (or more, by name)
     .venv/bin/python benchmarks/bench_crawl.py --profile --only deep-100  # calls per page
     .venv/bin/python benchmarks/bench_crawl.py --page-rules  # also mode d
+    .venv/bin/python benchmarks/bench_crawl.py --against /tmp/before  # also mode o: the add-on
+    # from another checkout (git worktree add /tmp/before <commit>), in the same rounds
 
 It is a script, not a test: it asserts nothing about timings.
 """
@@ -89,517 +96,71 @@ It is a script, not a test: it asserts nothing about timings.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import cProfile
-import json
 import os
-import platform
 import pstats
-import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, field
-from functools import partial
+from collections.abc import Sequence
 from typing import Any
 
 # harness puts the repository root first on sys.path: the working tree is measured.
 import harness
+from harness import Crawl
 
-MODES = ("a", "b", "c")
+MODES = harness.CRAWL_MODES
 #: With ``--page-rules``: the add-on, and every page's page-level rules read.
 PAGE_MODE = "d"
 MODE_NAMES = {
-    "a": "ROBOTSTXT_OBEY = False",
-    "b": "Scrapy's built-in",
-    "c": "scrapy_robots_rfc add-on",
-    "d": "add-on, page-level rules read",
+    **harness.CRAWL_MODE_NAMES,
+    PAGE_MODE: "add-on, page-level rules read",
+    harness.AGAINST_MODE: harness.AGAINST_NAME,
 }
+#: The ratios reported: c/b, c/a, with ``--page-rules`` d/c, with
+#: ``--against`` c/o.
+RATIOS = (("c", "b"), ("c", "a"), (PAGE_MODE, "c"), ("c", harness.AGAINST_MODE))
+#: Every origin is on this host, on a port of its own.
 HOST = "127.0.0.1"
-CONCURRENT_REQUESTS = 32
-CONCURRENT_REQUESTS_PER_DOMAIN = 8
-#: Disallowed URLs requested per origin in modes b and c.
-FORBIDDEN_PER_ORIGIN = 3
 ROUNDS = 5
-WARM_UP_ORIGINS = 5
-WARM_UP_PAGES = 20
+WARM_UP = Crawl("warm-up", "warm-up", 5, 20)
 #: A crawl that takes longer has hung (the longest takes about 20 s on 2 cores).
 CRAWL_TIMEOUT_S = 300
-
-
-@dataclass(frozen=True)
-class Crawl:
-    """One crawl of the site, and its targets (issues 11 and 24): ratio name
-    (``c_over_b``, ``c_over_a``) -> the least it should be. Targets are
-    reported, never asserted."""
-
-    name: str
-    title: str
-    origins: int
-    pages: int
-    targets: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def total(self) -> int:
-        return self.origins * self.pages
 
 
 CRAWLS = (
     Crawl("deep-100", "deep 20x100", 20, 100, {"c_over_b": 1.0, "c_over_a": 0.95}),
     Crawl("deep-400", "deep 20x400", 20, 400),
     Crawl("broad", "broad 200x10", 200, 10, {"c_over_b": 1.0}),
+    # Issue 37: a cost per origin shows most here (1 page each).
+    Crawl("wide", "wide 200x1", 200, 1, {"c_over_b": 0.97}),
 )
 QUICK_CRAWLS = (
     Crawl("deep-100", "deep 5x40 (quick)", 5, 40),
     Crawl("deep-400", "deep 5x120 (quick)", 5, 120),
     Crawl("broad", "broad 40x5 (quick)", 40, 5),
+    Crawl("wide", "wide 40x1 (quick)", 40, 1),
 )
 
-ROBOTS_TXT = """\
-# robots.txt of the bench_crawl site
-User-agent: *
-Disallow: /private/
-Disallow: /tmp/
-Disallow: /search
-Allow: /search/about
-Disallow: /*.pdf$
-Disallow: /*?sessionid=
-Disallow: /page/*/edit
-Disallow: /admin/
-Allow: /admin/help
-Disallow: /cart
-Allow: /page/
 
-User-agent: BadBot
-Disallow: /
-
-Sitemap: http://{host}:{port}/sitemap.xml
-"""
-
-
-# --- the site (runs in its own process) -----------------------------------
-
-
-def _response(status: str, content_type: str, body: bytes) -> bytes:
-    head = (
-        f"HTTP/1.1 {status}\r\nServer: bench_crawl\r\nContent-Type: {content_type}\r\n"
-        f"Content-Length: {len(body)}\r\n\r\n"
-    )
-    return head.encode("ascii") + body
-
-
-def _page(port: int, path: str) -> bytes:
-    links = "".join(f'<li><a href="/page/{n}">page {n}</a></li>' for n in range(10))
-    body = (
-        f"<!DOCTYPE html>\n<html><head><title>{path} on {port}</title></head>"
-        f"<body><h1>{path}</h1><p>A small page of the bench_crawl site.</p>"
-        f"<ul>{links}</ul></body></html>\n"
-    )
-    return _response("200 OK", "text/html; charset=utf-8", body.encode())
-
-
-class _Http(asyncio.Protocol):
-    """Just enough HTTP/1.1 for Scrapy: GET, keep-alive, no request bodies."""
-
-    def __init__(self, port: int, cache: dict[bytes, bytes]) -> None:
-        self.port = port
-        self.cache = cache
-        self.buffer = b""
-        self.transport: asyncio.Transport | None = None
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
-
-    def data_received(self, data: bytes) -> None:
-        assert self.transport is not None
-        self.buffer += data
-        while True:
-            end = self.buffer.find(b"\r\n\r\n")
-            if end < 0:
-                return
-            head, self.buffer = self.buffer[:end], self.buffer[end + 4 :]
-            parts = head.split(b"\r\n", 1)[0].split(b" ")
-            path = parts[1] if len(parts) > 2 else b"/"
-            reply = self.cache.get(path)
-            if reply is None:
-                reply = self.cache[path] = self._reply(path.decode("latin-1"))
-            self.transport.write(reply)
-            if b"connection: close" in head.lower():
-                self.transport.close()
-                return
-
-    def _reply(self, path: str) -> bytes:
-        if path == "/robots.txt":
-            text = ROBOTS_TXT.format(host=HOST, port=self.port)
-            return _response("200 OK", "text/plain", text.encode())
-        return _page(self.port, path)
-
-
-def _protocol(holder: list[int], cache: dict[bytes, bytes]) -> _Http:
-    """A connection to the origin whose port is ``holder[0]``."""
-    return _Http(holder[0], cache)
-
-
-async def _serve(origins: int) -> None:
-    loop = asyncio.get_running_loop()
-    servers = []
-    ports = []
-    for _ in range(origins):
-        holder: list[int] = []  # the port, once known
-        server = await loop.create_server(partial(_protocol, holder, {}), HOST, 0, backlog=512)
-        port = server.sockets[0].getsockname()[1]
-        holder.append(port)
-        servers.append(server)
-        ports.append(port)
-    print("PORTS " + " ".join(map(str, ports)), flush=True)
-    # Serve until the parent closes our stdin (or dies).
-    stop = asyncio.Event()
-    threading.Thread(
-        target=lambda: (sys.stdin.read(), loop.call_soon_threadsafe(stop.set)), daemon=True
-    ).start()
-    await stop.wait()
-    for server in servers:
-        server.close()
-
-
-class Site:
-    """The server process, started and stopped by the parent."""
-
-    def __init__(self, origins: int) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, __file__, "--serve", str(origins)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline().split()
-        if not line or line[0] != "PORTS":
-            self.stop()
-            sys.exit(f"bench_crawl: the site did not start (it said {line!r})")
-        self.ports = [int(p) for p in line[1:]]
-
-    def stop(self) -> None:
-        if self.process.stdin is not None:
-            self.process.stdin.close()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-
-
-# --- the crawl (runs in its own process) ----------------------------------
-
-
-def plan(ports: Sequence[int], pages: int, forbidden: bool) -> Iterator[str]:
-    """Every URL of the crawl, interleaved across origins; with
-    ``forbidden``, ``FORBIDDEN_PER_ORIGIN`` disallowed ones per origin are
-    spread among the pages."""
-    kinds = ("/private/{n}", "/page/{n}/edit", "/files/report-{n}.pdf")
-    at = {pages * (k + 1) // (FORBIDDEN_PER_ORIGIN + 1): k for k in range(FORBIDDEN_PER_ORIGIN)}
-    for n in range(pages):
-        for port in ports:
-            yield f"http://{HOST}:{port}/page/{n}"
-        if forbidden and n in at:
-            kind = kinds[at[n] % len(kinds)]
-            for port in ports:
-                yield f"http://{HOST}:{port}" + kind.format(n=n)
+def answer(_index: int, netloc: str, path: str) -> tuple[bytes, float]:
+    """The site's answers, at once."""
+    return harness.site_reply(netloc, path), 0.0
 
 
 def crawl_settings(mode: str) -> dict[str, Any]:
-    settings: dict[str, Any] = {
-        "ROBOTSTXT_OBEY": mode != "a",
-        "CONCURRENT_REQUESTS": CONCURRENT_REQUESTS,
-        "CONCURRENT_REQUESTS_PER_DOMAIN": CONCURRENT_REQUESTS_PER_DOMAIN,
-        "DOWNLOAD_DELAY": 0,
-        "RETRY_ENABLED": False,
-        "TELNETCONSOLE_ENABLED": False,
-        "LOG_LEVEL": "WARNING",
-        "TWISTED_REACTOR": "twisted.internet.asyncioreactor.AsyncioSelectorReactor",
+    if mode != PAGE_MODE:
+        return harness.crawl_settings(mode)
+    # The add-on, and the spider middleware configured too.
+    return {
+        **harness.crawl_settings("c"),
+        "ROBOTSTXT_RFC_NOFOLLOW": True,
+        "ROBOTSTXT_RFC_NOINDEX": "drop",
     }
-    if mode in ("c", PAGE_MODE):
-        settings["ADDONS"] = {"scrapy_robots_rfc.Addon": 100}
-    if mode == PAGE_MODE:  # the spider middleware is configured too
-        settings["ROBOTSTXT_RFC_NOFOLLOW"] = True
-        settings["ROBOTSTXT_RFC_NOINDEX"] = "drop"
-    return settings
 
 
-def run_crawl(mode: str, ports: Sequence[int], pages: int, profile_out: str | None) -> None:
-    """One crawl; prints one ``RESULT {json}`` line on stdout."""
-    import scrapy
-    from scrapy import signals
-    from scrapy.crawler import CrawlerProcess
-
-    class BenchSpider(scrapy.Spider):
-        name = "bench_crawl"
-
-        def __init__(self, **kwargs: Any) -> None:
-            super().__init__(**kwargs)
-            self.pages = 0
-            self.others = 0
-            self.first_page: float | None = None
-
-        def _requests(self) -> Iterator[scrapy.Request]:
-            for url in plan(ports, pages, forbidden=mode != "a"):
-                yield scrapy.Request(url, callback=self.parse)
-
-        async def start(self) -> Any:
-            for request in self._requests():
-                yield request
-
-        def start_requests(self) -> Iterator[scrapy.Request]:
-            yield from self._requests()
-
-        def parse(self, response: Any) -> None:
-            if mode == PAGE_MODE:  # a spider that asks: every page's rules are read
-                _ = response.meta["robotstxt_page_rules"].nofollow
-            if response.url.split("/", 3)[3].startswith("page/") and response.status == 200:
-                self.pages += 1
-                if self.first_page is None:
-                    self.first_page = time.perf_counter()
-            else:
-                self.others += 1
-
-    marks: dict[str, Any] = {}
-
-    def opened() -> None:
-        marks["wall0"], marks["cpu0"] = time.perf_counter(), time.process_time()
-
-    def closed(reason: str) -> None:
-        marks["wall1"], marks["cpu1"] = time.perf_counter(), time.process_time()
-        marks["reason"] = reason
-
-    process = CrawlerProcess(crawl_settings(mode))
-    crawler = process.create_crawler(BenchSpider)
-    crawler.signals.connect(opened, signal=signals.spider_opened)
-    crawler.signals.connect(closed, signal=signals.spider_closed)
-    process.crawl(crawler)
-    profiler = cProfile.Profile() if profile_out else None
-    if profiler is not None:
-        profiler.enable()
-    process.start()
-    if profiler is not None and profile_out:
-        profiler.disable()
-        profiler.dump_stats(profile_out)
-    assert crawler.stats is not None
-    stats = crawler.stats.get_stats()
-    spider = crawler.spider
-    assert isinstance(spider, BenchSpider)
-    first = spider.first_page
-    result = {
-        "mode": mode,
-        "seconds": marks["wall1"] - marks["wall0"],
-        "cpu_seconds": marks["cpu1"] - marks["cpu0"],
-        "first_page_seconds": None if first is None else first - marks["wall0"],
-        "reason": marks["reason"],
-        "pages": spider.pages,
-        "other_responses": spider.others,
-        "responses": stats.get("downloader/response_count", 0),
-        "robots_requests": stats.get("robotstxt/request_count", 0),
-        "forbidden": stats.get("robotstxt/forbidden", 0),
-        "scheduled": stats.get("scheduler/enqueued", 0),
-        "elapsed_time_seconds": stats.get("elapsed_time_seconds"),
-    }
-    print("RESULT " + json.dumps(result), flush=True)
-
-
-# --- the parent -----------------------------------------------------------
-
-
-@dataclass
-class Run:
-    crawl: str
-    mode: str
-    round: int
-    seconds: float
-    cpu_seconds: float
-    first_page_seconds: float | None
-    pages: int
-    other_responses: int
-    responses: int
-    robots_requests: int
-    forbidden: int
-    scheduled: int
-    pages_per_s: float
-    stderr: str
-
-
-class CrawlFailed(Exception):
-    pass
-
-
-def crawl(
-    mode: str, spec: Crawl, ports: Sequence[int], round_: int, profile_out: str | None = None
-) -> Run:
-    """Run one crawl of ``spec`` over the first of ``ports`` in a fresh
-    process, and check what it downloaded."""
-    ports = ports[: spec.origins]
-    command = [sys.executable, __file__, "--crawl", mode, "--ports", ",".join(map(str, ports))]
-    command += ["--pages", str(spec.pages)]
-    if profile_out:
-        command += ["--profile-out", profile_out]
-    done = subprocess.run(
-        command, capture_output=True, text=True, check=False, timeout=CRAWL_TIMEOUT_S
-    )
-    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
-    if done.returncode != 0 or not lines:
-        raise CrawlFailed(
-            f"{spec.title}, mode {mode}: the crawl exited with {done.returncode}\n"
-            f"stdout:\n{done.stdout}\nstderr:\n{done.stderr}"
-        )
-    found = json.loads(lines[-1][len("RESULT ") :])
-    run = Run(
-        crawl=spec.name,
-        mode=mode,
-        round=round_,
-        seconds=found["seconds"],
-        cpu_seconds=found["cpu_seconds"],
-        first_page_seconds=found["first_page_seconds"],
-        pages=found["pages"],
-        other_responses=found["other_responses"],
-        responses=found["responses"],
-        robots_requests=found["robots_requests"],
-        forbidden=found["forbidden"],
-        scheduled=found["scheduled"],
-        pages_per_s=found["pages"] / found["seconds"],
-        stderr=done.stderr.strip(),
-    )
-    problems = check(run, spec, found["reason"])
-    if problems:
-        raise CrawlFailed(
-            f"{spec.title}, mode {mode} ({MODE_NAMES[mode]}), round {round_}: "
-            + "; ".join(problems)
-            + f"\nresult: {found}\nstderr:\n{done.stderr}"
-        )
-    return run
-
-
-def check(run: Run, spec: Crawl, reason: str) -> list[str]:
-    """What differs from the expected crawl: every allowed page downloaded
-    once, nothing else but robots.txt, every disallowed URL dropped."""
-    problems = []
-    robots = 0 if run.mode == "a" else spec.origins
-    forbidden = 0 if run.mode == "a" else spec.origins * FORBIDDEN_PER_ORIGIN
-    expected = {
-        "close reason": (reason, "finished"),
-        "allowed pages": (run.pages, spec.total),
-        "other responses": (run.other_responses, 0),
-        "responses (pages + robots.txt)": (run.responses, spec.total + robots),
-        "robotstxt/request_count": (run.robots_requests, robots),
-        "robotstxt/forbidden": (run.forbidden, forbidden),
-    }
-    for what, (got, want) in expected.items():
-        if got != want:
-            problems.append(f"{what}: {got}, expected {want}")
-    return problems
-
-
-def rotate(round_: int, modes: tuple[str, ...] = MODES) -> tuple[str, ...]:
-    shift = round_ % len(modes)
-    return modes[shift:] + modes[:shift]
-
-
-def ratio_text(value: float, target: float | None) -> str:
-    if target is None:
-        return f"{value:.3f}"
-    return harness.against(value, target, f"{value:.3f}", f"{target:.2f}", ">=")
-
-
-def report_crawl(spec: Crawl, runs: Sequence[Run]) -> dict[str, Any]:
-    """The table and summary of one crawl's runs; their figures."""
-    ran = tuple(mode for mode in (*MODES, PAGE_MODE) if any(r.mode == mode for r in runs))
-    by_mode = {
-        mode: sorted((r for r in runs if r.mode == mode), key=lambda r: r.round) for mode in ran
-    }
-    summary: dict[str, Any] = {"title": spec.title, "origins": spec.origins, "pages": spec.pages}
-    summary["modes"] = modes = {}
-    rows = []
-    for mode in ran:
-        mine = by_mode[mode]
-        rates = [r.pages_per_s for r in mine]
-        median = statistics.median(rates)
-        cpu_median = statistics.median(r.cpu_seconds for r in mine)
-        firsts = [r.first_page_seconds for r in mine if r.first_page_seconds is not None]
-        first = statistics.median(firsts) if firsts else None
-        modes[mode] = {
-            "name": MODE_NAMES[mode],
-            "median_pages_per_s": median,
-            "min_pages_per_s": min(rates),
-            "max_pages_per_s": max(rates),
-            "median_seconds": statistics.median(r.seconds for r in mine),
-            "median_cpu_seconds": cpu_median,
-            "pages_per_cpu_s": spec.total / cpu_median,
-            "median_first_page_seconds": first,
-            "scheduled": sorted({r.scheduled for r in mine}),
-            "robots_requests": sorted({r.robots_requests for r in mine}),
-        }
-        rows.append(
-            [
-                f"{mode}. {MODE_NAMES[mode]}",
-                *(f"{rate:,.0f}" for rate in rates),
-                f"{median:,.0f}",
-                f"{(max(rates) - min(rates)) / median * 100:.1f}%",
-                f"{spec.total / cpu_median:,.0f}",
-                "-" if first is None else f"{first * 1000:.0f}",
-                "/".join(map(str, modes[mode]["scheduled"])),
-            ]
-        )
-    rounds = [f"r{r.round}" for r in by_mode["a"]]
-    print(f"\n{spec.title}: pages/s ({spec.total:,} pages per crawl, one crawl a process)")
-    headers = ["mode", *rounds, "median", "spread", "pages/CPU-s", "1st page ms", "scheduled"]
-    print(harness.table(headers, rows))
-    ratios = [("c", "b"), ("c", "a")]
-    if PAGE_MODE in by_mode:
-        ratios.append((PAGE_MODE, "c"))
-    for mine_, other in ratios:
-        key = f"{mine_}_over_{other}"
-        target = spec.targets.get(key)
-        pairs = list(zip(by_mode[mine_], by_mode[other], strict=True))
-        of_medians = modes[mine_]["median_pages_per_s"] / modes[other]["median_pages_per_s"]
-        paired = statistics.median(c.pages_per_s / o.pages_per_s for c, o in pairs)
-        extra = statistics.median(c.seconds - o.seconds for c, o in pairs)
-        summary[key] = of_medians
-        summary[f"paired_{key}"] = paired
-        summary[f"paired_extra_seconds_{mine_}_minus_{other}"] = extra
-        if target is not None:
-            summary.setdefault("targets", {})[key] = target
-        print(
-            f"   {mine_}/{other}: per-round median {ratio_text(paired, target)};"
-            f" of the medians {of_medians:.3f}; {mine_} - {other} per round"
-            f" {extra * 1000:+.0f} ms"
-        )
-    return summary
-
-
-def report(runs: Sequence[Run], crawls: Sequence[Crawl]) -> dict[str, Any]:
-    summary = {
-        spec.name: report_crawl(spec, [r for r in runs if r.crawl == spec.name]) for spec in crawls
-    }
-    print(
-        "\n   r1, r2, …: pages/s of each round; spread = (max - min) / median over the\n"
-        "   rounds; pages/CPU-s uses the median CPU time of the crawl process between\n"
-        "   spider_opened and spider_closed; 1st page ms: median time from\n"
-        "   spider_opened to the first page reaching the spider; scheduled: the\n"
-        "   scheduler/enqueued stat. Targets are reported, never asserted; the\n"
-        "   per-round ratio cancels slow drifts of the machine."
-    )
-    for spec in crawls:
-        for mode in ("b", "c"):
-            counts = summary[spec.name]["modes"][mode]["robots_requests"]
-            if counts != [spec.origins]:
-                print(f"   {spec.title}, mode {mode}: robotstxt/request_count {counts}")
-    for r in runs:
-        if r.stderr:
-            print(
-                f"\n   NOTE: {r.crawl} mode {r.mode} round {r.round} wrote to stderr:\n{r.stderr}"
-            )
-    return summary
+def read_page_rules(response: Any) -> None:
+    """Mode d: a spider that asks, so that every page's rules are read."""
+    _ = response.meta["robotstxt_page_rules"].nofollow
 
 
 #: Where each mode's robots.txt code lives, for ``--profile``: Scrapy's
@@ -630,7 +191,7 @@ def _per_page(
     return calls / pages, seconds / pages, files
 
 
-def profile(site: Site, specs: Sequence[Crawl], modes: Sequence[str]) -> None:
+def profile(runner: harness.CrawlRunner, specs: Sequence[Crawl], modes: Sequence[str]) -> None:
     """One crawl of each of ``specs`` in each of ``modes`` under cProfile:
     calls per page of the whole crawl process and of each mode's robots.txt
     code (the calls are counted exactly, run after run; the times are the
@@ -642,7 +203,7 @@ def profile(site: Site, specs: Sequence[Crawl], modes: Sequence[str]) -> None:
         with tempfile.TemporaryDirectory() as folder:
             for mode in modes:
                 out = os.path.join(folder, f"{mode}.prof")
-                crawl(mode, spec, site.ports, 0, profile_out=out)
+                runner.crawl(mode, spec, 0, profile_out=out)
                 stats = pstats.Stats(out, stream=sys.stdout)
                 found[mode] = _per_page(stats, spec.total, ROBOTS_CODE.get(mode, ()))
                 calls, seconds, files = found[mode]
@@ -715,21 +276,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     # Internal: the server and crawl child processes.
     parser.add_argument("--serve", type=int, metavar="ORIGINS", help=argparse.SUPPRESS)
-    parser.add_argument("--crawl", choices=(*MODES, PAGE_MODE), help=argparse.SUPPRESS)
-    parser.add_argument("--ports", help=argparse.SUPPRESS)
-    parser.add_argument("--pages", type=int, help=argparse.SUPPRESS)
-    parser.add_argument("--profile-out", help=argparse.SUPPRESS)
+    harness.against_argument(parser)
+    harness.crawl_child_arguments(parser, (*MODES, PAGE_MODE, harness.AGAINST_MODE))
     args = parser.parse_args(argv)
 
     if args.serve is not None:
-        asyncio.run(_serve(args.serve))
+        harness.serve_site([HOST] * args.serve, answer)
         return
     if args.crawl is not None:
-        ports = [int(p) for p in args.ports.split(",")]
-        run_crawl(args.crawl, ports, args.pages, args.profile_out)
+        on_page = read_page_rules if args.crawl == PAGE_MODE else None
+        settings = crawl_settings(args.crawl)
+        harness.run_crawl(settings, harness.crawl_child_urls(args), args.profile_out, on_page)
         return
 
-    crawls = QUICK_CRAWLS if args.quick else CRAWLS
+    crawls: tuple[Crawl, ...] = QUICK_CRAWLS if args.quick else CRAWLS
     if args.only:
         crawls = tuple(spec for spec in crawls if spec.name in args.only)
     rounds = 1 if args.quick else ROUNDS
@@ -737,60 +297,34 @@ def main(argv: Sequence[str] | None = None) -> None:
         rounds = max(1, args.rounds)
     started = time.perf_counter()
     modes = (*MODES, PAGE_MODE) if args.page_rules else MODES
+    if args.against is not None:
+        modes = (*modes, harness.AGAINST_MODE)
     harness.title("crawl benchmark", args.quick)
+    print(harness.crawl_versions())
     print(
-        f"{harness.python_text(machine=True)}; Scrapy {harness.version('scrapy')},"
-        f" Twisted {harness.version('twisted')}, Protego {harness.version('protego')};\n"
-        f"{harness.package_text()} ({harness.git_state()})"
-    )
-    print(
-        "Crawls: " + ", ".join(spec.title for spec in crawls) + f" (+{FORBIDDEN_PER_ORIGIN}"
+        "Crawls: " + ", ".join(spec.title for spec in crawls) + f" (+{harness.FORBIDDEN_PER_ORIGIN}"
         " disallowed URLs per origin in b and c), server in its own process;\n"
-        f"CONCURRENT_REQUESTS = {CONCURRENT_REQUESTS}, CONCURRENT_REQUESTS_PER_DOMAIN ="
-        f" {CONCURRENT_REQUESTS_PER_DOMAIN} (one download slot: every origin is on {HOST});\n"
-        f"{rounds} round(s) of every crawl in modes {', '.join(modes)}, in rotating order"
+        f"CONCURRENT_REQUESTS = {harness.CONCURRENT_REQUESTS}, CONCURRENT_REQUESTS_PER_DOMAIN ="
+        f" {harness.CONCURRENT_REQUESTS_PER_DOMAIN} (one download slot: every origin is on"
+        f" {HOST});\n{rounds} round(s) of every crawl in modes {', '.join(modes)}, in rotating"
+        " order"
     )
-    site = Site(max(spec.origins for spec in crawls))
-    runs: list[Run] = []
+    site = harness.Site([__file__, "--serve", str(max(spec.origins for spec in crawls))])
+    runner = harness.CrawlRunner(
+        __file__, site.origins, MODE_NAMES, CRAWL_TIMEOUT_S, against=args.against
+    )
     try:
         if args.profile:
-            profile(site, crawls, modes)
+            profile(runner, crawls, modes)
             return
-        if not args.quick:
-            warm_up = Crawl("warm-up", "warm-up", WARM_UP_ORIGINS, WARM_UP_PAGES)
-            crawl("c", warm_up, site.ports, 0)  # untimed
-        for round_ in range(1, rounds + 1):
-            for spec in crawls:
-                for mode in rotate(round_ - 1, modes):
-                    run = crawl(mode, spec, site.ports, round_)
-                    runs.append(run)
-                    print(
-                        f"  round {round_} {spec.title} mode {mode}: {run.seconds:.3f} s ="
-                        f" {run.pages_per_s:,.0f} pages/s (CPU {run.cpu_seconds:.2f} s,"
-                        f" scheduled {run.scheduled}, robots.txt {run.robots_requests},"
-                        f" forbidden {run.forbidden})",
-                        flush=True,
-                    )
-    except CrawlFailed as exc:
+        runs = runner.rounds(crawls, modes, rounds, None if args.quick else WARM_UP)
+    except harness.CrawlFailed as exc:
         sys.exit(f"bench_crawl: FAILED: {exc}")
     finally:
         site.stop()
 
-    summary = report(runs, crawls)
-    results = {
-        "quick": args.quick,
-        "rounds": rounds,
-        "crawls": [asdict(spec) for spec in crawls],
-        "python": platform.python_version(),
-        "scrapy": harness.version("scrapy"),
-        "protego": harness.version("protego"),
-        "git": harness.git_state(),
-        "concurrent_requests": CONCURRENT_REQUESTS,
-        "concurrent_requests_per_domain": CONCURRENT_REQUESTS_PER_DOMAIN,
-        "forbidden_per_origin": FORBIDDEN_PER_ORIGIN,
-        "summary": summary,
-        "runs": [asdict(r) for r in runs],
-    }
+    summary = harness.report_crawls(runs, crawls, MODE_NAMES, RATIOS)
+    results = harness.crawl_results(args.quick, rounds, crawls, summary, runs)
     harness.finish(args.json, results, started)
 
 

@@ -13,7 +13,13 @@ can be counted as one unit (``--core-as-one``), as a library called through
 ``RobotsTxt.parse``, or both pure layers as library calls (``--io-only``:
 only how the request moves among the Scrapy-facing modules counts).
 
-    python benchmarks/request_path.py [--core-as-one | --io-only] [--show]
+*Re-entries* count fresh calls into a module the request had entered before
+and left, up to its verdict (the page request reaching the downloader): a
+return to the caller is none, nor a coroutine resumed. ``--own`` counts them
+only in the page request's own calls (its ``process_request`` passes and the
+handler that parks it), not in the robots.txt load it waits for.
+
+    python benchmarks/request_path.py [--core-as-one | --io-only] [--own] [--show]
 """
 
 from __future__ import annotations
@@ -25,10 +31,11 @@ from types import FrameType
 from typing import Any
 
 import harness
-from scrapy import Request, Spider
+from scrapy import Request, Spider, signals
 from scrapy.crawler import CrawlerProcess
 
 PACKAGE = "scrapy_robots_rfc"
+_COROUTINE, _GENERATOR = 0x80, 0x20  # inspect.CO_COROUTINE, CO_GENERATOR
 #: The pure layers, which ``--io-only`` counts as library calls; the second
 #: line names them in the flat layout of 0.1, so that older trees compare.
 PURE = (
@@ -57,14 +64,22 @@ class _Handler(BaseHTTPRequestHandler):
 class _Path:
     """The modules that ran, phase by phase, consecutive repeats collapsed."""
 
-    def __init__(self, core_as_one: bool, io_only: bool) -> None:
+    def __init__(self, core_as_one: bool, io_only: bool, own_only: bool = False) -> None:
         self.core_as_one = core_as_one
         self.io_only = io_only
+        self.own_only = own_only
         self.phase: str | None = None
         self.steps: dict[str, list[str]] = {"miss": [], "hit": []}
         #: Calls into a module that is lower on the call stack: a module
         #: called back by one it called (a web, not layers).
         self.callbacks: dict[str, list[str]] = {"miss": [], "hit": []}
+        #: Re-entries: fresh calls into a module the path had entered
+        #: before and left (not on the stack now), up to the verdict. A
+        #: return to the caller is no entry, nor is a coroutine resumed.
+        self.reentries: dict[str, list[str]] = {"miss": [], "hit": []}
+        self._entered: dict[str, set[str]] = {"miss": set(), "hit": set()}
+        #: Coroutine frames already entered: a later "call" resumes them.
+        self._frames: set[FrameType] = set()
 
     def unit(self, frame: FrameType | None) -> str | None:
         """The package module of the innermost package frame, if any."""
@@ -96,8 +111,53 @@ class _Path:
         where = self.unit(frame if event == "call" else frame.f_back)
         if event == "call" and where is not None:
             self._callback(frame, where)
+            self._reentry(frame, where)
         if where is not None and (not steps or steps[-1] != where):
             steps.append(where)
+
+    def _reentry(self, frame: FrameType, module: str) -> None:
+        assert self.phase is not None
+        entered = self._entered.get(self.phase)
+        if entered is None:
+            return
+        if self.own_only and not self._own(frame):
+            return
+        if frame.f_code.co_flags & (_COROUTINE | _GENERATOR):
+            if frame in self._frames:
+                return  # resumed, not entered
+            self._frames.add(frame)
+        caller = self.unit(frame.f_back)
+        if caller == module:
+            return  # a call within the module
+        if module in entered and not self._on_stack(frame.f_back, module):
+            self.reentries[self.phase].append(module)
+        entered.add(module)
+
+    def _own(self, frame: FrameType | None) -> bool:
+        """Whether ``frame`` runs for the page request itself: below the
+        middleware's ``process_request`` or the scheduler handler that
+        parks it, for the page's URL (not the robots.txt fetch, nor
+        Scrapy's download signals)."""
+        while frame is not None:
+            if frame.f_code.co_name in ("process_request", "scheduled"):
+                request = frame.f_locals.get("request")
+                if getattr(request, "url", "").endswith(("/one", "/two")):
+                    return True
+            frame = frame.f_back
+        return False
+
+    def _on_stack(self, frame: FrameType | None, module: str) -> bool:
+        while frame is not None:
+            if self.unit(frame) == module:
+                return True
+            frame = frame.f_back
+        return False
+
+    def verdict(self, request: Any) -> None:
+        """The request reached the downloader: its path ends (a page's, not
+        the robots.txt fetch's)."""
+        if self.phase in ("miss", "hit") and not request.url.endswith("/robots.txt"):
+            self.phase = f"{self.phase}-decided"
 
     def _callback(self, frame: FrameType, module: str) -> None:
         caller = self.unit(frame.f_back)
@@ -133,15 +193,27 @@ def main() -> None:
         action="store_true",
         help="count only the Scrapy-facing modules (calls into robotstxt/, policy/: library calls)",
     )
+    parser.add_argument(
+        "--own",
+        action="store_true",
+        help="count re-entries only in the page request's own calls (process_request and the "
+        "handler that parks it), not in the robots.txt fetch it waits for",
+    )
     parser.add_argument("--show", action="store_true", help="print each path's modules")
     options = parser.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
-    path = _Path(options.core_as_one, options.io_only)
+    path = _Path(options.core_as_one, options.io_only, options.own)
 
     class TwoPages(Spider):
         name = "two_pages"
+
+        @classmethod
+        def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> Any:
+            spider = super().from_crawler(crawler, *args, **kwargs)
+            crawler.signals.connect(path.verdict, signal=signals.request_reached_downloader)
+            return spider
 
         async def start(self) -> Any:
             yield Request(f"{base}/one", callback=self.first)
@@ -178,12 +250,15 @@ def main() -> None:
     for phase, steps in path.steps.items():
         modules, returns = counts(steps)
         back = str(len(path.callbacks[phase]))
-        rows.append([f"cache {phase}", str(modules), str(returns), back, str(len(steps))])
-    print(harness.table(["path", "modules", "returns", "call-backs", "steps"], rows))
+        again = str(len(path.reentries[phase]))
+        rows.append([f"cache {phase}", str(modules), str(returns), again, back, str(len(steps))])
+    print(harness.table(["path", "modules", "returns", "re-entries", "call-backs", "steps"], rows))
     if options.show:
         for phase, steps in path.steps.items():
             short = [step.removeprefix(PACKAGE + ".") for step in steps]
             print(f"\n{phase}: " + " > ".join(short))
+            again = [step.removeprefix(PACKAGE + ".") for step in path.reentries[phase]]
+            print(f"  re-entered: {', '.join(again) or 'none'}")
             for edge in path.callbacks[phase]:
                 print(f"  called back: {edge.replace(PACKAGE + '.', '')}")
 

@@ -30,14 +30,18 @@ extensions = [
     "sphinx.ext.doctest",
     "myst_parser",  # docs/decisions.md and docs/spec-ids.md stay Markdown
     "clihelp",  # the CLI's --help, rendered from its argparse parsers
+    "conformance",  # the other projects' test suites, from the conformance run's figures
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 master_doc = "index"
-exclude_patterns = ["_build", "dev"]
+exclude_patterns = ["_build", "_generated", "dev"]
 html_theme = "sphinx_rtd_theme"
 html_title = f"scrapy_robots_rfc {release}"
 html_baseurl = "https://scrapy-robots-rfc.readthedocs.io/en/latest/"
+# Table cells wrap instead of clipping (the theme keeps them on one line).
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]
 
 # myst: decisions.md's headings get anchors (their ``<a id>`` stays the
 # stable anchor the project cites), and its tables render.

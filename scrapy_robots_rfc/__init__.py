@@ -23,7 +23,7 @@ from .robotstxt import (
 
 if TYPE_CHECKING:
     from .crawl.addon import Addon
-    from .crawl.middleware import RobotsTxtMiddleware
+    from .crawl.middleware import RobotsTxtMiddleware, page_rules, usage_preferences
     from .crawl.page_rules import PageRulesMiddleware
     from .crawl.robotparser import RobotParser
     from .exceptions import (
@@ -36,14 +36,16 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 _LAZY = {
-    "Addon": "addon",
+    "Addon": "crawl.addon",
     "ConfigError": "exceptions",
     "ForbiddenByRobotsTxt": "exceptions",
     "ForbiddenByUsagePreference": "exceptions",
     "RobotsTxtUnreachable": "exceptions",
     "PageRulesMiddleware": "crawl.page_rules",
-    "RobotParser": "robotparser",
-    "RobotsTxtMiddleware": "middleware",
+    "RobotParser": "crawl.robotparser",
+    "RobotsTxtMiddleware": "crawl.middleware",
+    "page_rules": "crawl.middleware",
+    "usage_preferences": "crawl.middleware",
 }
 
 
@@ -75,5 +77,7 @@ __all__ = [
     "Rule",
     "__version__",
     "build",
+    "page_rules",
     "product_token",
+    "usage_preferences",
 ]

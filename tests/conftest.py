@@ -27,6 +27,45 @@ CORPUS = SHARED / "corpus" / "robots"
 DATA = Path(__file__).parent / "data"
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--conformance-figures",
+        metavar="PATH",
+        help="write the figures of the other projects' test suites "
+        "(tests/conformance/test_conformance.py) to PATH as JSON for the docs (make docs); "
+        "every conformance case must run",
+    )
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    path = session.config.getoption("--conformance-figures")
+    if path:
+        from .conformance import write_figures
+
+        problem = write_figures(Path(path))
+        if problem is not None:
+            session.config.get_terminal_writer().line(problem, red=True)
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test that uses the local server (the ``server`` fixture) is
+    marked ``e2e``, so that ``-m "not e2e"`` runs no crawl: one that is not
+    stops the run, named (checked before ``-m`` selects)."""
+    unmarked = [
+        item.nodeid
+        for item in items
+        if "server" in getattr(item, "fixturenames", ()) and item.get_closest_marker("e2e") is None
+    ]
+    if unmarked:
+        raise pytest.UsageError(
+            "these tests use the local server (the server fixture) but "
+            "are not marked e2e: mark each with @pytest.mark.e2e, or its module with "
+            "pytestmark = pytest.mark.e2e if every test of it crawls:\n  " + "\n  ".join(unmarked)
+        )
+
+
 def corpus_files() -> list[Path]:
     if not CORPUS.is_dir():
         return []

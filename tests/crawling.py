@@ -1,5 +1,6 @@
 """Running real crawls in tests: a recording spider, both ways of turning
-the middleware on, and a fake clock.
+the middleware on, a fake clock, and the helpers of most crawl tests
+(``crawl``, ``robots_origin``, ``pages``, ``stat``).
 
 Every crawl test runs twice, once per activation (``ADDONS`` and a manual
 ``DOWNLOADER_MIDDLEWARES``), the way scrapy-zyte-api tests its add-on.
@@ -18,6 +19,8 @@ from scrapy.utils.test import get_crawler
 from scrapy_robots_rfc._timers import call_later
 from scrapy_robots_rfc.crawl.middleware import RobotsTxtMiddleware
 
+from .mockserver import MockServer, Origin, Reply
+
 BUILTIN = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
 
 ACTIVATIONS: dict[str, dict[str, Any]] = {
@@ -26,6 +29,9 @@ ACTIVATIONS: dict[str, dict[str, Any]] = {
         "DOWNLOADER_MIDDLEWARES": {BUILTIN: None, "scrapy_robots_rfc.RobotsTxtMiddleware": 100}
     },
 }
+
+#: The robots.txt most crawl tests serve.
+ROBOTS = b"User-agent: *\nDisallow: /private\nAllow: /private/ok\n"
 
 BASE_SETTINGS: dict[str, Any] = {
     "ROBOTSTXT_OBEY": True,
@@ -71,6 +77,9 @@ class Recorder(Spider):
         self.stages = list(stages)
         self.seen: list[str] = []
         self.metas: list[dict[str, Any]] = []
+        #: The responses, for what a test reads of them when the crawl is
+        #: over (``page_rules``, ``usage_preferences``).
+        self.responses: list[Any] = []
         self.failures: list[tuple[str, BaseException]] = []
 
     @classmethod
@@ -124,6 +133,7 @@ class Recorder(Spider):
     def parse(self, response: Any) -> None:
         self.seen.append(response.url)
         self.metas.append(dict(response.meta))
+        self.responses.append(response)
 
     def errback(self, failure: Any) -> None:
         self.failures.append((failure.request.url, failure.value))
@@ -155,3 +165,33 @@ def use_clock(clock: FakeClock) -> Hook:
 
 def make_crawler(activation: dict[str, Any], settings: dict[str, Any] | None = None) -> Any:
     return get_crawler(Recorder, {**BASE_SETTINGS, **activation, **(settings or {})})
+
+
+def crawl(activation: dict[str, Any], stages: list[Stage], **settings: Any) -> Any:
+    """Run a crawl; the Deferred fires with the crawler."""
+    crawler = make_crawler(activation, settings)
+    d = crawler.crawl(stages=stages)
+    d.addCallback(lambda _: crawler)
+    return d
+
+
+def robots_origin(server: MockServer, route: Any) -> Origin:
+    return server.add_origin({"/robots.txt": route})
+
+
+def switchable_origin(server: MockServer, *, up: bool) -> tuple[Origin, dict[str, bool]]:
+    """An origin whose robots.txt is ``ROBOTS`` while ``state["up"]``, else
+    a 503; the test flips ``state["up"]``."""
+    state = {"up": up}
+    origin = robots_origin(
+        server, lambda hit, n: Reply(body=ROBOTS) if state["up"] else Reply(status=503)
+    )
+    return origin, state
+
+
+def pages(origin: Origin, *paths: str) -> list[str]:
+    return [origin.url(path) for path in paths]
+
+
+def stat(crawler: Any, key: str) -> Any:
+    return crawler.stats.get_value(key)

@@ -1,4 +1,4 @@
-"""One worker of a fleet on scrapy-redis, for tests/test_fleet_e2e.py.
+"""One worker of a fleet on scrapy-redis, for tests/fleet/test_fleet_e2e.py.
 
 ``python tests/fleet_worker.py`` crawls what the shared scrapy-redis queue
 gives it, with scrapy-redis's scheduler and dupefilter and the add-on, the

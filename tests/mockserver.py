@@ -53,10 +53,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from twisted.internet import defer, task
+from twisted.internet.interfaces import IPullProducer
 from twisted.protocols.policies import ProtocolWrapper, WrappingFactory
 from twisted.web.http import NO_BODY_CODES
 from twisted.web.resource import Resource
 from twisted.web.server import NOT_DONE_YET, Request, Site
+from zope.interface import implementer
 
 if TYPE_CHECKING:
     from twisted.internet.base import DelayedCall
@@ -79,6 +81,10 @@ class Reply:
     + 1000``, sends the body and closes the connection. ``gzip`` compresses
     the body and sets ``Content-Encoding: gzip`` whatever the request's
     ``Accept-Encoding``. ``html`` sends ``text/html`` instead of ``text/plain``.
+    ``repeat`` sends ``body`` that many times (``Content-Length`` is the
+    whole), written as the connection takes it: a body of any size is never
+    held whole, and a client that stops reading stops the writing too;
+    :attr:`MockServer.sent` counts the body bytes written so.
     """
 
     status: int = 200
@@ -90,6 +96,7 @@ class Reply:
     truncate: bool = False
     gzip: bool = False
     html: bool = False
+    repeat: int = 0
 
 
 @dataclass(frozen=True)
@@ -206,11 +213,36 @@ class _Resource(Resource):
         if reply.delay > 0:
             self._server._later(request, reply)
         else:
-            _respond(request, reply)
+            _respond(request, reply, self._server.sent)
         return NOT_DONE_YET
 
 
-def _respond(request: Request, reply: Reply) -> None:
+@implementer(IPullProducer)
+class _Repeater:
+    """Writes ``body`` ``times`` times to ``request``, a piece each time the
+    transport asks for more; counts what it wrote in ``sent``."""
+
+    def __init__(self, request: Request, body: bytes, times: int, sent: Counter[int]) -> None:
+        self._request = request
+        self._body = body
+        self._left = times
+        self._sent = sent
+        self._port = request.getHost().port
+
+    def resumeProducing(self) -> None:
+        if self._left <= 0:
+            self._request.unregisterProducer()
+            self._request.finish()
+            return
+        self._left -= 1
+        self._sent[self._port] += len(self._body)
+        self._request.write(self._body)
+
+    def stopProducing(self) -> None:
+        self._left = 0
+
+
+def _respond(request: Request, reply: Reply, sent: Counter[int]) -> None:
     """Send ``reply`` (or misbehave as it says) on ``request``."""
     transport = request.channel.transport
     if reply.reset:
@@ -227,12 +259,16 @@ def _respond(request: Request, reply: Reply) -> None:
         request.setHeader(b"Content-Encoding", b"gzip")
     if reply.status not in NO_BODY_CODES:
         extra = 1000 if reply.truncate else 0
-        request.setHeader(b"Content-Length", str(len(body) + extra).encode())
+        length = len(body) * max(reply.repeat, 1) + extra
+        request.setHeader(b"Content-Length", str(length).encode())
     for name, value in reply.headers.items():
         values = [value] if isinstance(value, str) else list(value)
         request.responseHeaders.setRawHeaders(
             name.encode("latin-1"), [v.encode("latin-1") for v in values]
         )
+    if reply.repeat:
+        request.registerProducer(_Repeater(request, body, reply.repeat, sent), False)
+        return
     request.write(body)
     if reply.truncate:
         transport.loseConnection()
@@ -249,6 +285,8 @@ class MockServer:
     def __init__(self) -> None:
         """A server with no origin yet; :meth:`add_origin` adds one."""
         self.hits: list[Hit] = []
+        #: Body bytes written by ``Reply(repeat=...)`` routes, by port.
+        self.sent: Counter[int] = Counter()
         self._counts: Counter[tuple[int, str]] = Counter()
         self._ports: list[IListeningPort] = []
         self._factories: list[_Factory] = []
@@ -333,7 +371,7 @@ class MockServer:
 
         def fire() -> None:
             self._calls.discard(call)
-            _respond(request, reply)
+            _respond(request, reply, self.sent)
 
         def gone(_: object) -> None:
             self._calls.discard(call)

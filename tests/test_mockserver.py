@@ -24,6 +24,8 @@ from twisted.web.http_headers import Headers
 
 from tests.mockserver import Hit, MockServer, Reply
 
+pytestmark = pytest.mark.e2e
+
 ServerGen = Generator[Any, Any, None]
 
 
@@ -149,6 +151,53 @@ def test_gzip(server: MockServer) -> ServerGen:
     assert body != text
     assert gzip.decompress(body) == text
     assert response.length == len(body)
+
+
+@pytest_twisted.inlineCallbacks
+def test_repeat(server: MockServer) -> ServerGen:
+    piece = b"#" * 999 + b"\n"
+    origin = server.add_origin({"/robots.txt": Reply(body=piece, repeat=3000)})
+    response, body = yield _get(origin.url("/robots.txt"))
+    assert response.length == 3_000_000
+    assert body == piece * 3000
+    assert server.sent[origin.port] == 3_000_000
+
+
+@pytest_twisted.inlineCallbacks
+def test_repeat_stops_writing_when_the_client_goes(server: MockServer) -> ServerGen:
+    """A body of 10 GB: the client reads for a moment and closes the
+    connection; the server wrote what the connection took, no more."""
+    origin = server.add_origin({"/robots.txt": Reply(body=b"#" * 65_535 + b"\n", repeat=160_000)})
+    response = yield _agent().request(b"GET", origin.url("/robots.txt").encode())
+    assert response.length == 10_485_760_000
+    reader = _Quitter()
+    response.deliverBody(reader)
+    yield reader.done
+    yield _sleep(0.2)
+    sent = server.sent[origin.port]
+    # What the client read, and what the socket buffers held when it left.
+    assert 0 < reader.received <= sent < reader.received + 50_000_000 < response.length
+
+
+class _Quitter(Protocol):
+    """Reads a body for 0.1 s, then stops the download (and the connection)."""
+
+    def __init__(self) -> None:
+        self.done: defer.Deferred[None] = defer.Deferred()
+        self.received = 0
+        self._call = _reactor().callLater(0.1, self._quit)
+
+    def dataReceived(self, data: bytes) -> None:
+        self.received += len(data)
+
+    def _quit(self) -> None:
+        assert self.transport is not None
+        self.transport.stopProducing()
+
+    def connectionLost(self, reason: Failure = ResponseDone) -> None:  # type: ignore[assignment]
+        if self._call.active():
+            self._call.cancel()
+        self.done.callback(None)
 
 
 @pytest_twisted.inlineCallbacks

@@ -1,10 +1,13 @@
 """The demo's local web site: a few origins on 127.0.0.1, one port each.
 
 Each origin serves its own robots.txt and a handful of HTML pages that link
-to each other. The server runs on the crawl's own Twisted reactor (it is
-started from the spider's ``start()``) and records every request it answers,
-so the demo can show which paths never reached it. It listens on 127.0.0.1
-only and needs no network.
+to each other; some pages carry page-level rules (a robots meta tag, an
+``X-Robots-Tag`` header). The server runs on the crawl's own Twisted reactor
+(it is started from the spider's ``start()``, or listens earlier when the
+demo calls :meth:`LocalSite.listen` to name its ports first) and records
+every request it answers, with its time, so the demo can show which paths
+never reached it and how far apart the requests came. It listens on
+127.0.0.1 only and needs no network.
 """
 
 from __future__ import annotations
@@ -52,6 +55,33 @@ Disallow: /search?*q=
 Allow: /search?q=public
 """
 
+PAGE_RULES_ROBOTS = b"""\
+# Every page may be fetched: the pages say the rest themselves
+User-agent: *
+Disallow:
+"""
+
+USAGE_ROBOTS = b"""\
+# Everything may be crawled; what the content may be used for is stated per
+# path (Content-Usage, draft-ietf-aipref-attach): no AI training on /articles/
+User-agent: *
+Disallow:
+Content-Usage: train-ai=y
+Content-Usage: /articles/ train-ai=n
+"""
+
+CRAWL_DELAY_ROBOTS = b"""\
+# Crawl-delay is no rule of RFC 9309; crawlers that read it wait that many
+# seconds between two requests to the origin
+User-agent: *
+Crawl-delay: 5
+Disallow:
+
+User-agent: DemoBot
+Crawl-delay: 1
+Disallow:
+"""
+
 
 @dataclass(frozen=True)
 class OriginSpec:
@@ -60,9 +90,11 @@ class OriginSpec:
     ``pages`` maps a path (query included) to the paths it links to.
     ``robots_redirect`` names the origin whose robots.txt a 3xx points to.
     ``start`` are the paths the spider starts from; ``crawl`` is ``False`` for
-    an origin that only serves another's robots.txt. ``robots_meta`` maps a
-    page's path to the ``content`` of its ``<meta name="robots">`` tag
-    (page-level rules).
+    an origin that only serves another's robots.txt. ``meta`` maps a page's
+    path to the ``(name, content)`` of the ``<meta>`` tags in its head
+    (page-level rules: ``name`` is ``robots`` for every crawler, or one
+    crawler's name), and ``headers`` to the ``(name, value)`` of the extra
+    headers it is served with (``X-Robots-Tag``...).
     """
 
     name: str
@@ -73,16 +105,20 @@ class OriginSpec:
     pages: dict[str, tuple[str, ...]] = field(default_factory=dict)
     start: tuple[str, ...] = ("/",)
     crawl: bool = True
-    robots_meta: dict[str, str] = field(default_factory=dict)
+    meta: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    headers: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
 
 
 ORIGINS: tuple[OriginSpec, ...] = (
     OriginSpec(
         "normal",
-        "robots.txt with a '*' group and a 'DemoBot' group",
+        "robots.txt has a group for '*' and one for 'DemoBot', which decides; a page says noai",
         200,
         NORMAL_ROBOTS,
-        robots_meta={"/about": "noarchive, nosnippet", "/blog/hello-world": "noai"},
+        meta={
+            "/about": (("robots", "noarchive, nosnippet"),),
+            "/blog/hello-world": (("robots", "noai"),),
+        },
         pages={
             "/": ("/about", "/blog/", "/beta/", "/private/press/launch", "/private/accounts"),
             "/about": ("/",),
@@ -98,7 +134,7 @@ ORIGINS: tuple[OriginSpec, ...] = (
     ),
     OriginSpec(
         "no-robots",
-        "robots.txt answers 404",
+        "robots.txt answers 404: no robots.txt, so everything may be crawled",
         404,
         b"Not Found\n",
         pages={
@@ -110,7 +146,7 @@ ORIGINS: tuple[OriginSpec, ...] = (
     ),
     OriginSpec(
         "unreachable",
-        "robots.txt always answers 503",
+        "robots.txt answers 503: its requests wait and are retried, then dropped",
         503,
         b"Service Unavailable\n",
         pages={"/": ("/news", "/contact"), "/news": ("/",), "/contact": ("/",)},
@@ -118,7 +154,7 @@ ORIGINS: tuple[OriginSpec, ...] = (
     ),
     OriginSpec(
         "moved",
-        "robots.txt answers 301 to the robots.txt of 'moved-target'",
+        "robots.txt answers 301 to the robots.txt of 'moved-target', whose rules apply here",
         301,
         robots_redirect="moved-target",
         pages={
@@ -138,7 +174,7 @@ ORIGINS: tuple[OriginSpec, ...] = (
     ),
     OriginSpec(
         "wildcards",
-        "robots.txt with '*' and '$' patterns",
+        "robots.txt rules with '*' and '$' patterns",
         200,
         WILDCARD_ROBOTS,
         pages={
@@ -161,6 +197,46 @@ ORIGINS: tuple[OriginSpec, ...] = (
             "/search?lang=en&q=robots": ("/",),
             "/search?lang=en": ("/",),
         },
+    ),
+    OriginSpec(
+        "page-rules",
+        "pages that say nofollow (a meta tag naming DemoBot) and noindex (X-Robots-Tag)",
+        200,
+        PAGE_RULES_ROBOTS,
+        meta={
+            "/links": (("DemoBot", "nofollow"),),
+            "/others": (("OtherBot", "noindex, nofollow"),),
+        },
+        headers={"/draft": (("X-Robots-Tag", "noindex"),)},
+        pages={
+            "/": ("/links", "/draft", "/others"),
+            "/links": ("/links/one", "/links/two", "/links/three"),
+            "/links/one": ("/",),
+            "/links/two": ("/",),
+            "/links/three": ("/",),
+            "/draft": ("/",),
+            "/others": ("/others/kept",),
+            "/others/kept": ("/",),
+        },
+    ),
+    OriginSpec(
+        "usage-prefs",
+        "robots.txt says train-ai=n for /articles/ (Content-Usage): no AI training there",
+        200,
+        USAGE_ROBOTS,
+        pages={
+            "/": ("/articles/one", "/articles/two", "/shop"),
+            "/articles/one": ("/",),
+            "/articles/two": ("/",),
+            "/shop": ("/",),
+        },
+    ),
+    OriginSpec(
+        "crawl-delay",
+        "robots.txt asks DemoBot for a Crawl-delay of 1 s between its requests",
+        200,
+        CRAWL_DELAY_ROBOTS,
+        pages={"/": ("/page-1", "/page-2"), "/page-1": ("/",), "/page-2": ("/",)},
     ),
 )
 
@@ -197,6 +273,9 @@ class _OriginResource(Resource):
         request.setHeader(b"Content-Type", content_type.encode())
         if location is not None:
             request.setHeader(b"Location", location.encode())
+        if status == 200:
+            for name, value in self._spec.headers.get(path, ()):
+                request.setHeader(name.encode(), value.encode())
         self._site.hits.append(Hit(self._spec.name, path, status, self._site.elapsed()))
         return body
 
@@ -215,8 +294,9 @@ class LocalSite:
     def running(self) -> bool:
         return bool(self._listening)
 
-    def start(self) -> None:
-        """Listen on one free port of 127.0.0.1 per origin (idempotent)."""
+    def listen(self) -> None:
+        """Listen on one free port of 127.0.0.1 per origin (idempotent), on
+        the reactor Scrapy installed: the ports are known before the crawl."""
         if self.running:
             return
         from twisted.internet import reactor
@@ -226,6 +306,12 @@ class LocalSite:
             port = reactor.listenTCP(0, factory, interface="127.0.0.1")  # type: ignore[attr-defined]
             self._listening.append(port)
             self.ports[spec.name] = port.getHost().port
+        self._started = time.monotonic()
+
+    def start(self) -> None:
+        """Listen (if not yet), and count the hits' times from now: the
+        crawl starts."""
+        self.listen()
         self._started = time.monotonic()
 
     def stop(self) -> defer.Deferred[Any]:
@@ -259,11 +345,13 @@ class LocalSite:
         if path.split("?")[0].endswith(".txt"):
             return 200, "text/plain", b"Plain notes.\n", None
         items = "".join(f'<li><a href="{escape(link)}">{escape(link)}</a></li>' for link in links)
-        meta = spec.robots_meta.get(path)
-        tag = "" if meta is None else f'<meta name="robots" content="{escape(meta)}">'
+        tags = "".join(
+            f'<meta name="{escape(name)}" content="{escape(content)}">'
+            for name, content in spec.meta.get(path, ())
+        )
         html = (
             f"<!DOCTYPE html><html><head><title>{escape(spec.name)} {escape(path)}</title>"
-            f"{tag}</head><body><h1>{escape(path)}</h1><p>{escape(spec.about)}</p>"
+            f"{tags}</head><body><h1>{escape(path)}</h1><p>{escape(spec.about)}</p>"
             f"<ul>{items}</ul></body></html>"
         )
         return 200, "text/html; charset=utf-8", html.encode(), None

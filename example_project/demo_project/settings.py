@@ -21,6 +21,12 @@ USER_AGENT = "DemoBot/1.0 (scrapy_robots_rfc demo; runs on 127.0.0.1 only)"
 ROBOTSTXT_RFC_UNREACHABLE_RETRY = 1
 ROBOTSTXT_RFC_UNREACHABLE_WAIT = 4
 
+# The tour spider asks for more in its custom_settings: page-level rules
+# honoured (ROBOTSTXT_RFC_NOFOLLOW, ROBOTSTXT_RFC_NOINDEX), a crawl for
+# train-ai (ROBOTSTXT_RFC_USAGE) and crawl-delay kept (ROBOTSTXT_RFC_CRAWL_DELAY).
+# Here they stay at their defaults, so that `scrapy robots URL` in this
+# project shows what a project that does not set them gets.
+
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 DOWNLOAD_DELAY = 0
 # Nothing else listens: no telnet console, no remote control server.

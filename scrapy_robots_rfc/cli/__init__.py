@@ -38,6 +38,7 @@ from ..robotstxt import (
     MAX_BYTES,
     MODES,
     NO_PREFERENCES,
+    CrawlDelay,
     Mode,
     Preferences,
     RobotsTxt,
@@ -101,8 +102,9 @@ one; they never change the verdict or the exit status):
 --json prints one JSON object per URL, one per line (JSON Lines), with the
 keys schema ({schemas.CHECK}), url, mode, user_agent (names, given,
 from), robots (url, source, status, state: rules, allow_all or unreachable,
-outcome), verdict (allowed, rule: allow, pattern, line or null, group,
-match_string, reason, why) and usage (per category, its value: allow,
+outcome), crawl_delay (seconds or null) and crawl_delay_from (the
+crawl-delay line: line, agents, or null), verdict (allowed, rule: allow,
+pattern, line or null, group, match_string, reason, why) and usage (per category, its value: allow,
 disallow or unknown, and the lines it comes from). Its JSON Schema is
 scrapy_robots_rfc/schemas/check.json.
 
@@ -307,12 +309,22 @@ def _other_origins(urls: Sequence[str], robots: Origin, given: str) -> list[str]
     ]
 
 
+def crawl_delay(source: Source, user_agent: str | tuple[str, ...], mode: Mode) -> CrawlDelay | None:
+    """The crawl-delay line robots.txt gives the crawler, if any (D-17: the
+    first after user-agent lines that name it, else after ``*`` lines);
+    none unless ``source`` has rules."""
+    if source.state is not State.RULES:
+        return None
+    return _parsed(source.body, mode).for_agent(user_agent).delay
+
+
 def _shared_members(
-    args: argparse.Namespace, source: Source, names: Sequence[str]
+    args: argparse.Namespace, source: Source, names: Sequence[str], delay: CrawlDelay | None
 ) -> dict[str, Any]:
     """The members every line of ``check --json`` has alike (the ``check``
     schema, :mod:`.schemas`): the mode, the crawler's names as the groups
-    were looked up for them (D-21, D-22), and what the fetch found."""
+    were looked up for them (D-21, D-22), what the fetch found, and the
+    crawl-delay with the line that gives it (D-17)."""
     mode: Mode = args.mode
     given = args.robots if "://" in args.robots else None
     return {
@@ -327,6 +339,8 @@ def _shared_members(
             state=source.state,
             outcome=source.outcome,
         ),
+        "crawl_delay": None if delay is None else delay.seconds,
+        "crawl_delay_from": schemas.crawl_delay_from(delay),
     }
 
 
@@ -358,13 +372,20 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             # D-21: say what the name is taken as, and what that selects.
             notes.append(f"warning: --user-agent {name!r} {problem}")
     unreachable = _unreachable(source, robots)
-    err.writelines(f"{line}\n" for line in (*notes, unreachable) if line is not None)
     agent = names[0] if len(names) == 1 else names
+    delay = crawl_delay(source, agent, mode)
+    if delay is not None:
+        agents = ", ".join(repr(agent) for agent in delay.agents)
+        notes.append(
+            f"note: {source.name}: crawl-delay of {delay.seconds:g} s (line {delay.line}, "
+            f"for {agents})"
+        )
+    err.writelines(f"{line}\n" for line in (*notes, unreachable) if line is not None)
     found = verdicts(source, args.urls, agent, mode)
     usage = preferences(source, args.urls, agent, mode)
     # The preferences are shown only where robots.txt can state some.
     shown = source.state is State.RULES and bool(_parsed(source.body, mode).usage_rules)
-    shared = _shared_members(args, source, names) if args.json else {}
+    shared = _shared_members(args, source, names, delay) if args.json else {}
     for verdict, prefs in zip(found, usage, strict=True):
         page = _page(args, verdict, names, err) if unreachable is None else None
         if args.json:

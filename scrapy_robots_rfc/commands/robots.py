@@ -48,7 +48,7 @@ from ..crawl.addon import component
 from ..exceptions import ForbiddenByRobotsTxt, ForbiddenByUsagePreference, RobotsTxtUnreachable
 from ..pagerules import PAGE_RULES_META_KEY
 from ..policy import State, Verdict
-from ..robotstxt import NO_PREFERENCES, USAGE_META_KEY
+from ..robotstxt import NO_PREFERENCES
 from .text import report_text
 
 if TYPE_CHECKING:
@@ -231,13 +231,15 @@ class _Run:
         # Answered by ProbeMiddleware, or for a robots.txt URL by the
         # middleware with its fetch's response (:mod:`.crawl._kept_responses`): after the
         # verdict either way, and the URL was not downloaded again.
+        from ..crawl.middleware import usage_preferences
+
         if NOT_DOWNLOADED in response.flags or SERVED_FLAG in response.flags:
             self.verdict = "allowed"
-            self.usage = response.meta.get(USAGE_META_KEY)
+            self.usage = usage_preferences(response, self._crawler)
         elif response.meta.get(PROBE_PAGE):  # downloaded for --page
             self.verdict = "allowed"
-            self.usage = response.meta.get(USAGE_META_KEY)
-            self._page(response.meta, response.url, response.status)
+            self.usage = usage_preferences(response, self._crawler)
+            self._page(response)
         else:
             self.verdict = "error"
             self.message = (
@@ -245,14 +247,13 @@ class _Run:
                 f"({response.status}), so robots.txt was not checked"
             )
 
-    def _page(self, meta: dict[str, Any], url: str, status: int | None) -> None:
-        """With ``--page``, the downloaded page's rules, from its meta."""
-        if not meta.get(PROBE_PAGE):
-            return
-        rules = meta.get(PAGE_RULES_META_KEY)
-        if rules is not None:
-            rules = getattr(rules, "rules", rules)  # read on demand in a crawl
-            self.page = schemas.page_object(rules, url=url, status=status)
+    def _page(self, response: Response) -> None:
+        """With ``--page``, the downloaded page's rules, read as a callback
+        reads them (``page_rules``, P-4)."""
+        from ..crawl.middleware import page_rules
+
+        rules = page_rules(response, self._crawler)
+        self.page = schemas.page_object(rules, url=response.url, status=response.status)
 
     def failed(self, failure: Failure) -> None:
         error = failure.value
@@ -265,8 +266,12 @@ class _Run:
             request = getattr(failure, "request", None)
             if error.where != "robots.txt" and request is not None:
                 # Downloaded, then dropped before the spider: its page-level
-                # rules may be why (a page's noai, U-8).
-                self._page(request.meta, request.url, None)
+                # rules may be why (a page's noai, U-8), which a crawl that
+                # reads them for that puts in the meta.
+                rules = request.meta.get(PAGE_RULES_META_KEY)
+                if request.meta.get(PROBE_PAGE) and rules is not None:
+                    rules = getattr(rules, "rules", rules)  # read on demand
+                    self.page = schemas.page_object(rules, url=request.url, status=None)
         elif isinstance(error, RobotsTxtUnreachable):
             self.verdict = "unreachable"
             self.unreachable = error.outcome
@@ -326,6 +331,10 @@ class Command(ScrapyCommand):
         )
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
+        # No help text here has a colon inside it: Scrapy's help formatter
+        # (ScrapyHelpFormatter.format_part_strings) takes any wrapped line
+        # that ends with ":" for a section heading, title-cases it and
+        # underlines it, and where argparse wraps depends on the terminal.
         assert self.settings is not None
         # Logs at WARNING whatever the project's LOG_LEVEL, set before
         # Scrapy's -L option reads it for its "(default: ...)"; -L and
@@ -348,13 +357,13 @@ class Command(ScrapyCommand):
             action=argparse.BooleanOptionalAction,
             default=False,
             help="wait for an unreachable robots.txt as a crawl's requests do, up to "
-            "ROBOTSTXT_RFC_UNREACHABLE_WAIT (default: the verdict after the first fetch)",
+            "ROBOTSTXT_RFC_UNREACHABLE_WAIT (without it, the verdict after the first fetch)",
         )
         parser.add_argument(
             "--json",
             dest="json",
             action="store_true",
-            help="print the report as JSON (its schema: scrapy_robots_rfc/schemas/robots.json)",
+            help="print the report as JSON, in the schema of scrapy_robots_rfc/schemas/robots.json",
         )
         parser.add_argument(
             "--page",
@@ -539,20 +548,22 @@ class Command(ScrapyCommand):
         allowed = None if isinstance(verdict, str) else verdict.allowed
         agent = middleware.agent_rules(url)
         sitemaps: list[str] | None = []
-        delay = None
+        line = None  # the crawl-delay line in force (D-17)
         if state in (State.RULES, State.UNREACHABLE_LAST_GOOD):
             if robots is not None:
-                sitemaps, delay = list(robots.sitemaps), robots.crawl_delay(names)
+                sitemaps, line = list(robots.sitemaps), robots.for_agent(names).delay
             else:
                 # From the store, before Scrapy 2.18: the middleware keeps the
                 # groups it uses, not the sitemaps.
                 sitemaps = None
-                delay = agent.crawl_delay if agent is not None else None
+                line = agent.delay if agent is not None else None
+        delay = None if line is None else line.seconds
         applied, note = self._delay(delay, config, crawler)
         report.update(_usage(probe, allowed, config))
         report.update(
             sitemaps=sitemaps,
             crawl_delay=delay,
+            crawl_delay_from=schemas.crawl_delay_from(line),
             crawl_delay_applied=applied,
             crawl_delay_note=note,
             page_downloaded=probe.page is not None,

@@ -58,11 +58,14 @@ def report_text(report: dict[str, Any], detail: str = "") -> str:
         sitemaps = sitemaps or ["none"]
         lines.append(("sitemaps", sitemaps[0]))
         lines.extend(("", sitemap) for sitemap in sitemaps[1:])
-        delay = report["crawl_delay"]
+        delay, source = report["crawl_delay"], report["crawl_delay_from"]
         if delay is None:
             lines.append(("crawl-delay", "none"))
         else:
-            lines.append(("crawl-delay", f"{delay:g} s ({report['crawl_delay_note']})"))
+            # D-17: the line, and the user-agent lines above it it belongs to.
+            agents = ", ".join(repr(agent) for agent in source["agents"])
+            where = f"line {source['line']}, for {agents}"
+            lines.append(("crawl-delay", f"{delay:g} s ({where}; {report['crawl_delay_note']})"))
     page = report.get("page")
     if page is not None:
         directives = page["directives"]

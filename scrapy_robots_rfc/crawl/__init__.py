@@ -1,18 +1,33 @@
 """The Scrapy-facing layer: the middleware, the add-on and the
-``ROBOTSTXT_PARSER`` class (public modules, kept at their old paths by thin
-re-exports at the package root), and the private parts they are made of.
+``ROBOTSTXT_PARSER`` class (public modules), and the private parts they are
+made of.
 
 These few names are what the optional :mod:`..fleet`, the Spidermon
-:mod:`..monitors` and the ``scrapy robots`` command build on; the middleware
-never imports the fleet (:func:`._holding.hold_class` loads it by name).
+:mod:`..monitors` and the ``scrapy robots`` command build on: the hold's
+interface (:class:`MemoryHold`, what a hold reports, :data:`HoldEvent`) and
+the request meta keys they read. The middleware never imports the fleet
+(:func:`._holding.hold_class` loads it by name).
 """
 
 from __future__ import annotations
 
 from ._config import MONITOR_SETTINGS, Config
-from ._holding import HOLD_KEY, SINCE_KEY, MemoryHold, on_scrapy_redis
+from ._holding import (
+    HOLD_KEY,
+    SINCE_KEY,
+    Adopted,
+    ExpiredLeft,
+    FoundElsewhere,
+    HoldEvent,
+    HoldEvents,
+    HoldingAgain,
+    MemoryHold,
+    Released,
+    on_scrapy_redis,
+)
 from ._kept_responses import SERVED_FLAG
-from ._waiting_room import NO_WAIT_KEY, SCHEDULED_KEY, WaitingRoom
+from ._parking import SCHEDULED_KEY
+from ._waiting_room import NO_WAIT_KEY
 
 __all__ = [
     "HOLD_KEY",
@@ -21,8 +36,14 @@ __all__ = [
     "SCHEDULED_KEY",
     "SERVED_FLAG",
     "SINCE_KEY",
+    "Adopted",
     "Config",
+    "ExpiredLeft",
+    "FoundElsewhere",
+    "HoldEvent",
+    "HoldEvents",
+    "HoldingAgain",
     "MemoryHold",
-    "WaitingRoom",
+    "Released",
     "on_scrapy_redis",
 ]

@@ -26,12 +26,13 @@ from ..stores import (
     SETTING,
     SQLITE,
     is_import_path,
+    jobdir_path,
     missing_methods,
     redact,
     sqlite_path,
+    sqlite_url,
     url_problem,
 )
-from .robotparser import MODE_SETTING, mode_from_settings
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -57,9 +58,6 @@ _FROM = "setting"
 
 logger = logging.getLogger(__name__)
 
-_TRUE = frozenset(("1", "true", "yes", "on"))
-_FALSE = frozenset(("0", "false", "no", "off", "none", ""))
-
 _STORES = (
     '"memory", "sqlite:///relative/path.db", "sqlite:////absolute/path.db", '
     '"redis://host:port/db" (also rediss:// and unix://) or the import path of a store '
@@ -78,45 +76,138 @@ _WITH_REDIS = f'"memory", an SQLite file, or a Redis URL with redis-py installed
 _REPORT_FILE = "a file path in an existing folder that the crawl can write to"
 
 
-def _number(
-    settings: BaseSettings, name: str, default: float, kind: type[float], minimum: float, unit: str
-) -> float:
-    """The finite number ``name`` of at least ``minimum``; ``kind`` is
-    ``int`` or ``float``."""
-    value = settings.get(name, default)
-    noun = "an integer" if kind is int else "a finite number"
-    allowed = f"{noun} of {minimum:g} or more ({unit})"
-    if isinstance(value, bool):
-        raise ConfigError(name, value, allowed)
-    try:
-        number = kind(str(value).strip()) if kind is int else kind(value)
-    except (TypeError, ValueError):
-        raise ConfigError(name, value, allowed) from None
-    if not number >= minimum or number == float("inf"):  # rejects NaN too
-        raise ConfigError(name, value, allowed)
-    return number
+_DAY = 86400.0
+_YEAR = 365 * _DAY
 
 
-#: The numeric settings: the :class:`Config` field, the setting, ``int`` or
-#: ``float``, the least value allowed and its unit.
-_NUMBERS: tuple[tuple[str, str, type[float], float, str], ...] = (
-    ("max_redirects", "ROBOTSTXT_RFC_MAX_REDIRECTS", int, 0, "redirect hops"),
-    (
+def _shown(number: float) -> str:
+    """A bound as a message shows it: ``86400``, not ``86400.0`` or
+    ``8.64e+04``; ``0.001`` and ``1.5`` as they are."""
+    return str(int(number)) if float(number).is_integer() else repr(number)
+
+
+@dataclass(frozen=True, slots=True)
+class _Range:
+    """A numeric setting: the :class:`Config` field, the setting, ``int``
+    or ``float``, the least and the largest value allowed, the unit, and
+    what the largest is in words (or why it is so)."""
+
+    field: str
+    setting: str
+    kind: type[float]
+    minimum: float
+    maximum: float
+    unit: str
+    most: str = ""
+
+    def allowed(self, minimum: float | None = None, reason: str = "") -> str:
+        noun = "an integer" if self.kind is int else "a number"
+        low = self.minimum if minimum is None else minimum
+        notes = "; ".join(note for note in (reason, self.most and f"at most {self.most}") if note)
+        unit = f"{self.unit}; {notes}" if notes else self.unit
+        return f"{noun} from {_shown(low)} to {_shown(self.maximum)} ({unit})"
+
+    def read(
+        self,
+        settings: BaseSettings,
+        default: float,
+        minimum: float | None = None,
+        reason: str = "",
+    ) -> float:
+        """The setting's value, ``default`` when unset: a number within
+        the range; :class:`ConfigError` otherwise, with the range.
+        ``minimum`` replaces the least value when another setting gives it,
+        ``reason`` says which."""
+        value = settings.get(self.setting, default)
+        low = self.minimum if minimum is None else minimum
+        allowed = self.allowed(minimum, reason)
+        if isinstance(value, bool):
+            raise ConfigError(self.setting, value, allowed)
+        try:
+            number = self.kind(str(value).strip()) if self.kind is int else self.kind(value)
+        except (TypeError, ValueError, OverflowError):
+            raise ConfigError(self.setting, value, allowed) from None
+        if not low <= number <= self.maximum:  # NaN and the infinities too
+            raise ConfigError(self.setting, value, allowed)
+        return number
+
+
+#: The numeric settings, each with the range its consumers accept. The
+#: maxima keep every value a consumer computes from them in its range:
+#: Redis takes expiries in whole milliseconds up to a 64-bit signed integer
+#: (``SET ... PX``, ``PEXPIRE``; the Lua scripts add them to the server's
+#: clock as doubles, exact below 2**53 ms), SQLite keeps times as REAL,
+#: Twisted's ``callLater`` and ``time`` arithmetic take any float. None of
+#: them is near these bounds (tests/crawl/test_config.py checks it); the bounds
+#: are what a crawl can mean, each given with its reason.
+_NUMBERS: tuple[_Range, ...] = (
+    # RFC 9309 §2.3.1.2 asks for at least five; browsers stop at 20, and so
+    # does Scrapy's REDIRECT_MAX_TIMES by default: more is a loop.
+    _Range("max_redirects", "ROBOTSTXT_RFC_MAX_REDIRECTS", int, 0, 20, "redirect hops"),
+    # RFC 9309 §2.5: at least 500 KiB. The fetch holds about twice the
+    # limit at its peak (docs/performance.rst): 32 MiB, Scrapy's
+    # DOWNLOAD_WARNSIZE, is 64 times the RFC's minimum.
+    _Range(
         "max_bytes",
         "ROBOTSTXT_RFC_MAX_BYTES",
         int,
         MAX_BYTES,
+        32 * 1024 * 1024,
         "bytes; RFC 9309 §2.5 requires at least 500 KiB",
+        "32 MiB, and no more than DOWNLOAD_MAXSIZE",
     ),
-    ("cache_ttl", "ROBOTSTXT_RFC_CACHE_TTL", float, 1, "seconds"),
-    ("max_origins", "ROBOTSTXT_RFC_MAX_ORIGINS", int, 1, "origins"),
-    ("timeout", "ROBOTSTXT_RFC_TIMEOUT", float, 0.001, "seconds"),
-    ("unreachable_retry", "ROBOTSTXT_RFC_UNREACHABLE_RETRY", float, 0.001, "seconds"),
-    ("unreachable_wait", "ROBOTSTXT_RFC_UNREACHABLE_WAIT", float, 0, "seconds"),
-    ("crawl_delay_max", "ROBOTSTXT_RFC_CRAWL_DELAY_MAX", float, 0, "seconds"),
-    ("unreachable_days", "ROBOTSTXT_RFC_UNREACHABLE_DAYS", float, 0, "days"),
-    ("lease", "ROBOTSTXT_RFC_LEASE", float, 1.5, "seconds"),
+    # RFC 9309 §2.4: a copy SHOULD NOT be used for more than 24 hours.
+    _Range("cache_ttl", "ROBOTSTXT_RFC_CACHE_TTL", float, 1, _YEAR, "seconds", "365 days"),
+    # The cache and the report grow with it; nothing is allocated upfront.
+    _Range("max_origins", "ROBOTSTXT_RFC_MAX_ORIGINS", int, 1, 10_000_000, "origins"),
+    # Each request of a fetch (redirects included) within it.
+    _Range("timeout", "ROBOTSTXT_RFC_TIMEOUT", float, 0.001, 3600, "seconds", "an hour"),
+    # The first delay of the backoff; a day is a copy's lifetime (§2.4).
+    _Range(
+        "unreachable_retry",
+        "ROBOTSTXT_RFC_UNREACHABLE_RETRY",
+        float,
+        0.001,
+        _DAY,
+        "seconds",
+        "a day",
+    ),
+    # How long a request may wait in memory for an unreachable origin.
+    _Range(
+        "unreachable_wait",
+        "ROBOTSTXT_RFC_UNREACHABLE_WAIT",
+        float,
+        0,
+        30 * _DAY,
+        "seconds",
+        "30 days",
+    ),
+    # One request to an origin a day at the slowest.
+    _Range("crawl_delay_max", "ROBOTSTXT_RFC_CRAWL_DELAY_MAX", float, 0, _DAY, "seconds", "a day"),
+    # RFC 9309 §2.3.1.4: "a reasonably long period of time (for example, 30 days)".
+    _Range(
+        "unreachable_days", "ROBOTSTXT_RFC_UNREACHABLE_DAYS", float, 0, 3650, "days", "10 years"
+    ),
+    # How long others wait for a fetch lock whose holder died.
+    _Range("lease", "ROBOTSTXT_RFC_LEASE", float, 1.5, 3600, "seconds", "an hour"),
+    # How long a request from the scheduler waits in place for a fetch that
+    # is under way before it is parked; longer only holds a download slot.
+    _Range("park_after", "ROBOTSTXT_RFC_PARK_AFTER", float, 0, 60, "seconds", "a minute"),
 )
+#: ``ROBOTSTXT_RFC_STORE_TTL``: at most its longest default, the longest
+#: ROBOTSTXT_RFC_UNREACHABLE_DAYS and then the longest ROBOTSTXT_RFC_CACHE_TTL.
+_STORE_TTL = _Range(
+    "store_ttl",
+    "ROBOTSTXT_RFC_STORE_TTL",
+    float,
+    1,
+    3650 * _DAY + _YEAR,
+    "seconds",
+    "4015 days",
+)
+#: Every numeric setting by its field.
+RANGES: dict[str, _Range] = {r.field: r for r in (*_NUMBERS, _STORE_TTL)}
+
 
 #: The thresholds of the Spidermon monitors (:mod:`..monitors`, docs/monitors.rst)
 #: and their defaults. They are not :class:`Config` fields: only the monitors
@@ -160,23 +251,38 @@ _SIGNAL_LABELS = {
 }
 
 
+#: What a boolean setting takes: what Scrapy's ``getbool`` reads, as for
+#: ``ROBOTSTXT_OBEY`` (docs/settings.rst, "Booleans").
+_BOOLEAN = (
+    "True or False, or what Scrapy reads as one for any boolean setting: an integer "
+    "(0 is False) or the strings '0', '1', 'True', 'true', 'False', 'false'"
+)
+
+
 def _flag(settings: BaseSettings, name: str, default: bool) -> bool:
-    value = settings.get(name, default)
-    text = str(value).strip().lower()
-    if isinstance(value, (bool, int, str)) or value is None:
-        if text in _TRUE:
-            return True
-        if text in _FALSE:
-            return False
-    raise ConfigError(name, value, "True or False")
-
-
-def _mode(settings: BaseSettings) -> Mode:
+    """A boolean setting, read by the one rule of every boolean setting of
+    Scrapy's: ``Settings.getbool``. An unset (or ``None``) setting is
+    ``default``; what ``getbool`` cannot read is a :class:`ConfigError`
+    instead of its ``ValueError`` (or ``TypeError``, for a list)."""
     try:
-        return mode_from_settings(settings)
-    except ValueError:
-        allowed = "one of: " + ", ".join(repr(mode) for mode in MODES)
-        raise ConfigError(MODE_SETTING, settings.get(MODE_SETTING), allowed) from None
+        return settings.getbool(name, default)
+    except (TypeError, ValueError):
+        raise ConfigError(name, settings.get(name), _BOOLEAN) from None
+
+
+#: The matching mode's setting (docs/decisions.md: ``rfc`` or ``google``).
+MODE_SETTING = "ROBOTSTXT_RFC_MODE"
+
+
+def mode_of(settings: BaseSettings) -> Mode:
+    """``ROBOTSTXT_RFC_MODE``, validated: the one reader of the mode, for
+    the middleware's :class:`Config` and the ``RobotParser``."""
+    value = settings.get(MODE_SETTING, "rfc")
+    for mode in MODES:
+        if value == mode:
+            return mode
+    allowed = "one of: " + ", ".join(repr(mode) for mode in MODES)
+    raise ConfigError(MODE_SETTING, value, allowed)
 
 
 def _file_problem(path: str) -> str | None:
@@ -241,7 +347,7 @@ _STORE_CLASS = f"a class with the methods of scrapy_robots_rfc.stores.Store: {_a
 def _store_class(value: str | type[Any]) -> str | type[Any]:
     """A store class, or its import path, that Scrapy's ``load_object``
     imports and that has every method of :class:`.stores.Store`; it is
-    built when the middleware starts (:func:`.stores.build_store`)."""
+    built when the middleware starts (:func:`.stores._open.build_store`)."""
     from scrapy.utils.misc import load_object
 
     try:
@@ -266,11 +372,11 @@ def _store_ttl(
     unreachable origin for ``ROBOTSTXT_RFC_UNREACHABLE_DAYS`` (RFC 9309
     §2.3.1.4) and then its good copy for ``ROBOTSTXT_RFC_CACHE_TTL`` (§2.4);
     never shorter than the cache lifetime."""
-    name = "ROBOTSTXT_RFC_STORE_TTL"
+    name = _STORE_TTL.setting
     cache_ttl, days = numbers["cache_ttl"], numbers["unreachable_days"]
-    unit = "seconds; at least ROBOTSTXT_RFC_CACHE_TTL"
-    ttl = _number(settings, name, days * 86400 + cache_ttl, float, cache_ttl, unit)
-    if isinstance(store, str) and store.startswith(REDIS_SCHEMES) and ttl < days * 86400:
+    default = days * _DAY + cache_ttl
+    ttl = _STORE_TTL.read(settings, default, cache_ttl, "at least ROBOTSTXT_RFC_CACHE_TTL")
+    if isinstance(store, str) and store.startswith(REDIS_SCHEMES) and ttl < days * _DAY:
         logger.warning(
             "%(name)s (%(ttl)g seconds) is shorter than ROBOTSTXT_RFC_UNREACHABLE_DAYS "
             "(%(days)g days): Redis forgets an origin that stays unreachable before then, "
@@ -278,6 +384,38 @@ def _store_ttl(
             {"name": name, "ttl": ttl, "days": days},
         )
     return ttl
+
+
+def _max_bytes(settings: BaseSettings, max_bytes: int) -> int:
+    """``ROBOTSTXT_RFC_MAX_BYTES`` (already in its range) against Scrapy's
+    ``DOWNLOAD_MAXSIZE``: the robots.txt request never holds more of a
+    body than the user lets any response hold (0: no limit). A
+    ``DOWNLOAD_MAXSIZE`` below what RFC 9309 §2.5 requires of robots.txt is
+    the setting to change; otherwise ``ROBOTSTXT_RFC_MAX_BYTES`` is."""
+    value = settings.get("DOWNLOAD_MAXSIZE")
+    try:
+        download_maxsize = int(value or 0)
+    except (TypeError, ValueError):
+        raise ConfigError("DOWNLOAD_MAXSIZE", value, "an integer of bytes (0: no limit)") from None
+    if not 0 < download_maxsize < max_bytes:
+        return max_bytes
+    limits = RANGES["max_bytes"]
+    least = _shown(limits.minimum)
+    if download_maxsize < limits.minimum:
+        raise ConfigError(
+            "DOWNLOAD_MAXSIZE",
+            value,
+            f"0 (no limit) or at least ROBOTSTXT_RFC_MAX_BYTES ({max_bytes}) while "
+            "ROBOTSTXT_OBEY is on",
+            f"the robots.txt fetch reads up to ROBOTSTXT_RFC_MAX_BYTES ({max_bytes}) bytes, "
+            f"and RFC 9309 §2.5 requires at least {least}",
+        )
+    raise ConfigError(
+        limits.setting,
+        settings.get(limits.setting, max_bytes),
+        f"an integer from {least} to {download_maxsize} (bytes; at most DOWNLOAD_MAXSIZE)",
+        f"DOWNLOAD_MAXSIZE ({download_maxsize}) is lower",
+    )
 
 
 def _choice(settings: BaseSettings, name: str, choices: tuple[C, ...]) -> C:
@@ -395,6 +533,10 @@ class Config:
     unreachable_wait: float = 600.0
     crawl_delay: bool = False
     crawl_delay_max: float = 60.0
+    #: ``ROBOTSTXT_RFC_PARK_AFTER``: seconds a request from the scheduler
+    #: waits in place for its origin's robots.txt before it is parked out
+    #: of the downloader (0: parked at once).
+    park_after: float = 0.2
     #: ``ROBOTSTXT_USER_AGENT`` as written (a list joined with ", ");
     #: ``None`` when unset.
     robots_user_agent: str | None = field(default=None, metadata={_FROM: "ROBOTSTXT_USER_AGENT"})
@@ -405,6 +547,18 @@ class Config:
     )
     #: ``USER_AGENT``.
     user_agent: str = field(default="", metadata={_FROM: "USER_AGENT"})
+    #: ``JOBDIR``: the folder of a crawl that can be paused and resumed;
+    #: ``None`` when unset. Waiting requests are kept there, and without
+    #: ``ROBOTSTXT_RFC_STORE`` the records too (:func:`.stores.open_store`).
+    jobdir: str | None = field(default=None, metadata={_FROM: "JOBDIR"})
+    #: ``REDIRECT_ENABLED``: whether Scrapy's ``RedirectMiddleware`` follows
+    #: redirects, which a response kept for the spider's own robots.txt
+    #: request must not hide (:mod:`.crawl._kept_responses`).
+    redirect_enabled: bool = field(default=True, metadata={_FROM: "REDIRECT_ENABLED"})
+    #: ``LOGSTATS_INTERVAL``: seconds between the progress lines of requests
+    #: waiting for an unreachable robots.txt (:mod:`.crawl._progress`); 0:
+    #: none, as Scrapy's own.
+    logstats_interval: float = field(default=60.0, metadata={_FROM: "LOGSTATS_INTERVAL"})
     #: ``ROBOTSTXT_RFC_STORE``: "memory", a URL, a store class or its import
     #: path; ``None`` when unset (memory, or a SQLite file in ``JOBDIR``).
     store: str | type[Any] | None = None
@@ -463,7 +617,9 @@ class Config:
             if setting.startswith(PREFIX):
                 values[setting] = getattr(self, name)
         store = self.store
-        if isinstance(store, str) and store.startswith(REDIS_SCHEMES):
+        if store is None:  # the store in force, not "unset"
+            values[SETTING] = MEMORY if not self.jobdir else sqlite_url(jobdir_path(self.jobdir))
+        elif isinstance(store, str) and store.startswith(REDIS_SCHEMES):
             values[SETTING] = redact(store)
         elif isinstance(store, type):
             values[SETTING] = f"{store.__module__}.{store.__qualname__}"
@@ -487,20 +643,24 @@ class Config:
     @classmethod
     def _read(cls, settings: BaseSettings) -> Config:
         default = cls()
-        robots_ua, robots_names = _robots_names(settings)
+        robots_ua, names = robots_names(settings)
         numbers: dict[str, Any] = {
-            field: _number(settings, name, getattr(default, field), kind, minimum, unit)
-            for field, name, kind, minimum, unit in _NUMBERS
+            limits.field: limits.read(settings, getattr(default, limits.field))
+            for limits in _NUMBERS
         }
+        numbers["max_bytes"] = _max_bytes(settings, numbers["max_bytes"])
         store = _store(settings)
         usage = _usage(settings)
         return cls(
-            mode=_mode(settings),
+            mode=mode_of(settings),
             crawl_delay=_flag(settings, "ROBOTSTXT_RFC_CRAWL_DELAY", default.crawl_delay),
             robots_user_agent=robots_ua,
-            robots_names=robots_names,
+            robots_names=names,
             store=store,
             user_agent=str(settings.get("USER_AGENT") or ""),
+            jobdir=settings.get("JOBDIR") or None,
+            redirect_enabled=settings.getbool("REDIRECT_ENABLED", True),
+            logstats_interval=settings.getfloat("LOGSTATS_INTERVAL", 60.0),
             report=_report(settings),
             store_ttl=_store_ttl(settings, numbers, store),
             hold=_hold(settings),
@@ -522,10 +682,11 @@ def setting_names() -> dict[str, str]:
     return {f.name: f.metadata.get(_FROM, PREFIX + f.name.upper()) for f in fields(Config)}
 
 
-def _robots_names(settings: BaseSettings) -> tuple[str | None, tuple[str, ...] | None]:
+def robots_names(settings: BaseSettings) -> tuple[str | None, tuple[str, ...] | None]:
     """``ROBOTSTXT_USER_AGENT`` as text and as names, most specific first
     (D-22): a string, with commas between the names of a crawler family
-    (``"hedwig-images, hedwig"``), or a list or tuple of names."""
+    (``"hedwig-images, hedwig"``), or a list or tuple of names. The one
+    reader of the setting, for :class:`Config` and the ``RobotParser``."""
     value = settings.get("ROBOTSTXT_USER_AGENT")
     allowed = (
         "the crawler's name, or the names of a crawler family, most specific first, as a "

@@ -25,6 +25,7 @@ bring it closer to the next worker's turn.
 from __future__ import annotations
 
 import inspect
+import logging
 import time
 from collections import deque
 from functools import partial
@@ -35,6 +36,7 @@ from scrapy.core.downloader import Slot
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
+from ..policy import LruCache
 from ..stores import RedisStore
 
 if TYPE_CHECKING:
@@ -45,9 +47,13 @@ if TYPE_CHECKING:
 
     from .._runtime import Runtime
     from .._timers import Timer
-    from ..policy import Origin
+    from ..policy import Entry, Origin, Origins
+    from ..robotstxt import AgentRules, Token
     from ..stores import RedisFleet, SharedStore
     from ._config import Config
+    from ._report import Report
+
+logger = logging.getLogger(__name__)
 
 #: Seconds between two looks at a download slot that would not start a
 #: request at once (requests queued or transferring in it).
@@ -247,3 +253,135 @@ class Pacer:
         d: Deferred[None] = Deferred(lambda _: timers[0].cancel())
         timers.append(self._runtime.call_later(seconds, lambda: d.callback(None)))
         await self._to_future(d)
+
+
+class CrawlDelays:
+    """Crawl-delay from robots.txt to the crawl (OTHER-2, D-17): the delay
+    of the crawler's line made the download slot's (:func:`floor_slot`), the
+    INFO line that says which line asks for what and what is in force, and
+    the turns of the requests (:class:`Pacer`). The loader tells it of each
+    robots.txt it adopts; the middleware awaits a turn for each allowed
+    request."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        config: Config,
+        pacer: Pacer,
+        *,
+        downloader: Callable[[], Downloader],
+        report: Report,
+        origins: Origins,
+        token: Token,
+    ) -> None:
+        self._runtime = runtime
+        #: The crawler's lower-cased name (or family), whose rules are kept.
+        self._token = token
+        self._config = config
+        self._pacer = pacer
+        self._downloader = downloader
+        self._report = report
+        self._origins = origins
+        #: Per origin, the crawl-delay its robots.txt asks for and the one in
+        #: force, as the INFO line said them; as many origins as the cache.
+        self._said: LruCache[Origin, tuple[float, float]] = LruCache(config.max_origins)
+
+    def of(self, agent: AgentRules | None) -> float:
+        """The delay in force for the crawler whose rules are ``agent``: its
+        crawl-delay cut to ``ROBOTSTXT_RFC_CRAWL_DELAY_MAX``, 0 when none
+        is applied."""
+        return self._pacer.delay(None if agent is None else agent.crawl_delay)
+
+    async def turn(self, key: Origin, request: Request, agent: AgentRules) -> None:
+        """Wait for ``request``'s turn at ``key`` (:meth:`Pacer.turn`)."""
+        await self._pacer.turn(key, request, agent.crawl_delay)
+
+    async def refetch_turn(self, key: Origin, request: Request, previous: Entry | None) -> bool:
+        """Fetching again the robots.txt of an origin with a crawl-delay is
+        one of its requests: it takes a turn, by the delay ``previous`` (the
+        cache's entry) gives the crawler. Whether it took one."""
+        rules = None if previous is None else previous.rules
+        agent = None if rules is None else rules.get(self._token)
+        if not self.of(agent):
+            return False
+        assert agent is not None
+        await self._pacer.turn(key, request, agent.crawl_delay)
+        return True
+
+    async def adopted(
+        self, key: Origin, trigger: Request, agent: AgentRules, *, seed: bool = False
+    ) -> None:
+        """robots.txt of ``key``, fetched or stored, gives the crawler
+        ``agent``'s rules: apply its crawl-delay to the download slot, and
+        say it. ``seed``: this crawler's first fetch counts as the origin's
+        first turn, taken before the record is stored, so that no crawler
+        sharing the store sends a page sooner than the crawl-delay after it
+        (:meth:`Pacer.seed`)."""
+        self._say(key, agent, self._apply(trigger, agent))
+        if seed:
+            await self._pacer.seed(key, trigger, agent.crawl_delay)
+
+    def _apply(self, trigger: Request, agent: AgentRules) -> bool:
+        """With ``ROBOTSTXT_RFC_CRAWL_DELAY``, the crawl-delay becomes the
+        download slot's delay, capped by ``ROBOTSTXT_RFC_CRAWL_DELAY_MAX``;
+        it never shortens a longer one. The slot's jitter is turned off, so
+        that it never starts a request sooner than the delay
+        (:func:`floor_slot`). ``True`` if the delay raised the slot's."""
+        delay = self.of(agent)
+        if not delay:
+            return False
+        downloader = self._downloader()
+        slot_key = downloader.get_slot_key(trigger)
+        if not floor_slot(downloader, slot_key, delay):
+            return False
+        self._runtime.stats.inc_value("robotstxt/crawl_delay/applied")
+        site = self._origins(trigger.url)
+        if site is not None:
+            self._report.row(site).crawl_delay_applied = delay
+        logger.debug(
+            "Download slot %(slot)r: crawl-delay %(delay)s s from robots.txt",
+            {"slot": slot_key, "delay": delay},
+            extra=self._runtime.log,
+        )
+        return True
+
+    def _say(self, key: Origin, agent: AgentRules, raised: bool) -> None:
+        """One INFO line for an origin whose robots.txt asks the crawler for
+        a crawl-delay, naming the line and the user-agent lines it belongs
+        to (D-17): the delay in force (``raised``: it raised the download
+        slot's delay; else the slot's own delay is already as long), or the
+        setting that keeps the crawl from applying it. Said again only if
+        robots.txt, fetched again, asks for another delay."""
+        line = agent.delay
+        if line is None or not line.seconds:
+            return
+        asked = line.seconds
+        delay = self.of(agent)
+        if self._said.get(key) == (asked, delay):
+            return
+        self._said.put(key, (asked, delay))
+        if not delay:
+            why = (
+                "ROBOTSTXT_RFC_CRAWL_DELAY_MAX is 0"
+                if self._config.crawl_delay
+                else "ROBOTSTXT_RFC_CRAWL_DELAY is off"
+            )
+            effect = f"this crawl does not apply it ({why})"
+        elif delay < asked:
+            effect = f"{delay:g} s in force (ROBOTSTXT_RFC_CRAWL_DELAY_MAX)"
+        else:
+            effect = f"{delay:g} s in force"
+        if delay and not raised:
+            effect += "; the download slot's own delay is already as long"
+        logger.info(
+            "%(url)s asks for a Crawl-delay of %(asked)g s (line %(line)d, for %(agents)s); "
+            "%(effect)s",
+            {
+                "url": key.robots_url,
+                "asked": asked,
+                "line": line.line,
+                "agents": ", ".join(repr(name) for name in line.agents),
+                "effect": effect,
+            },
+            extra=self._runtime.log,
+        )

@@ -33,6 +33,17 @@ _MOST_HEADERS = 64
 _USER_AGENT = header_name(b"User-Agent")
 
 
+def names_for(user_agent: str, names: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The crawler's names for a request identified by ``user_agent``: the
+    names of ``ROBOTSTXT_USER_AGENT`` (``names``, a family's most specific
+    first, D-22) when it is set, else the product of the User-Agent header
+    ``user_agent`` that names the crawler (docs/decisions.md "crawler
+    name"). The one rule of the middleware and the ``RobotParser``."""
+    if names is not None:
+        return names
+    return (product_token(user_agent),)
+
+
 class CrawlerNames:
     """The crawler's names, read once from the settings, and the
     lower-cased name (:data:`Token`) each request is decided for."""
@@ -46,14 +57,11 @@ class CrawlerNames:
         self._notes: list[str] = []
         #: User-Agent header -> lower-cased name.
         self._tokens: dict[bytes, str] = {}
-        if config.robots_names is not None:
-            names = tuple(
-                self._checked(name, "ROBOTSTXT_USER_AGENT", own=True)
-                for name in config.robots_names
-            )
-        else:
-            name = product_token(config.user_agent)
-            names = (self._checked(name, f"USER_AGENT {config.user_agent!r}", own=True),)
+        source = "ROBOTSTXT_USER_AGENT" if self._fixed else f"USER_AGENT {config.user_agent!r}"
+        names = tuple(
+            self._checked(name, source, own=True)
+            for name in names_for(config.user_agent, config.robots_names)
+        )
         #: Most specific first: one for a crawler, several for a family.
         self.names = names
         #: The key of a cache entry's rules for the crawler: the lower-cased
@@ -89,7 +97,8 @@ class CrawlerNames:
             if len(self._tokens) >= _MOST_HEADERS:
                 self._tokens.clear()
             text = caller_name(header)
-            name = self._checked(product_token(text), f"the User-Agent header {text!r}")
+            [name] = names_for(text, None)
+            name = self._checked(name, f"the User-Agent header {text!r}")
             token = self._tokens[header] = ascii_lower(name)
             return token
 

@@ -1,7 +1,16 @@
 """Where a request that comes through the scheduler waits for its origin's
 robots.txt: in this worker's memory (:class:`MemoryHold`, every crawl), or
 held in Redis by the optional :mod:`.fleet` when the crawl runs on
-scrapy-redis (its ``FleetRoom`` implements the same methods).
+scrapy-redis (its ``FleetHold`` implements the same :class:`Hold`).
+
+The waiting room (:mod:`.crawl._waiting_room`) asks a hold to keep and give
+back requests; the hold never calls the room. What happens in the fleet
+meanwhile (another worker released the requests, an orphan origin was
+adopted, the store answers again...) the hold reports as a
+:data:`HoldEvent` through :class:`HoldEvents`, a relay the middleware
+wires to the room, which feeds each to the origin's life
+(:class:`.policy.OriginLife`). These two, :class:`Hold` and the events, are
+the whole interface between the room and a hold.
 
 The middleware never imports the fleet: :func:`hold_class` loads it by
 name, the way Scrapy loads its components from settings, and only for a
@@ -17,11 +26,14 @@ worker (:meth:`MemoryHold.expired`).
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from scrapy.utils.misc import load_object
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
@@ -42,7 +54,79 @@ SINCE_KEY = "_robotstxt_rfc_since"
 #: Seconds of clock skew between workers that the drop rule allows for.
 DROP_TOLERANCE = 2.0
 #: The class that holds requests in Redis for a fleet on scrapy-redis.
-FLEET_ROOM = "scrapy_robots_rfc.fleet.FleetRoom"
+FLEET_HOLD = "scrapy_robots_rfc.fleet.FleetHold"
+
+
+# -- what a hold reports -----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Adopted:
+    """This worker adopted ``key``, whose held requests a worker that died
+    left: ``trigger`` stands for them, the oldest of which began to wait at
+    ``since`` (seconds since the epoch)."""
+
+    key: Origin
+    trigger: Request
+    since: float
+
+
+@dataclass(frozen=True, slots=True)
+class Released:
+    """``count`` of the requests held for ``key`` are no longer held:
+    another worker released them."""
+
+    key: Origin
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class ExpiredLeft:
+    """After :meth:`Hold.release_expired`: ``left`` requests are still held
+    for ``key`` (``None``: unknown, the store failed), the oldest since
+    ``oldest`` (the room's monotonic clock)."""
+
+    key: Origin
+    left: int | None
+    oldest: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class FoundElsewhere:
+    """Another worker reached ``key``'s robots.txt while this one waits in
+    its backoff: fetch now (the fetch reads the stored record)."""
+
+    key: Origin
+
+
+@dataclass(frozen=True, slots=True)
+class HoldingAgain:
+    """The store answers again and holds requests for the fleet (``where``:
+    the queue's key): the requests parked in memory meanwhile go there."""
+
+    where: str
+
+
+#: Everything a hold reports to the waiting room.
+HoldEvent = Adopted | Released | ExpiredLeft | FoundElsewhere | HoldingAgain
+
+
+class HoldEvents:
+    """The relay of a hold's events: the middleware makes it, gives it to
+    the hold, and connects the waiting room to it; so the hold reports
+    without knowing who listens, and the room is never called by the
+    object it holds. Events before a listener is connected are dropped
+    (nothing waits yet)."""
+
+    def __init__(self) -> None:
+        self._listener: Callable[[HoldEvent], None] | None = None
+
+    def connect(self, listener: Callable[[HoldEvent], None]) -> None:
+        self._listener = listener
+
+    def emit(self, event: HoldEvent) -> None:
+        if self._listener is not None:
+            self._listener(event)
 
 
 def let_go(request: Request) -> None:
@@ -69,34 +153,59 @@ def on_scrapy_redis(settings: BaseSettings) -> bool:
 
 
 def hold_class(config: Config, settings: BaseSettings) -> type[MemoryHold]:
-    """:class:`MemoryHold`, or the fleet's room (:data:`FLEET_ROOM`) for a
+    """:class:`MemoryHold`, or the fleet's hold (:data:`FLEET_HOLD`) for a
     crawl on scrapy-redis that may hold requests in Redis
-    (``ROBOTSTXT_RFC_HOLD``); the room finds out at spider open whether it
-    can."""
+    (``ROBOTSTXT_RFC_HOLD``); it finds out at spider open whether it can."""
     if config.hold == "memory" or not on_scrapy_redis(settings):
         return MemoryHold
-    room: type[MemoryHold] = load_object(FLEET_ROOM)
-    return room
+    hold: type[MemoryHold] = load_object(FLEET_HOLD)
+    return hold
 
 
-class Room(Protocol):
-    """What a hold asks of the waiting room that made it (the fleet's asks
-    more of :class:`.WaitingRoom`)."""
+class Hold(Protocol):
+    """What the waiting room asks of a hold; what happens besides, the hold
+    reports as :data:`HoldEvent`."""
 
-    def close(self) -> list[Request]:
-        """The spider closed: the requests still parked in memory."""
+    @property
+    def holding(self) -> bool:
+        """Whether requests are held outside this worker now."""
+
+    @property
+    def busy(self) -> bool:
+        """Whether other workers' held requests keep the spider open."""
+
+    @property
+    def watches(self) -> bool:
+        """Whether the hold wants :meth:`watch` calls (a fleet's does)."""
+
+    async def open(self, spider: Spider) -> None: ...
+
+    async def hold(self, key: Origin, request: Request) -> bool: ...
+
+    def release_soon(self, key: Origin) -> None: ...
+
+    def release_expired(self, key: Origin, limit: float) -> None: ...
+
+    def watch(self, key: Origin, held: int, backoff: bool) -> None: ...
+
+    def to_monotonic(self, wall: float) -> float: ...
+
+    def waited_since(self, request: Request) -> float: ...
+
+    async def expired(self, key: Origin, request: Request, entry: Entry) -> bool: ...
+
+    async def close(self, reason: str, parked: list[Request]) -> list[Request]: ...
 
 
 class MemoryHold:
     """Requests wait in this worker's memory only (the
-    :class:`.WaitingRoom`): nothing is held elsewhere. The fleet's room
-    extends it; the waiting room calls the same methods on either.
+    :class:`.WaitingRoom`): nothing is held elsewhere, and nothing is
+    reported. The fleet's hold extends it.
 
-    The waiting room makes its hold and passes itself as ``room``: a
-    fleet's hold watches the room's origins and gives it the origins it
-    adopts from other workers (:meth:`.WaitingRoom.adopt`). The runtime's
-    ``clock`` is the wall clock of :data:`SINCE_KEY`; its ``monotonic`` the
-    waiting room's."""
+    The middleware builds the hold and gives it ``events``, the relay its
+    reports go through (:class:`HoldEvents`). The runtime's ``clock`` is
+    the wall clock of :data:`SINCE_KEY`; its ``monotonic`` the waiting
+    room's."""
 
     def __init__(
         self,
@@ -104,13 +213,13 @@ class MemoryHold:
         crawler: Crawler,
         config: Config,
         shared: SharedStore,
-        room: Room,
+        events: HoldEvents,
     ) -> None:
         self._runtime = runtime
         self._crawler = crawler
         self._config = config
         self._shared = shared
-        self._room = room
+        self._events = events
 
     @property
     def holding(self) -> bool:
@@ -120,6 +229,11 @@ class MemoryHold:
     @property
     def busy(self) -> bool:
         """Whether other workers' held requests keep the spider open: no."""
+        return False
+
+    @property
+    def watches(self) -> bool:
+        """Whether :meth:`watch` is wanted: not in memory."""
         return False
 
     async def open(self, spider: Spider) -> None:
@@ -135,6 +249,10 @@ class MemoryHold:
 
     def release_expired(self, key: Origin, limit: float) -> None:
         """Nothing is held to drop."""
+
+    def watch(self, key: Origin, held: int, backoff: bool) -> None:
+        """The room holds ``held`` requests for ``key`` (0: none any more),
+        in its backoff or not: nothing to watch in memory."""
 
     def to_monotonic(self, wall: float) -> float:
         """The time ``wall`` (seconds since the epoch, the clock of
@@ -165,7 +283,7 @@ class MemoryHold:
             now - max(float(since), unreachable_since) >= config.unreachable_wait - DROP_TOLERANCE
         )
 
-    async def close(self, reason: str) -> list[Request]:
-        """The spider closed (``reason``): the requests still parked in
-        memory, for JOBDIR or to count as abandoned."""
-        return self._room.close()
+    async def close(self, reason: str, parked: list[Request]) -> list[Request]:
+        """The spider closed (``reason``) with ``parked`` still waiting in
+        memory: they stay there, for JOBDIR or to count as abandoned."""
+        return parked

@@ -16,7 +16,7 @@ from scrapy.utils.request import request_from_dict
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
-    from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
 
 logger = logging.getLogger(__name__)
 
@@ -69,15 +69,14 @@ def save_waiting(path: str, requests: list[Request], spider: Spider) -> tuple[in
     return len(saved), len(requests) - len(saved)
 
 
-def _jobdir_file(crawler: Crawler) -> str | None:
-    jobdir = crawler.settings.get("JOBDIR")
+def _jobdir_file(jobdir: str | None) -> str | None:
     return os.path.join(jobdir, JOBDIR_FILE) if jobdir else None
 
 
-def resume_waiting(crawler: Crawler, spider: Spider) -> list[Request]:
-    """The requests that were waiting when the crawl paused, from ``JOBDIR``,
-    to send back to the engine."""
-    path = _jobdir_file(crawler)
+def resume_waiting(jobdir: str | None, spider: Spider) -> list[Request]:
+    """The requests that were waiting when the crawl paused, from ``jobdir``
+    (``JOBDIR``), to send back to the engine."""
+    path = _jobdir_file(jobdir)
     if path is None or not os.path.exists(path):
         return []
     requests = load_waiting(path, spider) or []
@@ -91,14 +90,18 @@ def resume_waiting(crawler: Crawler, spider: Spider) -> list[Request]:
 
 
 def put_aside(
-    crawler: Crawler, parked: list[Request], spider: Spider, reason: str, *, one_off: bool
+    jobdir: str | None,
+    stats: StatsCollector,
+    parked: list[Request],
+    spider: Spider,
+    reason: str,
+    *,
+    one_off: bool,
 ) -> None:
-    """Save in ``JOBDIR`` the requests still waiting in memory when the
-    spider closed (``reason``), or count them as abandoned; a command's
-    ``one_off`` run gets no JOBDIR advice."""
-    stats = crawler.stats
-    assert stats is not None
-    path = _jobdir_file(crawler)
+    """Save in ``jobdir`` (``JOBDIR``) the requests still waiting in memory
+    when the spider closed (``reason``), or count them as abandoned; a
+    command's ``one_off`` run gets no JOBDIR advice."""
+    path = _jobdir_file(jobdir)
     if path is None:
         count = len(parked)
         stats.set_value("robotstxt/waiting/abandoned", count)

@@ -103,6 +103,15 @@ def unlike_the_fetch(request: Request) -> str | None:
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class Share:
+    """The spider's own request for its origin's robots.txt, and its share
+    of a fetch's response: ``taker``, the id it waited for a fetch with
+    (:data:`TAKER_KEY`), or ``None`` when it did not wait for one."""
+
+    taker: str | None = None
+
+
 @dataclass(eq=False, slots=True)
 class _Kept:
     """What one fetch left for the requests that waited for it."""
@@ -137,24 +146,46 @@ class KeptResponses:
         self._runtime = runtime
         self._follows_redirects = follows_redirects
         self._kept: dict[Origin, _Kept] = {}
+        #: Per origin, the takers that wait for its next fetch.
+        self._waiting: dict[Origin, set[str]] = {}
 
     def __len__(self) -> int:
         return len(self._kept)
 
     @staticmethod
-    def taker() -> str:
-        """A new id for a request that waits for a fetch to take its share
-        of the response: unique across runs too, since a ``JOBDIR`` brings
-        requests of an earlier run back with theirs."""
-        return uuid.uuid4().hex
+    def share_of(request: Request) -> Share | None:
+        """If ``request`` is the spider's request for its origin's
+        robots.txt, its :class:`Share` (the taker it carries is taken off
+        its meta); ``None`` for any other request."""
+        if not asks_for_robots_txt(request.url):
+            return None
+        return Share(request.meta.pop(TAKER_KEY, None))
 
-    def keep(self, key: Origin, fetched: Fetched | str, takers: set[str]) -> None:
-        """The fetch that decided ``key`` found ``fetched`` (a string: why
-        there is no fetch to take from, e.g. the copy came from
-        ``ROBOTSTXT_RFC_STORE``); the requests ``takers`` waited for it."""
-        response, why, redirected = None, "", False
-        if isinstance(fetched, str):
-            why = fetched
+    def wait_for(self, key: Origin, request: Request, share: Share | None) -> Share | None:
+        """``request`` waits for ``key``'s next fetch: a robots.txt request
+        (``share``) that is a plain GET gets a new share of that fetch's
+        response (an id unique across runs too, since a ``JOBDIR`` brings
+        requests of an earlier run back with theirs); its share of an
+        earlier fetch is given up."""
+        if share is None:
+            return None
+        self.release(key, share)
+        if unlike_the_fetch(request) is not None:
+            return Share()
+        taker = uuid.uuid4().hex
+        self._waiting.setdefault(key, set()).add(taker)
+        return Share(taker)
+
+    def keep(self, key: Origin, fetched: Fetched | None, why: str) -> None:
+        """The fetch that decided ``key`` found ``fetched`` (``None``: there
+        is no fetch to take from, and ``why`` says why, e.g. the copy came
+        from ``ROBOTSTXT_RFC_STORE``); the requests that waited for it take
+        their shares."""
+        takers = self._waiting.pop(key, None)
+        redirected = False
+        response: Response | None = None
+        if fetched is None:
+            pass
         elif fetched.response is None:
             why = f"the fetch got no response ({fetched.answer.outcome})"
         elif classify(fetched.response.status) == "redirect":
@@ -166,22 +197,32 @@ class KeptResponses:
         self._let_go(key)
         if not takers:
             return
-        kept = self._kept[key] = _Kept(response, why, redirected, set(takers))
+        kept = self._kept[key] = _Kept(response, why, redirected, takers)
         kept.timer = self._runtime.call_later(KEEP_FOR, lambda: self._expire(key, kept))
 
-    def release(self, key: Origin, taker: str) -> None:
-        """``taker`` will not take its share (it was dropped)."""
+    def release(self, key: Origin, share: Share | None) -> None:
+        """The request of ``share`` will not take it (it was dropped);
+        nothing for ``None`` or a share without a taker."""
+        taker = None if share is None else share.taker
+        if taker is None:
+            return
+        waiting = self._waiting.get(key)
+        if waiting is not None:
+            waiting.discard(taker)
+            if not waiting:
+                del self._waiting[key]
         kept = self._kept.get(key)
         if kept is not None and taker in kept.takers:
             kept.takers.discard(taker)
             if not kept.takers:
                 self._let_go(key)
 
-    def serve(self, key: Origin, request: Request, taker: str | None) -> Response | None:
+    def serve(self, key: Origin, request: Request, share: Share) -> Response | None:
         """The response for ``request``, the spider's request for ``key``'s
         robots.txt, which robots.txt allows, and which waited for the fetch
-        as ``taker`` (``None``: it did not): a copy of the fetch's, or
-        ``None`` to download it (each counted and logged at DEBUG)."""
+        with ``share``: a copy of the fetch's, or ``None`` to download it
+        (each counted and logged at DEBUG)."""
+        taker = share.taker
         kept = self._kept.get(key)
         unlike = unlike_the_fetch(request)
         why = unlike or (
@@ -190,7 +231,7 @@ class KeptResponses:
         )
         served = None
         if taker is not None and kept is not None and taker in kept.takers:
-            self.release(key, taker)
+            self.release(key, share)
             if unlike is None:
                 why = kept.why
                 if kept.response is None:
@@ -217,6 +258,7 @@ class KeptResponses:
 
     def clear(self) -> None:
         """The spider closed: let every response go."""
+        self._waiting.clear()
         for key in list(self._kept):
             self._let_go(key)
 

@@ -1,15 +1,19 @@
 """Page-level rules in a crawl (P-1 to P-5): what the robots meta tag and
-the ``X-Robots-Tag`` header of a response say for this crawler, exposed on
-every response, and honoured only when the crawl asks.
+the ``X-Robots-Tag`` header of a response say for this crawler, read when
+asked, and honoured only when the crawl asks (P-4 revised).
 
-Every response gets its rules in ``response.meta``
-(:data:`.pagerules.PAGE_RULES_META_KEY`): :data:`.pagerules.NO_PAGE_RULES`
-when it has no ``X-Robots-Tag`` header and no robots meta tag for this
-crawler (most pages), else a :class:`PageRulesOnDemand`. That keeps the
-headers and, for an HTML response, the start of the head up to its last
-such tag only (:func:`.pagerules.head_end`); the rules are read the first
-time they are asked for. A crawl that never asks pays a header lookup and
-a search of the head, and a 10 MB page costs no more than its head.
+A crawl that asks for none pays nothing per response:
+:meth:`PageGate.read` reads a response's rules when a callback asks
+(``scrapy_robots_rfc.page_rules(response, crawler)``), once per response.
+Only a crawl that honours them (``ROBOTSTXT_RFC_NOFOLLOW``,
+``ROBOTSTXT_RFC_NOINDEX = "drop"``) gets them on every response, in
+``response.meta`` (:data:`.pagerules.PAGE_RULES_META_KEY`):
+:data:`.pagerules.NO_PAGE_RULES` when it has no ``X-Robots-Tag`` header and
+no robots meta tag for this crawler (most pages), else a
+:class:`PageRulesOnDemand`. That keeps the headers and, for an HTML
+response, the start of the head up to its last such tag only
+(:func:`.pagerules.head_end`); the rules are read the first time they are
+asked for, and a 10 MB page costs no more than its head.
 
 With ``ROBOTSTXT_RFC_NOFOLLOW``, the requests a callback yields from a page
 that says ``nofollow`` for this crawler are dropped; with
@@ -28,6 +32,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
+import weakref
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -160,6 +165,14 @@ def page_rules_in(meta: Mapping[str, Any]) -> PageRules | PageRulesOnDemand | No
     return found if isinstance(found, (PageRules, PageRulesOnDemand)) else None
 
 
+def _meta_of(response: Response) -> dict[str, Any] | None:
+    """``response.meta``, or ``None`` for a response without its request."""
+    try:
+        return response.meta
+    except AttributeError:
+        return None
+
+
 def _tags_part(body: bytes, tags: re.Pattern[bytes]) -> bytes | None:
     """The start of ``body``'s head up to the end of its last ``<meta>``
     tag that ``tags`` finds (:func:`_meta_names`: its ``name`` may be
@@ -190,34 +203,60 @@ def _meta_names(names: tuple[str, ...]) -> re.Pattern[bytes]:
 
 
 class PageGate:
-    """Puts each response's page-level rules in its meta, and decides what a
-    callback's output may keep (P-4)."""
+    """Reads a response's page-level rules when asked (:meth:`read`), puts
+    them in each response's meta when the crawl honours them
+    (:meth:`on_response`), and decides what a callback's output may keep
+    (P-4)."""
 
     def __init__(self, runtime: Runtime, config: Config, report: Report, origins: Origins) -> None:
         self._runtime = runtime
         self._config = config
         self._report = report
         self._origins = origins
+        #: What :meth:`read` read, per response (never in the meta, which
+        #: a callback may copy into the next request).
+        self._read: weakref.WeakKeyDictionary[Response, PageRules] = weakref.WeakKeyDictionary()
+
+    def read(self, response: Response, token: Token) -> PageRules:
+        """``response``'s page-level rules for the crawler's name ``token``
+        (P-1 to P-3), read now, once per response: the one call a callback
+        makes to know them (P-4 revised). In a crawl that honours them they
+        are the ones of its meta."""
+        meta = _meta_of(response)
+        kept = None if meta is None or not self._config.page_rules else page_rules_in(meta)
+        if kept is not None:
+            return kept.rules if isinstance(kept, PageRulesOnDemand) else kept
+        found = self._read.get(response)
+        if found is None:
+            on_demand = self._rules_of(response, token)
+            found = on_demand.rules if isinstance(on_demand, PageRulesOnDemand) else on_demand
+            self._read[response] = found
+        return found
 
     def on_response(self, request: Request, response: Response, token: Token) -> None:
         """Set ``response``'s page-level rules for the crawler's name
         ``token`` (P-2: the name robots.txt uses, D-21; a family's names,
-        D-22). Always set, so that meta copied from another response never
-        carries that page's rules."""
+        D-22), in a crawl that honours them. Always set, so that meta copied
+        from another response never carries that page's rules."""
+        request.meta[PAGE_RULES_META_KEY] = self._rules_of(response, token)
+
+    @staticmethod
+    def _rules_of(response: Response, token: Token) -> PageRules | PageRulesOnDemand:
+        """The rules of ``response`` for ``token``, to read when asked:
+        :data:`.NO_PAGE_RULES` for a page without any (most pages)."""
         values = header_values(response.headers, _HEADER)
         names = (token,) if isinstance(token, str) else token
         head = None
         if isinstance(response, HtmlResponse):
             head = _tags_part(response.body, _meta_names(names))
         if not values and not head:
-            request.meta[PAGE_RULES_META_KEY] = NO_PAGE_RULES
-            return
+            return NO_PAGE_RULES
         headers = tuple(values)
         content_type = response.headers.get(b"Content-Type")
         encoding = (
             http_content_type_encoding(content_type.decode("latin-1")) if content_type else None
         )
-        request.meta[PAGE_RULES_META_KEY] = PageRulesOnDemand(headers, head, names, encoding)
+        return PageRulesOnDemand(headers, head, names, encoding)
 
     def request_from(self, response: Response, request: Request) -> Request | None:
         """``request``, yielded by a callback for ``response``, or ``None``
@@ -257,11 +296,10 @@ class PageGate:
     def _obeyed_rules(self, response: Response) -> PageRules | PageRulesOnDemand | None:
         """The rules of ``response``, unless it was fetched with
         ``dont_obey_robotstxt``."""
-        try:
-            meta = response.meta
-        except AttributeError:  # a response without its request
+        meta = _meta_of(response)
+        if meta is None or meta.get("dont_obey_robotstxt"):
             return None
-        return None if meta.get("dont_obey_robotstxt") else page_rules_in(meta)
+        return page_rules_in(meta)
 
     def _dropped(
         self, response: Response, kind: str, directive: Directive | None, what: object

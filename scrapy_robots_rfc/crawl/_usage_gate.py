@@ -1,12 +1,16 @@
-"""Usage preferences in a crawl (U-6): what the middleware does
+"""Usage preferences in a crawl (U-6, revised): what the middleware does
 with ``Content-Usage`` and ``Content-Signal``.
 
-Every request the middleware lets through carries robots.txt's preferences
-for its URL in ``request.meta["robotstxt_usage"]`` (:data:`.USAGE_META_KEY`),
-and every response carries them combined with its ``Content-Usage`` header
-(draft-ietf-aipref-attach-05 §2) and its ``Content-Signal`` header, read as
-the robots.txt line of that name (U-3, U-4). Nothing is dropped unless
-``ROBOTSTXT_RFC_USAGE`` names the categories the crawl is for; then:
+A response's preferences are robots.txt's for its URL combined with its
+``Content-Usage`` header (draft-ietf-aipref-attach-05 §2) and its
+``Content-Signal`` header, read as the robots.txt line of that name (U-3,
+U-4). A crawl that does not name the categories it is for pays nothing per
+request or response: :meth:`UsageGate.read` reads them when a callback asks
+(``scrapy_robots_rfc.usage_preferences(response, crawler)``), once per
+response. When ``ROBOTSTXT_RFC_USAGE`` names the categories the crawl is
+for, every request the middleware lets through carries robots.txt's
+preferences in ``request.meta["robotstxt_usage"]``
+(:data:`.USAGE_META_KEY`), every response carries them combined, and:
 
 * a request whose robots.txt preference is ``n`` for one of them is dropped
   before download;
@@ -32,6 +36,7 @@ never dropped.
 from __future__ import annotations
 
 import logging
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from .._logging import reaches_a_handler
@@ -48,7 +53,10 @@ from ..robotstxt import (
     robots_preferences,
 )
 from ._headers import header_name, header_values
-from ._page_gate import page_rules_in
+from ._page_gate import PageRulesOnDemand, page_rules_in
+
+if TYPE_CHECKING:
+    from ..pagerules import PageRules
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -115,6 +123,46 @@ class UsageGate:
         #: that a crawl that does not ask pays nothing (its rules stay in
         #: ``robotstxt_page_rules``).
         self._page_ai = any(category in _NOAI_CATEGORIES for category in config.usage)
+        #: What :meth:`read` read, per response.
+        self._read: weakref.WeakKeyDictionary[Response, Preferences] = weakref.WeakKeyDictionary()
+
+    @property
+    def reads_pages(self) -> bool:
+        """Whether each response's page-level rules are read for it: the
+        crawl names a category a page's ``noai`` speaks for (U-8)."""
+        return self._page_ai
+
+    def read(
+        self, response: Response, agent: AgentRules | None, page: PageRules | None
+    ) -> Preferences:
+        """``response``'s usage preferences, read now, once per response:
+        robots.txt's for its request's URL by ``agent`` (the crawler's rules
+        there; ``None``: none), combined with its usage headers and, when
+        the crawl names a category it speaks for (:attr:`reads_pages`),
+        ``page``'s ``noai`` for this crawler (U-4, U-8). The one call a
+        callback makes to know them (U-6 revised); in a crawl that names
+        categories, the ones of its meta."""
+        meta = response.meta
+        if self._config.usage:
+            found = meta.get(USAGE_META_KEY)
+            if isinstance(found, Preferences):
+                return found
+        found = self._read.get(response)
+        if found is not None:
+            return found
+        preferences = NO_PREFERENCES
+        request = response.request
+        if agent is not None and agent.usage is not None and request is not None:
+            path = canonical_match_string(request.url, self._config.mode)
+            preferences = robots_preferences(agent, path, allowed=True)
+        header, _ = self._headers(response)
+        if header is not None:
+            preferences = preferences.combined(header)
+        noai = None if page is None or not self._page_ai else self._noai(response, page)
+        if noai is not None:
+            preferences = preferences.combined(noai[1])
+        self._read[response] = preferences
+        return preferences
 
     def on_request(
         self, request: Request, key: Origin, agent: AgentRules | None, robots_url: str | None
@@ -205,6 +253,13 @@ class UsageGate:
         rules = page_rules_in(meta)
         if rules is None:
             return None
+        return self._noai(response, rules)
+
+    def _noai(
+        self, response: Response, rules: PageRules | PageRulesOnDemand
+    ) -> tuple[str, Preferences] | None:
+        """The ``noai`` (or an image's ``noimageai``) of ``rules`` as a
+        statement (U-8), counted; ``None`` without one."""
         directive = rules.deciding("noai")
         if directive is None and _is_image(response):
             directive = rules.deciding("noimageai")

@@ -1,7 +1,7 @@
 """The add-on: ``ADDONS = {"scrapy_robots_rfc.Addon": 100}``.
 
 It turns Scrapy's built-in ``RobotsTxtMiddleware`` off and puts
-:class:`~scrapy_robots_rfc.middleware.RobotsTxtMiddleware` in its place, at
+:class:`~scrapy_robots_rfc.RobotsTxtMiddleware` in its place, at
 the same priority (100). ``ROBOTSTXT_OBEY`` still decides whether robots.txt
 is obeyed: with it off, the middleware is not configured. It also enables
 the spider middleware :class:`~scrapy_robots_rfc.PageRulesMiddleware` (950),
@@ -11,14 +11,30 @@ honoured (P-4).
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from scrapy.utils.misc import load_object
 
+from ..exceptions import ConfigError
+
 if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
-__all__ = ["BUILTIN", "OURS", "OURS_SPIDER", "PRIORITY", "SPIDER_PRIORITY", "Addon", "component"]
+__all__ = [
+    "ADDON",
+    "BUILTIN",
+    "OURS",
+    "OURS_SPIDER",
+    "PRIORITY",
+    "SPIDER_PRIORITY",
+    "Addon",
+    "component",
+    "refuse_as_addon",
+]
+
+logger = logging.getLogger(__name__)
 
 #: Where the built-in lives in ``DOWNLOADER_MIDDLEWARES_BASE``.
 BUILTIN = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
@@ -27,6 +43,29 @@ PRIORITY = 100
 #: The spider middleware of page-level rules, and its place.
 OURS_SPIDER = "scrapy_robots_rfc.PageRulesMiddleware"
 SPIDER_PRIORITY = 950
+#: The add-on's own path, as ``ADDONS`` takes it.
+ADDON = "scrapy_robots_rfc.Addon"
+
+
+def refuse_as_addon(crawler: Crawler, middleware: str) -> None:
+    """Stop the crawl with a :class:`~.exceptions.ConfigError` that names
+    the add-on when the component ``middleware`` (an import path) is being
+    built as an add-on: ``ADDONS`` lists it by mistake. Scrapy builds the
+    add-ons while it applies the crawl's settings, and the components only
+    after it has frozen them; built too early, the middleware would fail
+    on ``Crawler.stats``, which is not set yet, with a message that names
+    neither ``ADDONS`` nor the add-on. Logged at CRITICAL first, as
+    :meth:`.Config.from_settings` does, so that it is the line a user sees."""
+    if crawler.settings.frozen:
+        return
+    error = ConfigError(
+        "ADDONS",
+        crawler.settings.getdict("ADDONS"),
+        f'the add-on {ADDON}, which installs the middleware: ADDONS = {{"{ADDON}": 100}}',
+        f"{middleware} is a middleware, not an add-on",
+    )
+    logger.critical("%(error)s", {"error": error})
+    raise error
 
 
 def component(key: object) -> object | None:

@@ -1,30 +1,32 @@
-"""The downloader middleware: wiring between Scrapy and the parts that do
-the work, the way Scrapy's ``HttpCacheMiddleware`` wires a policy and a
-storage (docs/how-it-works.rst, "How it works").
+"""The downloader middleware: it wires Scrapy to the parts that do the
+work, the way Scrapy's ``HttpCacheMiddleware`` wires a policy and a storage
+(docs/how-it-works.rst, "How it works"). It builds every part from the one
+:class:`.Config` and hands each what it needs; the parts never call back
+into it, nor into each other's owners.
 
-How a request travels:
+How a request travels, top to bottom in :meth:`RobotsTxtMiddleware.process_request`:
 
-1. ``process_request`` finds the request's origin (:mod:`.policy._origin`). With a
-   usable copy of that origin's robots.txt in the cache (:mod:`.policy`),
-   the verdict is immediate: ``None``, or :class:`.ForbiddenByRobotsTxt`.
-2. Otherwise the waiting room (:mod:`.crawl._waiting_room`) starts the
-   robots.txt load, once per origin (:mod:`.crawl._robots_loader`: the
-   fetch, through :mod:`.stores._async` with a store), and the request waits
-   there, out of the downloader; in a fleet on scrapy-redis, it is held in
-   Redis (:mod:`.fleet`). The room and the parts below never call back into
-   the middleware.
-3. When the origin is decided, its waiting requests go back to the engine
-   and come through step 1 again; a request still waiting after
-   ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` seconds is dropped with
-   :class:`.RobotsTxtUnreachable`.
+1. Its origin (:mod:`.policy._origin`), and the name it is decided for
+   (:mod:`.crawl._crawler_names`).
+2. Decided by the cache (:meth:`.WaitingRoom.cached`): the verdict now,
+   ``None`` or :class:`.ForbiddenByRobotsTxt`.
+3. Otherwise the waiting room admits it (:meth:`.WaitingRoom.admit`): decided
+   by the store after all, dropped at once, or waiting while the robots.txt
+   load runs (:mod:`.crawl._robots_loader`). A request from the scheduler
+   waits out of the downloader (:mod:`.crawl._parking`: parked, or held in
+   Redis for a fleet, :mod:`.crawl._holding`) and comes back through the
+   engine, as a cache hit; another waits in place, then gets its verdict.
+   A request still waiting after ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` seconds
+   is dropped with :class:`.RobotsTxtUnreachable`.
 4. A spider request for an origin's robots.txt itself (a ``SitemapSpider``
-   on ``/robots.txt``) waits for the fetch in the same way, and is answered
-   with the fetch's response instead of a second download (:mod:`.crawl._kept_responses`).
+   on ``/robots.txt``) is answered with the fetch's response instead of a
+   second download (:mod:`.crawl._kept_responses`).
 
 Every outcome is counted in ``robotstxt/*`` stats and in the crawl report
-(:mod:`.crawl._report`). Usage preferences (``Content-Usage``, ``Content-Signal``)
-go into each request's and response's meta, and drop those
-``ROBOTSTXT_RFC_USAGE`` says the crawl may not use (:mod:`.crawl._usage_gate`).
+(:mod:`.crawl._report`). Usage preferences (``Content-Usage``,
+``Content-Signal``) go into each request's and response's meta, and drop
+those ``ROBOTSTXT_RFC_USAGE`` says the crawl may not use
+(:mod:`.crawl._usage_gate`).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
-from scrapy.exceptions import DontCloseSpider, NotConfigured
+from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
 from scrapy.utils.defer import maybe_deferred_to_future
 
 from .. import policy
@@ -41,24 +43,43 @@ from .._logging import reaches_a_handler
 from .._runtime import Runtime
 from ..exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable
 from ..policy import Origin, Origins, State, Verdict, origin
-from ..robotstxt import NO_PREFERENCES, USAGE_META_KEY, canonical_match_string
+from ..robotstxt import (
+    NO_PREFERENCES,
+    ROBOTS_TXT_PATH,
+    USAGE_META_KEY,
+    canonical_match_string,
+)
 from ..stores import SharedStore, store_named
+from ._announce import Announcer
 from ._config import Config
+from ._crawl_delay import CrawlDelays, Pacer
 from ._crawler_names import CrawlerNames
-from ._fetcher import DOWNLOAD_PRIORITY
-from ._holding import let_go
+from ._fetcher import DOWNLOAD_PRIORITY, Fetcher
+from ._holding import HoldEvents, MemoryHold, hold_class, let_go
 from ._jobdir import put_aside, resume_waiting
-from ._kept_responses import TAKER_KEY, KeptResponses, asks_for_robots_txt, unlike_the_fetch
+from ._kept_responses import KeptResponses, Share
 from ._misspelt_settings import warn_about_misspelt_settings
 from ._page_gate import PageGate
+from ._parking import Parking
+from ._progress import Progress
 from ._report import Report
+from ._robots_loader import RobotsLoader
 from ._startup_warnings import (
     warn_about_builtin,
     warn_about_page_rules,
     warn_about_robotstxt_parser,
 )
 from ._usage_gate import UsageGate
-from ._waiting_room import DROP_KEY, FILTER_KEY, WaitingRoom
+from ._waiting_room import (
+    DROP_KEY,
+    NO_WAIT_KEY,
+    Decided,
+    Dropped,
+    EngineGate,
+    Later,
+    WaitingRoom,
+)
+from .addon import OURS, refuse_as_addon
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -68,9 +89,10 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Request, Response
 
-    from ..robotstxt import AgentRules
+    from ..pagerules import PageRules
+    from ..robotstxt import AgentRules, Preferences
 
-__all__ = ["Origin", "RobotsTxtMiddleware", "origin"]
+__all__ = ["Origin", "RobotsTxtMiddleware", "origin", "page_rules", "usage_preferences"]
 
 logger = logging.getLogger(__name__)
 
@@ -83,9 +105,19 @@ class RobotsTxtMiddleware:
     DOWNLOAD_PRIORITY = DOWNLOAD_PRIORITY
 
     def __init__(self, crawler: Crawler) -> None:
+        refuse_as_addon(crawler, OURS)
         # Before ROBOTSTXT_OBEY is read: "ROBOTSTXT_OBAY = True" is a slip too.
         warn_about_misspelt_settings(crawler.settings)
         if not crawler.settings.getbool("ROBOTSTXT_OBEY"):
+            # Scrapy says nothing of a component that is not configured: a
+            # project that enabled this one and forgot ROBOTSTXT_OBEY learns
+            # why nothing is obeyed.
+            logger.info(
+                "robots.txt is not obeyed: ROBOTSTXT_OBEY is off, so %(ours)s does nothing; "
+                "set ROBOTSTXT_OBEY = True to obey it",
+                {"ours": OURS},
+                extra={"crawler": crawler},
+            )
             raise NotConfigured
         self.crawler = crawler
         self.config = config = Config.from_settings(crawler.settings)
@@ -97,39 +129,81 @@ class RobotsTxtMiddleware:
         #: Whether the crawl is a command's one-off run (set when the spider
         #: opens): no JOBDIR advice then.
         self._one_off = False
-        self._names = CrawlerNames(config, runtime)
         warn_about_robotstxt_parser(crawler, config.mode)
-        self._report = Report(config.max_origins, runtime.stats)
+        # The parts, each built once and given what it needs.
+        self._names = names = CrawlerNames(config, runtime)
+        self._report = report = Report(config.max_origins, runtime.stats)
         self._cache: policy.LruCache[Origin, policy.Entry] = policy.LruCache(config.max_origins)
-        self._origins = Origins()
+        self._origins = origins = Origins()
         # Built only: the store is opened by its first call, off the reactor.
         store = store_named(
             config.store,
-            crawler.settings.get("JOBDIR"),
+            config.jobdir,
             crawler=crawler,
             lease=config.lease,
             ttl=config.store_ttl,
             fetch_bound=config.fetch_bound,
         )
-        self._shared = SharedStore(store, runtime)
-        self._usage = UsageGate(runtime, config, self._report, self._origins)
-        self._pages = PageGate(runtime, config, self._report, self._origins)
-        self._kept = KeptResponses(
-            runtime, follows_redirects=crawler.settings.getbool("REDIRECT_ENABLED")
+        self._shared = shared = SharedStore(store, runtime)
+        self._usage = UsageGate(runtime, config, report, origins)
+        self._pages = PageGate(runtime, config, report, origins)
+        self._kept = kept = KeptResponses(runtime, follows_redirects=config.redirect_enabled)
+
+        def downloader() -> Any:
+            return crawler.engine.downloader
+
+        pacer = Pacer(runtime, config, shared, downloader=downloader)
+        self._delays = delays = CrawlDelays(
+            runtime,
+            config,
+            pacer,
+            downloader=downloader,
+            report=report,
+            origins=origins,
+            token=names.token,
         )
-        self._room = WaitingRoom(
+        loader = RobotsLoader(
             runtime,
             crawler,
             config,
-            cache=self._cache,
-            report=self._report,
-            shared=self._shared,
-            kept=self._kept,
-            names=self._names,
-            origins=self._origins,
-            owner=self,
+            self._cache,
+            report,
+            Fetcher(runtime, crawler, config),
+            shared,
+            delays=delays,
+            token=names.token,
         )
-        self._pacer = self._room.loader.pacer
+        events = HoldEvents()
+        #: Where requests from the scheduler wait: in memory, or in Redis.
+        self._hold = hold = hold_class(config, crawler.settings)(
+            runtime, crawler, config, shared, events
+        )
+        self._engine = EngineGate(runtime, lambda request: crawler.engine.crawl(request))
+        announcer = Announcer(runtime, config.unreachable_wait)
+        self._room = room = WaitingRoom(
+            runtime,
+            config,
+            cache=self._cache,
+            loader=loader,
+            hold=hold,
+            kept=kept,
+            announcer=announcer,
+            engine=self._engine,
+            names=names,
+            report=report,
+        )
+        events.connect(room.on_hold_event)
+        self._progress = Progress(runtime, room, announcer, config.logstats_interval)
+        #: What the crawl reads on each request and response (P-4, U-6
+        #: revised): nothing unless it honours page-level rules or names
+        #: usage categories; ``process_response`` exists only then.
+        self._usage_on = bool(config.usage)
+        self._reads_pages = config.page_rules or self._usage.reads_pages
+        if self._usage_on or self._reads_pages:
+            self.process_response = self._process_response
+        self._parking = Parking(
+            crawler.signals, runtime.stats, room, hold, marks=type(hold) is not MemoryHold
+        )
         connect = crawler.signals.connect
         connect(self._spider_idle, signal=signals.spider_idle)
         connect(self._spider_opened, signal=signals.spider_opened)
@@ -244,87 +318,122 @@ class RobotsTxtMiddleware:
 
     async def process_request(self, request: Request, spider: Spider | None = None) -> Any:
         """``None`` to let ``request`` through, ``IgnoreRequest`` to drop it,
-        or a copy of it to take it out of the downloader while it waits.
-        Read top to bottom: a cache hit is decided in step 1; a miss starts
-        the fetch (2) and waits (3), then comes through again (4)."""
+        a copy of it to take it out of the downloader while it waits, or the
+        fetch's response for the spider's own request for a robots.txt."""
         meta = request.meta
-        room = self._room
-        scheduled = room.from_scheduler(request)
-        if meta.pop(FILTER_KEY, False):  # a parked copy, or one given back to download_async
-            request.dont_filter = False
         url = request.url
         key = None if meta.get("dont_obey_robotstxt") else self._origins(url)
         if key is None:
-            meta[USAGE_META_KEY] = NO_PREFERENCES  # the header's part only (U-6)
+            if self._usage_on:  # the header's part only (U-6)
+                meta[USAGE_META_KEY] = NO_PREFERENCES
             return None
-        token = self._names.of(request)
-        # The spider's own request for this robots.txt (a SitemapSpider's):
-        # answered with the fetch's response (:mod:`.crawl._kept_responses`) if it waited for
-        # the fetch as ``taker``; dropped instead, it gives up its share.
-        asks = asks_for_robots_txt(url)
-        taker: str | None = meta.pop(TAKER_KEY, None) if asks else None
+        arrival = self._parking.arrived(request)
+        # The spider's own request for this robots.txt (a SitemapSpider's)
+        # carries its share of the fetch's response if it waited for it.
+        share = self._kept.share_of(request) if ROBOTS_TXT_PATH in url else None
         try:
             reason = meta.pop(DROP_KEY, None)
             if reason is not None:  # sent back by the waiting room to be dropped
                 self._drop(key, reason, request)
-            # 1. Decided: the verdict now.
-            hit = room.cached(key, request, token)
-            if hit is None:  # in a fleet, another worker may have decided it
-                hit = await room.shared(key, request, token)
-            if hit is not None:
-                entry, agent = hit
-                self._decide(request, key, entry, agent)
-                self._usage.on_request(request, key, agent, entry.url)
-                if asks:
-                    served = self._kept.serve(key, request, taker)
-                    taker = None  # served or not, its share is taken
-                    if served is not None:
-                        return served
-                if agent is not None and agent.crawl_delay and self.config.crawl_delay:
-                    # Crawl-delay, across the fleet (OTHER-2)
-                    await self._pacer.turn(key, request, agent.crawl_delay)
-                return None
-            # 2. Not decided: dropped now if it may not wait (held long
-            # enough, or unreachable in its backoff: RFC 9309 §2.3.1.4);
-            # else the fetch starts, unless one is under way or the backoff
-            # runs.
-            reason = await room.may_not_wait(key, request, token)
-            if reason is not None:
-                self._drop(key, reason, request)
-            waiting = room.need(key, request, token)
-            if asks and unlike_the_fetch(request) is None:
-                if taker is not None:  # its share of an earlier fetch
-                    room.let_taker_go(key, taker)
-                taker = self._kept.taker()
-                waiting.asked.add(taker)
-            # 3. It waits: out of the downloader (parked, or held in Redis) if
-            # it came through the scheduler, else in place.
-            if scheduled:
-                copy = await room.park(key, request, taker)
-                taker = None  # the copy carries it
+            token = self._names.of(request)
+            decided = self._room.cached(key, request, token)
+            while decided is None:  # not decided here: the store, a drop, or a wait
+                admitted = await self._room.admit(key, request, token)
+                if type(admitted) is Dropped:
+                    self._drop(key, admitted.reason, request)
+                if type(admitted) is Decided:
+                    decided = admitted
+                    break
+                if share is not None:
+                    share = self._kept.wait_for(key, request, share)
+                # A request from the scheduler waits in place for a short grace
+                # (most robots.txt files answer within it: no park), then out
+                # of the downloader; another waits in place until decided.
+                # In a fleet holding requests in Redis, a request is held at
+                # once: any worker may decide its origin.
+                grace = None
+                if arrival.scheduled:
+                    at_once = meta.get(NO_WAIT_KEY) or self._hold.holding
+                    grace = 0.0 if at_once else self.config.park_after
+                since = arrival.since
+                if grace != 0.0:
+                    waiting = self._room.wait_in_place(key, grace, since)
+                    waited = await maybe_deferred_to_future(waiting)
+                    if type(waited) is str:
+                        self._drop(key, waited, request)
+                    if type(waited) is not Later:  # decided while it waited
+                        decided = self._room.cached(key, request, token)
+                        continue
+                    since = waited.since
+                # Out of the downloader, and back through the engine.
+                copy = await self._parking.park(key, request, share, since)
+                share = None  # the copy carries it
                 return copy
-            reason = await maybe_deferred_to_future(room.wait_in_place(key, waiting))
-            if reason is not None:
-                self._drop(key, reason, request)
-            if taker is not None:  # carried to step 4
-                meta[TAKER_KEY], taker = taker, None
-        finally:
-            if taker is not None:
-                room.let_taker_go(key, taker)
-        # 4. Decided while it waited in place: through again, as a parked
-        # request comes back from the engine.
-        return await self.process_request(request)
+            return await self._verdict(key, request, decided, share)
+        except IgnoreRequest:
+            self._kept.release(key, share)  # dropped: its share is let go
+            raise
 
-    async def process_response(
+    async def _verdict(
+        self, key: Origin, request: Request, decided: Decided, share: Share | None
+    ) -> Response | None:
+        """The verdict of a decided origin: forbidden (RFC 9309 §2.2.2), or
+        allowed, with its usage preferences, the fetch's response if it is
+        the spider's robots.txt request, and its crawl-delay turn."""
+        entry, agent = decided.entry, decided.agent
+        self._decide(request, key, entry, agent)
+        if self._usage_on:  # only a crawl for named categories (U-6 revised)
+            self._usage.on_request(request, key, agent, entry.url)
+        if share is not None:  # the spider's request for this robots.txt
+            served = self._kept.serve(key, request, share)
+            if served is not None:
+                return served
+        if agent is not None and agent.crawl_delay and self.config.crawl_delay:
+            await self._delays.turn(key, request, agent)  # Crawl-delay, across the fleet
+        return None
+
+    async def _process_response(
         self, request: Request, response: Response, spider: Spider | None = None
     ) -> Response:
-        """The response's page-level rules (P-1, :mod:`.crawl._page_gate`)
-        and usage preferences (U-6, :mod:`.crawl._usage_gate`), in its
-        meta. A coroutine, as ``process_request`` is: Scrapy awaits what
-        each method returns, and would wrap a plain value in a coroutine
-        of its own."""
-        self._pages.on_response(request, response, self._names.of(request))
-        return self._usage.on_response(request, response)
+        """``process_response``, only in a crawl that honours page-level
+        rules or names usage categories (P-4, U-6 revised): the response's
+        page-level rules (:mod:`.crawl._page_gate`) and usage preferences
+        (:mod:`.crawl._usage_gate`) in its meta, and the drops they ask for.
+        A coroutine, as ``process_request`` is: Scrapy awaits what each
+        method returns, and would wrap a plain value in a coroutine of its
+        own."""
+        if self._reads_pages:
+            self._pages.on_response(request, response, self._names.of(request))
+        if self._usage_on:
+            return self._usage.on_response(request, response)
+        return response
+
+    # -- reading a response's rules when asked (P-4, U-6) ----------------
+
+    def page_rules(self, response: Response) -> PageRules:
+        """The page-level rules of ``response`` for this crawler (its
+        ``X-Robots-Tag`` headers and robots meta tags, P-1 to P-3), read
+        now, once per response (:func:`scrapy_robots_rfc.page_rules`)."""
+        request = response.request
+        token = self._names.token if request is None else self._names.of(request)
+        return self._pages.read(response, token)
+
+    def usage(self, response: Response) -> Preferences:
+        """The usage preferences of ``response`` (U-1 to U-8): robots.txt's
+        for its request's URL, from the copy the cache holds, combined with
+        its ``Content-Usage`` and ``Content-Signal`` headers and its page's
+        ``noai``; read now, once per response
+        (:func:`scrapy_robots_rfc.usage_preferences`). A request that does
+        not obey robots.txt has its headers' part only."""
+        request = response.request
+        agent = None
+        if request is not None and not request.meta.get("dont_obey_robotstxt"):
+            key = self._origins(request.url)
+            entry = None if key is None else self._cache.get(key)
+            rules = None if entry is None else entry.rules
+            agent = None if rules is None else rules.get(self._names.of(request))
+        page = self.page_rules(response) if self._usage.reads_pages else None
+        return self._usage.read(response, agent, page)
 
     def _decide(
         self, request: Request, key: Origin, entry: policy.Entry, agent: AgentRules | None
@@ -366,13 +475,14 @@ class RobotsTxtMiddleware:
         # In a fleet, the request_scheduled handler marks every request from
         # the scheduler: connected before the requests JOBDIR kept are sent
         # back below.
-        self._room.listen()
+        self._parking.listen()
+        self._progress.start()
         self._runtime.spider = spider
         self._one_off = _one_off(self.crawler, spider)
         warn_about_builtin(self.crawler, spider)
         warn_about_page_rules(self.crawler, spider, self.config)
-        await self._room.hold.open(spider)
-        self._room.release(resume_waiting(self.crawler, spider))
+        await self._hold.open(spider)
+        self._engine.give_back(resume_waiting(self.config.jobdir, spider))
 
     def _spider_idle(self, spider: Spider) -> None:
         if self._room.busy():
@@ -382,26 +492,65 @@ class RobotsTxtMiddleware:
         try:
             await self._close(spider, reason)
         finally:  # nothing holds the middleware once the crawl is over
-            self._room.stop_listening()
+            self._parking.stop_listening()
+            self._progress.stop()
 
     async def _close(self, spider: Spider, reason: str) -> None:
         # A robots.txt fetch cut off by the close must not be stored as the
         # origin's record for the fleet; the hand-over below still uses the store.
         self._shared.closing = True
+        parked = await self._room.close()
         try:
-            parked = await self._room.hold.close(reason)  # held ones go to the fleet
+            parked = await self._hold.close(reason, parked)  # held ones go to the fleet
         except Exception:  # kept or counted below instead; the store still closes
             message = "Cannot hand the requests waiting for robots.txt over to the fleet"
             logger.error(message, exc_info=True, extra={"spider": spider})
-            parked = self._room.close()
         finally:
             # Off the reactor, and for stores.CLOSE_WAIT seconds at most: a
             # hung store says what it did not store, and the crawl ends.
             await maybe_deferred_to_future(self._shared.close())
         self._kept.clear()
         if parked:
-            put_aside(self.crawler, parked, spider, reason, one_off=self._one_off)
+            put_aside(
+                self.config.jobdir,
+                self._runtime.stats,
+                parked,
+                spider,
+                reason,
+                one_off=self._one_off,
+            )
         self._report.close(spider, self.config.report)
+
+
+def _middleware(crawler: Crawler) -> RobotsTxtMiddleware:
+    middleware = crawler.get_downloader_middleware(RobotsTxtMiddleware)
+    if middleware is None:
+        raise RuntimeError(
+            "scrapy_robots_rfc.RobotsTxtMiddleware is not enabled in this crawl: set "
+            'ROBOTSTXT_OBEY = True and ADDONS = {"scrapy_robots_rfc.Addon": 100}'
+        )
+    return middleware
+
+
+def page_rules(response: Response, crawler: Crawler) -> PageRules:
+    """The page-level rules of ``response`` for the crawler (P-1 to P-3):
+    what its ``X-Robots-Tag`` headers and robots meta tags say to it, read
+    when asked, once per response (P-4). In a callback::
+
+        rules = page_rules(response, self.crawler)
+        if rules.noindex: ...
+
+    ``RuntimeError`` when the crawl does not run this package's middleware."""
+    return _middleware(crawler).page_rules(response)
+
+
+def usage_preferences(response: Response, crawler: Crawler) -> Preferences:
+    """The usage preferences of ``response`` (U-1 to U-8): robots.txt's for
+    its URL combined with its ``Content-Usage`` and ``Content-Signal``
+    headers and its page's ``noai``, read when asked, once per response
+    (U-6). ``RuntimeError`` when the crawl does not run this package's
+    middleware."""
+    return _middleware(crawler).usage(response)
 
 
 def _one_off(crawler: Crawler, spider: Spider) -> bool:

@@ -21,6 +21,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from ._config import page_rules_asked
+from .addon import OURS_SPIDER, refuse_as_addon
 from .middleware import RobotsTxtMiddleware
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ class PageRulesMiddleware(BaseSpiderMiddleware):
     (``ROBOTSTXT_RFC_NOINDEX = "drop"``)."""
 
     def __init__(self, crawler: Crawler) -> None:
+        refuse_as_addon(crawler, OURS_SPIDER)
         super().__init__(crawler)
         settings = crawler.settings
         if not settings.getbool("ROBOTSTXT_OBEY"):

@@ -15,15 +15,18 @@ slow never drops anything.
 list of actions, the way h11's ``ConnectionState`` does. It never does
 I/O, never reads a clock (``now``, on the monotonic clock, comes in with
 each event) and never calls back into its caller: the caller
-(:class:`.crawl.WaitingRoom`) runs the actions, which start fetches, arm
+(:class:`.crawl._waiting_room.WaitingRoom`) runs the actions, which start fetches, arm
 and cancel timers, give requests back to the engine and drop them.
 
 The waiters are opaque: ``R`` is what a parked request is (a Scrapy
 ``Request``), ``D`` what a request waiting in place is resumed through (a
 Twisted ``Deferred``); the machine only keeps them in order.
 
-Phases (:class:`Phase`) and the events each accepts (``*``: every live
-phase; :data:`TRANSITIONS` is the table the tests check)::
+The phase is stored (:attr:`OriginLife.phase`) and :data:`TRANSITIONS` is
+the transition function, as in h11's ``_state.py``: ``(phase, event type)``
+is looked up, its handler returns the next phase and the actions, and a
+pair the table does not list is the error. Everything that affects the
+machine lives in this file. The phases (:class:`Phase`)::
 
     WAITING   nobody fetches, not known unreachable (just opened, or a
               fetch ended undecided without a backoff)
@@ -46,9 +49,11 @@ import bisect
 import enum
 from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..robotstxt import Token
     from ._policy import Entry
 
@@ -124,17 +129,36 @@ class Timer(enum.Enum):
 @dataclass(frozen=True, slots=True)
 class Park(Generic[R]):
     """A request from the scheduler is to wait, parked; ``no_wait``: for
-    the fetch under way only."""
+    the fetch under way only. ``since``: it began to wait earlier, in
+    place for a grace (:class:`LeaveInPlace`), and keeps its place in line
+    and its drop time; it was counted then (``count`` false)."""
 
     request: R
     now: float
     no_wait: bool = False
+    since: float | None = None
+    count: bool = True
 
 
 @dataclass(frozen=True, slots=True)
 class WaitInPlace(Generic[D]):
-    """A request that never passed the scheduler waits inside
-    ``process_request``, resumed through ``resume``."""
+    """A request waits inside ``process_request``, resumed through
+    ``resume``: one that never passed the scheduler, or one from it for a
+    grace (:class:`LeaveInPlace`). ``since``: it began to wait earlier (a
+    copy given back to be parked that came back without passing the
+    scheduler) and was counted then (``count`` false)."""
+
+    resume: D
+    now: float
+    since: float | None = None
+    count: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveInPlace(Generic[D]):
+    """A request waiting in place (:class:`WaitInPlace`, resumed through
+    ``resume``) stops waiting there: its grace is over, and it is parked
+    next (:class:`Park` with its ``since``)."""
 
     resume: D
     now: float
@@ -242,6 +266,7 @@ class SpiderClosed:
 Event = (
     Park[R]
     | WaitInPlace[D]
+    | LeaveInPlace[D]
     | HoldOne
     | FetchWanted
     | FetchEnded
@@ -376,48 +401,37 @@ Action = (
     | Forget
 )
 
-#: Every (phase, event) pair the machine accepts, and the phases it may move
-#: to. A pair not listed raises :class:`OriginLifeError`.
-_LIVE = (Phase.WAITING, Phase.FETCHING, Phase.BACKOFF, Phase.REFETCHING)
-TRANSITIONS: dict[tuple[Phase, type], tuple[Phase, ...]] = {
-    **{(p, Park): (p, Phase.CLOSED) for p in _LIVE},
-    **{(p, WaitInPlace): (p,) for p in _LIVE},
-    **{(p, HoldOne): (p,) for p in _LIVE},
-    (Phase.WAITING, FetchWanted): (Phase.FETCHING, Phase.BACKOFF),
-    (Phase.FETCHING, FetchWanted): (Phase.FETCHING,),
-    (Phase.BACKOFF, FetchWanted): (Phase.BACKOFF, Phase.REFETCHING),
-    (Phase.REFETCHING, FetchWanted): (Phase.REFETCHING,),
-    **{(p, FetchEnded): (Phase.WAITING, Phase.BACKOFF, Phase.CLOSED) for p in _LIVE},
-    # The timers run only once the origin is known unreachable.
-    (Phase.BACKOFF, RetryFired): (Phase.BACKOFF, Phase.REFETCHING),
-    (Phase.REFETCHING, RetryFired): (Phase.REFETCHING,),
-    **{(p, RetryNow): (p,) for p in (Phase.WAITING, Phase.FETCHING, Phase.REFETCHING)},
-    (Phase.BACKOFF, RetryNow): (Phase.BACKOFF, Phase.REFETCHING),
-    (Phase.BACKOFF, DropFired): (Phase.BACKOFF, Phase.CLOSED),
-    (Phase.REFETCHING, DropFired): (Phase.REFETCHING, Phase.CLOSED),
-    **{(p, HeldLeft): (p, Phase.CLOSED) for p in _LIVE},
-    **{(p, Unheld): (p, Phase.CLOSED) for p in _LIVE},
-    # The requests on their way to the store keep the origin alive.
-    **{(p, Unpark): (p,) for p in _LIVE},
-    **{(p, Repark): (p,) for p in _LIVE},
-    **{(p, SpiderClosed): (Phase.CLOSED,) for p in _LIVE},
-}
+
+#: What a handler returns: the next phase and the actions.
+_Step = tuple[Phase, list[Action[R, D]]]
+
+
+class Transition(NamedTuple):
+    """A row of :data:`TRANSITIONS`: the handler of the event in the phase,
+    and the phases it may move to."""
+
+    handler: Callable[[OriginLife[Any, Any], Any], _Step[Any, Any]]
+    targets: tuple[Phase, ...]
 
 
 class OriginLife(Generic[R, D]):
-    """One origin's waiting life; :meth:`handle` turns an event into
-    actions. ``wait`` is ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``."""
+    """One origin's waiting life: its phase, stored, and what waits.
+    :meth:`handle` looks the phase and the event's type up in
+    :data:`TRANSITIONS`, the transition function (a pair that is not there
+    is an error), and runs the handler it names, which returns the next
+    phase and the actions. ``wait`` is ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``."""
 
     def __init__(self, wait: float) -> None:
         self.wait = wait
-        #: A fetch is under way.
-        self.fetching = False
+        #: Where the life is (:class:`Phase`); only :meth:`handle` sets it.
+        self.phase = Phase.WAITING
         #: Parked requests and in-place waiters, with when they began to
         #: wait, oldest first; no-wait requests.
         self.parked: deque[tuple[R, float]] = deque()
         self.in_place: deque[tuple[D, float]] = deque()
         self.no_wait: list[R] = []
-        #: When a fetch first found the origin unreachable.
+        #: When the origin was first found unreachable: what the wait of
+        #: its requests counts from (set on the way into BACKOFF).
         self.unreachable_at: float | None = None
         #: Requests held in the store that this worker watches, and when
         #: the longest-held of them began to wait.
@@ -425,18 +439,13 @@ class OriginLife(Generic[R, D]):
         self.held_since: float | None = None
         self.retry_armed = False
         self.drop_armed = False
-        self.closed = False
 
     # -- queries -----------------------------------------------------------
 
     @property
-    def phase(self) -> Phase:
-        if self.closed:
-            return Phase.CLOSED
-        unreachable = self.unreachable_at is not None
-        if self.fetching:
-            return Phase.REFETCHING if unreachable else Phase.FETCHING
-        return Phase.BACKOFF if unreachable else Phase.WAITING
+    def fetching(self) -> bool:
+        """A fetch is under way (FETCHING or REFETCHING)."""
+        return self.phase is Phase.FETCHING or self.phase is Phase.REFETCHING
 
     def has_waiters(self) -> bool:
         return bool(self.parked or self.in_place or self.no_wait or self.held)
@@ -463,95 +472,53 @@ class OriginLife(Generic[R, D]):
     # -- the transition function ---------------------------------------------
 
     def handle(self, event: Event[R, D]) -> list[Action[R, D]]:
-        """The actions ``event`` calls for; raises :class:`OriginLifeError`
-        for an event the phase does not accept."""
-        before = self.phase
-        allowed = TRANSITIONS.get((before, type(event)))
-        if allowed is None:
-            raise OriginLifeError(f"{type(event).__name__} in phase {before.name}")
-        actions = self._handle(event)
-        after = self.phase
-        if after not in allowed:  # pragma: no cover - the table is the spec
-            raise OriginLifeError(f"{type(event).__name__}: {before.name} -> {after.name}")
+        """The actions ``event`` calls for, the phase moved to where the
+        table's handler says; :class:`OriginLifeError` for a pair the
+        table does not list (an event the phase does not accept)."""
+        transition = self.TRANSITIONS.get((self.phase, type(event)))
+        if transition is None:
+            raise OriginLifeError(f"{type(event).__name__} in phase {self.phase.name}")
+        phase, actions = transition.handler(self, event)
+        if phase not in transition.targets:  # pragma: no cover - the table is the spec
+            raise OriginLifeError(f"{type(event).__name__}: {self.phase.name} -> {phase.name}")
+        self.phase = phase
         return actions
 
-    def _handle(self, event: Event[R, D]) -> list[Action[R, D]]:
-        if isinstance(event, Park):
-            return self._park(event)
-        if isinstance(event, WaitInPlace):
-            self.in_place.append((event.resume, event.now))
-            return [CountWaiting(), *self._arm_drop(event.now)]
-        if isinstance(event, HoldOne):
-            self.held += 1
-            if self.held_since is None or event.since < self.held_since:
-                self.held_since = event.since
-            if not event.count:
-                return self._arm_drop(event.now)
-            return [CountWaiting(held=True), *self._arm_drop(event.now)]
-        if isinstance(event, FetchWanted):
-            return self._fetch_wanted(event)
-        if isinstance(event, FetchEnded):
-            return self._fetch_ended(event)
-        if isinstance(event, RetryFired):
-            if not self.retry_armed:
-                raise OriginLifeError("RetryFired with no retry timer armed")
-            self.retry_armed = False
-            return self._retry()
-        if isinstance(event, RetryNow):
-            if not self.retry_armed:
-                return []
-            self.retry_armed = False
-            return [CancelTimer(Timer.RETRY), *self._retry()]
-        if isinstance(event, DropFired):
-            if not self.drop_armed:
-                raise OriginLifeError("DropFired with no drop timer armed")
-            self.drop_armed = False
-            return self._drop_expired(event.now)
-        if isinstance(event, HeldLeft):
-            if event.left is not None:
-                self.held = event.left
-            self.held_since = event.oldest if self.held else None
-            if self._idle():
-                return self._forget()
-            return self._arm_drop(event.now, at_least=1.0)
-        if isinstance(event, Unheld):
-            self.held = max(0, self.held - event.count)
-            if not self.held:
-                self.held_since = None
-            return self._forget() if self._idle() else []
-        if isinstance(event, Unpark):
-            moving = tuple(self.parked)
-            self.parked.clear()
-            return [Unparked(moving)] if moving else []
-        if isinstance(event, Repark):
-            bisect.insort(self.parked, (event.request, event.since), key=lambda item: item[1])
-            return self._arm_drop(event.now)
-        # SpiderClosed: the parked requests are put aside (JOBDIR), those in
-        # place dropped; the held ones are in the store already.
-        parked = (*(request for request, _ in self.parked), *self.no_wait)
-        resumed = tuple(d for d, _ in self.in_place)
-        self.parked.clear()
-        self.in_place.clear()
-        self.no_wait = []
-        actions = self._forget()
-        if resumed:
-            actions.append(Drop(resumed=resumed, reason="the spider closed"))
-        if parked:
-            actions.append(PutAside(parked))
-        return actions
+    # -- the handlers: each returns the next phase and the actions ------------
 
-    def _park(self, event: Park[R]) -> list[Action[R, D]]:
+    def _on_park(self, event: Park[R]) -> _Step[R, D]:
         if event.no_wait and not self.fetching:  # the fetch ended: decide again
-            return [SendBack(event.request)]
+            return self.phase, [SendBack(event.request)]
         if event.no_wait:
             self.no_wait.append(event.request)
-        else:
+        elif event.since is None:
             self.parked.append((event.request, event.now))
-        return [CountWaiting(), *self._arm_drop(event.now)]
+        else:  # it waited in place first: its place in line is its own
+            bisect.insort(self.parked, (event.request, event.since), key=lambda item: item[1])
+        counted: list[Action[R, D]] = [CountWaiting()] if event.count else []
+        return self._came([*counted, *self._arm_drop(event.now)])
 
-    def _fetch_wanted(self, event: FetchWanted) -> list[Action[R, D]]:
-        if self.fetching:
-            return []
+    def _on_leave_in_place(self, event: LeaveInPlace[D]) -> _Step[R, D]:
+        self.in_place = deque(item for item in self.in_place if item[0] is not event.resume)
+        return self.phase, []
+
+    def _on_wait_in_place(self, event: WaitInPlace[D]) -> _Step[R, D]:
+        if event.since is None:
+            self.in_place.append((event.resume, event.now))
+        else:  # in line from when it first waited
+            bisect.insort(self.in_place, (event.resume, event.since), key=lambda item: item[1])
+        counted: list[Action[R, D]] = [CountWaiting()] if event.count else []
+        return self._came([*counted, *self._arm_drop(event.now)])
+
+    def _on_hold_one(self, event: HoldOne) -> _Step[R, D]:
+        self.held += 1
+        if self.held_since is None or event.since < self.held_since:
+            self.held_since = event.since
+        counted: list[Action[R, D]] = [CountWaiting(held=True)] if event.count else []
+        return self._came([*counted, *self._arm_drop(event.now)])
+
+    def _on_fetch_wanted_idle(self, event: FetchWanted) -> _Step[R, D]:
+        """WAITING or BACKOFF: fetch now, unless unreachable and in its backoff."""
         if event.retry_in is None:
             return self._start()
         # Unreachable and in its backoff (RFC 9309 §2.3.1.4): the first to
@@ -563,10 +530,13 @@ class OriginLife(Generic[R, D]):
         if not self.retry_armed:
             self.retry_armed = True
             actions.append(ArmTimer(Timer.RETRY, max(0.0, event.retry_in)))
-        return actions
+        return Phase.BACKOFF, actions
 
-    def _fetch_ended(self, event: FetchEnded) -> list[Action[R, D]]:
-        self.fetching = False
+    def _on_fetch_wanted_busy(self, event: FetchWanted) -> _Step[R, D]:
+        """FETCHING or REFETCHING: the fetch under way decides."""
+        return self.phase, []
+
+    def _on_fetch_ended(self, event: FetchEnded) -> _Step[R, D]:
         since = event.unreachable_since
         if self.held and self.unreachable_at is None and since is not None:
             # Held requests are dropped by the fleet's clock: the record's.
@@ -578,13 +548,13 @@ class OriginLife(Generic[R, D]):
             if self.held:
                 actions.append(ReleaseHeld())
             actions.append(Release(parked, resumed))
-            return actions
+            return Phase.CLOSED, actions
         actions = []
         if self.no_wait:
             impatient, self.no_wait = tuple(self.no_wait), []
             actions.append(Drop(impatient))
         if not self.has_waiters():
-            return [*actions, *self._forget()]
+            return Phase.CLOSED, [*actions, *self._forget()]
         if event.retry_in is not None:
             if self.unreachable_at is None:
                 self.unreachable_at = event.now
@@ -595,25 +565,103 @@ class OriginLife(Generic[R, D]):
             self.retry_armed = True
             actions.append(ArmTimer(Timer.RETRY, max(0.0, event.retry_in)))
             actions.extend(self._arm_drop(event.now))
-        return actions
+        return self._resting(), actions
 
-    def _retry(self) -> list[Action[R, D]]:
+    def _on_retry_fired(self, event: RetryFired) -> _Step[R, D]:
+        if not self.retry_armed:
+            raise OriginLifeError("RetryFired with no retry timer armed")
+        self.retry_armed = False
+        return self._retry()
+
+    def _on_retry_now(self, event: RetryNow) -> _Step[R, D]:
+        if not self.retry_armed:
+            return self.phase, []
+        self.retry_armed = False
+        phase, actions = self._retry()
+        return phase, [CancelTimer(Timer.RETRY), *actions]
+
+    def _on_drop_fired(self, event: DropFired) -> _Step[R, D]:
+        if not self.drop_armed:
+            raise OriginLifeError("DropFired with no drop timer armed")
+        self.drop_armed = False
+        return self._drop_expired(event.now)
+
+    def _on_held_left(self, event: HeldLeft) -> _Step[R, D]:
+        if event.left is not None:
+            self.held = event.left
+        self.held_since = event.oldest if self.held else None
+        if self._idle():
+            return Phase.CLOSED, self._forget()
+        return self.phase, self._arm_drop(event.now, at_least=1.0)
+
+    def _on_unheld(self, event: Unheld) -> _Step[R, D]:
+        self.held = max(0, self.held - event.count)
+        if not self.held:
+            self.held_since = None
+        if self._idle():
+            return Phase.CLOSED, self._forget()
+        return self.phase, []
+
+    def _on_unpark(self, event: Unpark) -> _Step[R, D]:
+        moving = tuple(self.parked)
+        self.parked.clear()
+        return self.phase, [Unparked(moving)] if moving else []
+
+    def _on_repark(self, event: Repark[R]) -> _Step[R, D]:
+        bisect.insort(self.parked, (event.request, event.since), key=lambda item: item[1])
+        return self._came(self._arm_drop(event.now))
+
+    def _on_spider_closed(self, event: SpiderClosed) -> _Step[R, D]:
+        # The parked requests are put aside (JOBDIR), those in place
+        # dropped; the held ones are in the store already.
+        parked = (*(request for request, _ in self.parked), *self.no_wait)
+        resumed = tuple(d for d, _ in self.in_place)
+        self.parked.clear()
+        self.in_place.clear()
+        self.no_wait = []
+        actions = self._forget()
+        if resumed:
+            actions.append(Drop(resumed=resumed, reason="the spider closed"))
+        if parked:
+            actions.append(PutAside(parked))
+        return Phase.CLOSED, actions
+
+    # -- helpers ---------------------------------------------------------------
+
+    def _resting(self) -> Phase:
+        """The phase without a fetch under way: BACKOFF once the origin is
+        known unreachable, else WAITING."""
+        return Phase.WAITING if self.unreachable_at is None else Phase.BACKOFF
+
+    def _came(self, actions: list[Action[R, D]]) -> _Step[R, D]:
+        """A request came to wait (parked, in place, held, or parked
+        again). In BACKOFF the retry timer is armed but when it fired while
+        nobody waited (the one request there was between its wait in place
+        and its park): that retry is due, and this request starts it
+        (RFC 9309 §2.3.1.4), instead of waiting to be dropped."""
+        if self.phase is Phase.BACKOFF and not self.retry_armed:
+            phase, start = self._start()
+            return phase, [*actions, *start]
+        return self.phase, actions
+
+    def _retry(self) -> _Step[R, D]:
         if self.has_waiters() and not self.fetching:
             return self._start()
-        return []
+        return self.phase, []
 
-    def _start(self) -> list[Action[R, D]]:
-        self.fetching = True
-        return [StartFetch()]
+    def _start(self) -> _Step[R, D]:
+        """A fetch starts: FETCHING, or REFETCHING once known unreachable."""
+        phase = Phase.FETCHING if self.unreachable_at is None else Phase.REFETCHING
+        return phase, [StartFetch()]
 
-    def _drop_expired(self, now: float) -> list[Action[R, D]]:
+    def _drop_expired(self, now: float) -> _Step[R, D]:
         if self.unreachable_at is None:
-            return []
+            return self.phase, []
         # Requests wait from when they came or from when the origin turned
         # unreachable, whichever is later: the queues are in that order.
         limit = now - self.wait
         if self.unreachable_at > limit:
-            return self._arm_drop(now)
+            return self.phase, self._arm_drop(now)
         actions: list[Action[R, D]] = []
         expired: list[R] = []
         while self.parked and self.parked[0][1] <= limit:
@@ -628,9 +676,9 @@ class OriginLife(Generic[R, D]):
             actions.append(ExpireHeld(limit))
         if expired:
             actions += [WarnDropping(), Drop(tuple(expired))]
-        if self._idle():
-            return [*actions, *self._forget()]  # the next request fetches again
-        return [*actions, *self._arm_drop(now)]
+        if self._idle():  # the next request fetches again
+            return Phase.CLOSED, [*actions, *self._forget()]
+        return self.phase, [*actions, *self._arm_drop(now)]
 
     def _arm_drop(self, now: float, at_least: float = 0.0) -> list[Action[R, D]]:
         if self.drop_armed:
@@ -645,10 +693,184 @@ class OriginLife(Generic[R, D]):
         return not self.has_waiters() and not self.fetching
 
     def _forget(self) -> list[Action[R, D]]:
-        """Close: the timers stop and the caller forgets the origin."""
-        self.closed = True
+        """The timers stop and the caller forgets the origin (the handler
+        returns CLOSED)."""
         armed = ((self.retry_armed, Timer.RETRY), (self.drop_armed, Timer.DROP))
         actions: list[Action[R, D]] = [CancelTimer(timer) for on, timer in armed if on]
         self.retry_armed = self.drop_armed = False
         actions.append(Forget())
         return actions
+
+    #: The transition function: (phase, event type) -> its handler and the
+    #: phases it may move to. Everything that affects the machine is here.
+    #: A pair not listed raises :class:`OriginLifeError`: any event after
+    #: CLOSED, a timer event before the origin is known unreachable (the
+    #: timers run only then). Once known unreachable, an origin never goes
+    #: back to WAITING; while a fetch is under way it never closes but for
+    #: a fetch's end or the spider's.
+    TRANSITIONS: ClassVar[dict[tuple[Phase, type], Transition]] = {
+        # WAITING: requests wait, no fetch under way, not known unreachable
+        (Phase.WAITING, Park): Transition(_on_park, (Phase.WAITING,)),
+        (Phase.WAITING, WaitInPlace): Transition(_on_wait_in_place, (Phase.WAITING,)),
+        (Phase.WAITING, LeaveInPlace): Transition(_on_leave_in_place, (Phase.WAITING,)),
+        (Phase.WAITING, HoldOne): Transition(_on_hold_one, (Phase.WAITING,)),
+        (Phase.WAITING, FetchWanted): Transition(
+            _on_fetch_wanted_idle,
+            (
+                Phase.FETCHING,
+                Phase.BACKOFF,
+            ),
+        ),
+        (Phase.WAITING, FetchEnded): Transition(
+            _on_fetch_ended,
+            (
+                Phase.WAITING,
+                Phase.BACKOFF,
+                Phase.CLOSED,
+            ),
+        ),
+        (Phase.WAITING, RetryNow): Transition(_on_retry_now, (Phase.WAITING,)),
+        (Phase.WAITING, HeldLeft): Transition(
+            _on_held_left,
+            (
+                Phase.WAITING,
+                Phase.CLOSED,
+            ),
+        ),
+        (Phase.WAITING, Unheld): Transition(
+            _on_unheld,
+            (
+                Phase.WAITING,
+                Phase.CLOSED,
+            ),
+        ),
+        (Phase.WAITING, Unpark): Transition(_on_unpark, (Phase.WAITING,)),
+        (Phase.WAITING, Repark): Transition(_on_repark, (Phase.WAITING,)),
+        (Phase.WAITING, SpiderClosed): Transition(_on_spider_closed, (Phase.CLOSED,)),
+        # FETCHING: the first fetch is under way
+        (Phase.FETCHING, Park): Transition(_on_park, (Phase.FETCHING,)),
+        (Phase.FETCHING, WaitInPlace): Transition(_on_wait_in_place, (Phase.FETCHING,)),
+        (Phase.FETCHING, LeaveInPlace): Transition(_on_leave_in_place, (Phase.FETCHING,)),
+        (Phase.FETCHING, HoldOne): Transition(_on_hold_one, (Phase.FETCHING,)),
+        (Phase.FETCHING, FetchWanted): Transition(_on_fetch_wanted_busy, (Phase.FETCHING,)),
+        (Phase.FETCHING, FetchEnded): Transition(
+            _on_fetch_ended,
+            (
+                Phase.WAITING,
+                Phase.BACKOFF,
+                Phase.CLOSED,
+            ),
+        ),
+        (Phase.FETCHING, RetryNow): Transition(_on_retry_now, (Phase.FETCHING,)),
+        (Phase.FETCHING, HeldLeft): Transition(_on_held_left, (Phase.FETCHING,)),
+        (Phase.FETCHING, Unheld): Transition(_on_unheld, (Phase.FETCHING,)),
+        (Phase.FETCHING, Unpark): Transition(_on_unpark, (Phase.FETCHING,)),
+        (Phase.FETCHING, Repark): Transition(_on_repark, (Phase.FETCHING,)),
+        (Phase.FETCHING, SpiderClosed): Transition(_on_spider_closed, (Phase.CLOSED,)),
+        # BACKOFF: unreachable, the retry timer runs (RFC 9309 §2.3.1.4)
+        (Phase.BACKOFF, Park): Transition(
+            _on_park,
+            (
+                Phase.BACKOFF,
+                Phase.REFETCHING,
+            ),
+        ),
+        (Phase.BACKOFF, WaitInPlace): Transition(
+            _on_wait_in_place,
+            (
+                Phase.BACKOFF,
+                Phase.REFETCHING,
+            ),
+        ),
+        (Phase.BACKOFF, LeaveInPlace): Transition(_on_leave_in_place, (Phase.BACKOFF,)),
+        (Phase.BACKOFF, HoldOne): Transition(
+            _on_hold_one,
+            (
+                Phase.BACKOFF,
+                Phase.REFETCHING,
+            ),
+        ),
+        (Phase.BACKOFF, FetchWanted): Transition(
+            _on_fetch_wanted_idle,
+            (
+                Phase.BACKOFF,
+                Phase.REFETCHING,
+            ),
+        ),
+        (Phase.BACKOFF, FetchEnded): Transition(
+            _on_fetch_ended,
+            (
+                Phase.BACKOFF,
+                Phase.CLOSED,
+            ),
+        ),
+        (Phase.BACKOFF, RetryFired): Transition(
+            _on_retry_fired,
+            (
+                Phase.BACKOFF,
+                Phase.REFETCHING,
+            ),
+        ),
+        (Phase.BACKOFF, RetryNow): Transition(
+            _on_retry_now,
+            (
+                Phase.BACKOFF,
+                Phase.REFETCHING,
+            ),
+        ),
+        (Phase.BACKOFF, DropFired): Transition(
+            _on_drop_fired,
+            (
+                Phase.BACKOFF,
+                Phase.CLOSED,
+            ),
+        ),
+        (Phase.BACKOFF, HeldLeft): Transition(
+            _on_held_left,
+            (
+                Phase.BACKOFF,
+                Phase.CLOSED,
+            ),
+        ),
+        (Phase.BACKOFF, Unheld): Transition(
+            _on_unheld,
+            (
+                Phase.BACKOFF,
+                Phase.CLOSED,
+            ),
+        ),
+        (Phase.BACKOFF, Unpark): Transition(_on_unpark, (Phase.BACKOFF,)),
+        (Phase.BACKOFF, Repark): Transition(
+            _on_repark,
+            (
+                Phase.BACKOFF,
+                Phase.REFETCHING,
+            ),
+        ),
+        (Phase.BACKOFF, SpiderClosed): Transition(_on_spider_closed, (Phase.CLOSED,)),
+        # REFETCHING: unreachable, the retry's fetch is under way
+        (Phase.REFETCHING, Park): Transition(_on_park, (Phase.REFETCHING,)),
+        (Phase.REFETCHING, WaitInPlace): Transition(_on_wait_in_place, (Phase.REFETCHING,)),
+        (Phase.REFETCHING, LeaveInPlace): Transition(_on_leave_in_place, (Phase.REFETCHING,)),
+        (Phase.REFETCHING, HoldOne): Transition(_on_hold_one, (Phase.REFETCHING,)),
+        (Phase.REFETCHING, FetchWanted): Transition(_on_fetch_wanted_busy, (Phase.REFETCHING,)),
+        (Phase.REFETCHING, FetchEnded): Transition(
+            _on_fetch_ended,
+            (
+                Phase.BACKOFF,
+                Phase.CLOSED,
+            ),
+        ),
+        (Phase.REFETCHING, RetryFired): Transition(_on_retry_fired, (Phase.REFETCHING,)),
+        (Phase.REFETCHING, RetryNow): Transition(_on_retry_now, (Phase.REFETCHING,)),
+        (Phase.REFETCHING, DropFired): Transition(_on_drop_fired, (Phase.REFETCHING,)),
+        (Phase.REFETCHING, HeldLeft): Transition(_on_held_left, (Phase.REFETCHING,)),
+        (Phase.REFETCHING, Unheld): Transition(_on_unheld, (Phase.REFETCHING,)),
+        (Phase.REFETCHING, Unpark): Transition(_on_unpark, (Phase.REFETCHING,)),
+        (Phase.REFETCHING, Repark): Transition(_on_repark, (Phase.REFETCHING,)),
+        (Phase.REFETCHING, SpiderClosed): Transition(_on_spider_closed, (Phase.CLOSED,)),
+    }
+
+
+#: The transition function of :class:`OriginLife` (its ``TRANSITIONS``).
+TRANSITIONS = OriginLife.TRANSITIONS

@@ -24,7 +24,7 @@ from ._names import (
     product_token,
 )
 from ._parser import MAX_BYTES, Explanation, Name, RobotsTxt, cut_at_limit
-from ._patterns import Rule
+from ._patterns import CrawlDelay, Rule
 from ._usage import (
     CATEGORIES,
     HEADERS,
@@ -52,6 +52,7 @@ __all__ = [
     "ROBOTS_TXT_PATH",
     "USAGE_META_KEY",
     "AgentRules",
+    "CrawlDelay",
     "Explanation",
     "Mode",
     "Name",

@@ -22,13 +22,20 @@ if TYPE_CHECKING:
 #: identifier / "*"``, ``identifier = 1*(%x2D / %x41-5A / %x5F / %x61-7A)``;
 #: a user-agent line's token is its leading run of them (UA-3).
 _TOKEN = re.compile(r"[A-Za-z_-]*")
+#: A product's name (RFC 9110 §10.1.5: ``product = token ["/"
+#: product-version]``): a ``token`` (§5.6.2: no white space and none of
+#: the delimiters ``"(),/:;<=>?@[\]{}``), in any script, so that one rule
+#: reads a name written in Cyrillic, Greek or CJK as it reads one in ASCII
+#: (D-21: a crawler never gets fewer rules than the site wrote for its name).
+_PRODUCT_NAME = r'[^\s"(),/:;<=>?@\[\\\]{}]+'
 #: The first product of a User-Agent header (RFC 9110 §10.1.5: ``product
 #: *( RWS ( product / comment ) )``), without its version.
-_FIRST_PRODUCT = re.compile(r"[^\s/();]+")
+_FIRST_PRODUCT = re.compile(_PRODUCT_NAME)
 #: A comment of a User-Agent header, without its parentheses.
 _COMMENT = re.compile(r"\(([^()]*)\)")
-#: ``Name/version`` at the start of a comment element.
-_VERSIONED = re.compile(r"([A-Za-z0-9][A-Za-z0-9._!-]*)/\S")
+#: ``Name/version`` at the start of a comment element: the same product
+#: name, starting with a letter or a digit of any script (never ``+http``).
+_VERSIONED = re.compile(rf"(?=[^\W_])({_PRODUCT_NAME})/\S")
 #: Products of browsers' headers, which crawlers copy but which never name
 #: a crawler (docs/decisions.md "crawler name": never ``Mozilla``), lower-cased.
 _BROWSER_PRODUCTS = frozenset(

@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from types import MappingProxyType
-from typing import Any, NamedTuple, overload
+from typing import Any, Final, NamedTuple, overload
 
 from ._canonical import MODES, Mode, canonical_match_string, escape_latin1
 from ._directives import (
@@ -55,7 +55,7 @@ from ._directives import (
 )
 from ._matcher import AgentRules
 from ._names import GLOBAL_NAME, agent_product, agent_token, ascii_lower, caller_name, crawler_name
-from ._patterns import Rule
+from ._patterns import CrawlDelay, Rule
 from ._usage import (
     NO_PREFERENCES,
     Preferences,
@@ -89,7 +89,7 @@ MAX_BYTES = 500 * 1024
 _BOM = b"\xef\xbb\xbf"  # FMT-3, D-10
 #: The names whose rules a parsed file remembers: a crawler uses few, and
 #: a caller that rotates User-Agent strings must not grow the object.
-_MAX_NAMES_KEPT = 64
+_MAX_NAMES_KEPT: Final = 64
 _CRAWL_DELAY_VALUE = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
 _ABSOLUTE_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 
@@ -138,16 +138,17 @@ class Note(NamedTuple):
 @dataclass(frozen=True, slots=True)
 class Group:
     """One group as written, not merged (RFC 9309 §2.1; GRP-1, GRP-2); its
-    rules include those derived from ``allow: <dir>/index.html`` (PATH-9)."""
+    rules include those derived from ``allow: <dir>/index.html`` (PATH-9).
+    A group's crawl-delay lines are in :attr:`RobotsTxt.crawl_delays`: each
+    belongs to the user-agent lines just above it, not to the group (D-17)."""
 
     agents: tuple[str, ...]
     rules: tuple[Rule, ...]
-    crawl_delay: float | None
 
     def __reduce__(self) -> tuple[type[Group], tuple[Any, ...]]:
         # Rebuilt from its fields: unpickling a frozen class compiled by
         # mypyc cannot set them one by one (robotstxt/_build.py).
-        return Group, (self.agents, self.rules, self.crawl_delay)
+        return Group, (self.agents, self.rules)
 
 
 @dataclass(frozen=True)
@@ -186,7 +187,7 @@ class _Group:
     group (:meth:`rules_in`): a file names many crawlers, and a crawler
     reads one or two groups."""
 
-    __slots__ = ("agents", "binds", "crawl_delay", "is_global", "raw", "rules")
+    __slots__ = ("agents", "binds", "is_global", "raw", "rules")
 
     def __init__(self) -> None:
         self.agents: list[str] = []
@@ -197,7 +198,6 @@ class _Group:
         #: (the value read as Latin-1, as :func:`_parse` reads lines).
         self.raw: list[tuple[bool, str, int]] = []
         self.rules: list[Rule] | None = None
-        self.crawl_delay: float | None = None
 
     def rules_in(self, mode: Mode) -> list[Rule]:
         """The group's rules, in file order (built on first call)."""
@@ -217,6 +217,25 @@ class _Group:
         return rules
 
 
+class _Run:
+    """A run of user-agent lines, one after the other (blank lines and
+    comments between them do not count), and the first crawl-delay line
+    after them: the delay is theirs (D-17 revised). A group's user-agent
+    lines are one run or more: a crawl-delay line or another record between
+    them starts a new run, where it never starts a new group (D-18)."""
+
+    __slots__ = ("agents", "binds", "crawl_delay", "is_global", "line")
+
+    def __init__(self) -> None:
+        self.agents: list[str] = []
+        #: The callers' names (ASCII lower-cased) the run names, as
+        #: :attr:`_Group.binds`.
+        self.binds: set[str] = set()
+        self.is_global = False
+        self.crawl_delay: float | None = None
+        self.line = 0
+
+
 class RobotsTxt:
     """A parsed robots.txt file.
 
@@ -230,7 +249,7 @@ class RobotsTxt:
     """
 
     __slots__ = (
-        *("_by_agent", "_by_groups", "_by_token", "_groups", "_notes", "_usage"),
+        *("_by_agent", "_by_groups", "_by_token", "_delays", "_groups", "_notes", "_usage"),
         *("mode", "sitemaps"),
     )
 
@@ -242,6 +261,7 @@ class RobotsTxt:
         notes: tuple[_Pending, ...],
         mode: Mode,
         usage: Sequence[RawUsage] | None = None,
+        delays: Sequence[_Run] = (),
     ) -> None:
         self.mode: Mode = mode
         #: ``sitemap`` URLs, absolute, in file order, without duplicates
@@ -249,6 +269,9 @@ class RobotsTxt:
         self.sitemaps = sitemaps
         self._notes = notes
         self._groups = groups
+        #: The runs of user-agent lines that a crawl-delay line follows, in
+        #: file order (D-17).
+        self._delays = tuple(delays)
         # U-1: the content-usage/content-signal lines, None without any.
         self._usage = None if usage is None else tuple(usage)
         self._by_token: dict[str, AgentRules] = {}
@@ -335,9 +358,16 @@ class RobotsTxt:
     @property
     def groups(self) -> tuple[Group, ...]:
         """The groups in file order, as written (a new view at each call)."""
+        return tuple(Group(tuple(g.agents), tuple(g.rules_in(self.mode))) for g in self._groups)
+
+    @property
+    def crawl_delays(self) -> tuple[CrawlDelay, ...]:
+        """Each ``crawl-delay`` line that counts, with the user-agent lines
+        it belongs to (the run directly above it, D-17), in file order; a
+        second one after the same run, and one before any user-agent
+        line, do not count."""
         return tuple(
-            Group(tuple(g.agents), tuple(g.rules_in(self.mode)), g.crawl_delay)
-            for g in self._groups
+            CrawlDelay(tuple(r.agents), r.crawl_delay or 0.0, r.line) for r in self._delays
         )
 
     def for_agent(self, user_agent: Name) -> AgentRules:
@@ -408,6 +438,7 @@ class RobotsTxt:
 
     def _build(self, name: str, lowered: str) -> AgentRules:
         chosen = self._specific(lowered)
+        delay = self._delay(lowered, named=bool(chosen)) if self._delays else None
         if not chosen:
             chosen = [g for g in self._groups if g.is_global]
         # Names that select the same groups share one rule set: its tables
@@ -415,17 +446,28 @@ class RobotsTxt:
         key = tuple(id(group) for group in chosen)
         shared = self._by_groups.get(key)
         if shared is not None:
-            return shared.renamed(name)
+            return shared.renamed(name, delay)
         agents = tuple(agent for group in chosen for agent in group.agents)
         rules = self._by_groups[key] = AgentRules(
             [rule for group in chosen for rule in group.rules_in(self.mode)],
             token=name,
             agents=_shared(agents),
-            crawl_delay=next((g.crawl_delay for g in chosen if g.crawl_delay is not None), None),
+            delay=delay,
             mode=self.mode,
             usage=None if self._usage is None else usage_rules_for(self._usage, chosen, self.mode),
         )
         return rules
+
+    def _delay(self, lowered: str, *, named: bool) -> CrawlDelay | None:
+        """The crawl-delay of the crawler ``lowered`` (D-17 revised): the
+        first one after a run of user-agent lines that names it, if any
+        group names it (``named``, as :meth:`_specific` selects groups:
+        D-21, D-22); else the first one after a run of ``*``. Which groups'
+        rules apply is :meth:`_build`'s (D-18): a delay never changes it."""
+        for run in self._delays:
+            if (lowered in run.binds) if named else run.is_global:
+                return CrawlDelay(tuple(run.agents), run.crawl_delay or 0.0, run.line)
+        return None
 
     def allowed(self, url: str | bytes, user_agent: Name) -> bool:
         """Whether ``user_agent`` may fetch ``url``.
@@ -476,9 +518,22 @@ class RobotsTxt:
         return usage_lines(self._usage, self._groups, self.mode)
 
     def crawl_delay(self, user_agent: Name) -> float | None:
-        """The ``crawl-delay`` of the group that applies to ``user_agent``, in
-        seconds, or ``None`` (OTHER-2). Google ignores it; it never changes
-        grouping or verdicts."""
+        """The ``crawl-delay`` that applies to ``user_agent``, in seconds,
+        or ``None`` (OTHER-2, D-17): a crawl-delay line belongs to the run
+        of user-agent lines directly above it, and a crawler's is the first
+        after a run that names it, else the first after a run of ``*``.
+
+        >>> robots = RobotsTxt.parse(
+        ...     "User-agent: bingbot\\nCrawl-delay: 1\\n\\n"
+        ...     "User-agent: msnbot\\nCrawl-delay: 2\\n\\n"
+        ...     "User-agent: *\\nDisallow: /login\\n"
+        ... )
+        >>> robots.crawl_delay("bingbot"), robots.crawl_delay("msnbot"), robots.crawl_delay("other")
+        (1.0, 2.0, None)
+
+        Google ignores it; it never changes grouping or verdicts (D-18):
+        all three crawlers above share ``Disallow: /login``.
+        :attr:`.AgentRules.delay` says which line gave it."""
         return self.for_agent(user_agent).crawl_delay
 
     def __repr__(self) -> str:
@@ -576,6 +631,11 @@ def _parse(data: bytes, mode: Mode, past: _Past | None) -> RobotsTxt:
     groups: list[_Group] = []
     group: _Group | None = None
     in_rules = False  # a rule was seen since the last user-agent line (GRP-1)
+    # D-17: the run of user-agent lines that a crawl-delay line belongs to,
+    # whether the last record was one of its lines, and the runs with a delay.
+    run: _Run | None = None
+    in_run = False
+    delays: list[_Run] = []
     sitemaps: dict[str, None] = {}
     notes: list[_Pending] = []
     usage: list[RawUsage] | None = None
@@ -648,13 +708,18 @@ def _parse(data: bytes, mode: Mode, past: _Past | None) -> RobotsTxt:
             # token alone is "mj"), which only a value longer than its token
             # can have. Both modes note a product name longer than its token
             # (partial-token): "my.crawler" is for "my".
+            if run is None or not in_run:
+                run = _Run()
+                in_run = True
             agent = text_of(value)
             group.agents.append(agent)
+            run.agents.append(agent)
             token = agent_token(agent)
             if token is None:
-                group.is_global = True
+                group.is_global = run.is_global = True
             elif mode == "google":
                 group.binds.add(token)
+                run.binds.add(token)
                 if not token:
                     notes.append(no_token_note(number, value, ""))
                 elif len(token) < len(agent):
@@ -667,14 +732,17 @@ def _parse(data: bytes, mode: Mode, past: _Past | None) -> RobotsTxt:
                     product = agent_product(agent)
                     if product:
                         group.binds.add(product)
+                        run.binds.add(product)
                         if token and product != token:
                             notes.append(partial_token_note(number, agent, token, product))
                 if token:
                     group.binds.add(token)
+                    run.binds.add(token)
                 else:
                     notes.append(no_token_note(number, value, product))
         elif name in (ALLOW, DISALLOW):
             allow = name == ALLOW
+            in_run = False
             if group is None:
                 # GRP-3, D-20: rules before any user-agent line are ignored.
                 text = "rule before any user-agent line: the line is ignored (RFC 9309 §2.2.2)"
@@ -691,7 +759,8 @@ def _parse(data: bytes, mode: Mode, past: _Past | None) -> RobotsTxt:
                 notes.append((number, "bad-sitemap", text))
         elif name == CRAWL_DELAY:
             delay = _CRAWL_DELAY_VALUE.fullmatch(value)
-            if group is None:
+            in_run = False  # D-17: the next user-agent line starts a new run
+            if run is None:
                 text = "crawl-delay before any user-agent line: the line is ignored"
                 notes.append((number, "before-user-agent", text))
             elif delay is None or not math.isfinite(float(delay.group())):
@@ -699,9 +768,13 @@ def _parse(data: bytes, mode: Mode, past: _Past | None) -> RobotsTxt:
                 # output can carry: not a number of seconds either.
                 text = "crawl-delay is not a number of seconds: the line is ignored"
                 notes.append((number, "bad-crawl-delay", text))
-            elif group.crawl_delay is None:
-                group.crawl_delay = float(delay.group())
+            elif run.crawl_delay is None:
+                # D-17: the first delay after a run is the run's.
+                run.crawl_delay = float(delay.group())
+                run.line = number
+                delays.append(run)
         elif not name:
+            in_run = False  # any record but a sitemap ends a run (D-17)
             notes.append((number, key, None))  # unknown-key (FMT-12), see _explained
         else:
             # U-1: content-usage and content-signal are rules of the group they
@@ -712,6 +785,7 @@ def _parse(data: bytes, mode: Mode, past: _Past | None) -> RobotsTxt:
             # and parsed only when asked.
             if group is not None and mode == "rfc":
                 in_rules = True
+            in_run = False
             if usage is None:
                 usage = []
             usage.append((group, name == CONTENT_SIGNAL, value.encode("latin-1"), number))
@@ -725,4 +799,6 @@ def _parse(data: bytes, mode: Mode, past: _Past | None) -> RobotsTxt:
             notes += _utf8_notes([line.encode("latin-1") for line in lines])
     if past is not None:
         notes.append((len(lines) + 1, "past-limit", _past_limit_text(*past)))
-    return RobotsTxt(groups, sitemaps=tuple(sitemaps), notes=tuple(notes), mode=mode, usage=usage)
+    return RobotsTxt(
+        groups, sitemaps=tuple(sitemaps), notes=tuple(notes), mode=mode, usage=usage, delays=delays
+    )

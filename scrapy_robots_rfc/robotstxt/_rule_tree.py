@@ -13,38 +13,25 @@ import re
 from os.path import commonprefix
 from typing import TYPE_CHECKING
 
+from ._patterns import Wild, scan_form, wild_matches
+
 if TYPE_CHECKING:
     from ._patterns import Rule
-
-
-def pattern_regex(pattern: str) -> str:
-    """The regular expression for a robots.txt pattern, matched from the
-    start of the match string (PATH-1), with the semantics of
-    :func:`.robotstxt._patterns.pattern_matches`.
-
-    Each ``*`` is an atomic group that takes the leftmost occurrence of the next literal
-    segment and is never re-entered, which is exact for patterns whose only
-    wildcard is ``*`` and cannot backtrack: a pattern of k segments costs at
-    most O(len(path) * k) (PATH-11).
-    """
-    anchored = pattern.endswith("$")
-    if anchored:
-        pattern = pattern[:-1]
-    first, *rest = pattern.split("*")
-    source = re.escape(first)
-    if not rest:
-        return source + r"\Z" if anchored else source
-    *middle, last = rest
-    source += "".join(f"(?>.*?{re.escape(segment)})" for segment in middle if segment)
-    if anchored:
-        return source + f".*{re.escape(last)}\\Z"
-    return source + f"(?>.*?{re.escape(last)})" if last else source
 
 
 def precedence(rule: Rule) -> tuple[int, bool, int]:
     """Sort key: longest pattern first (PATH-5), allow first on a tie
     (PATH-6), then the earliest line, which robots.cc reports."""
     return (-len(rule.pattern), not rule.allow, rule.line)
+
+
+def precedence_weight(rule: Rule) -> int:
+    """:func:`precedence` as one number, greatest first (``sorted(...,
+    key=precedence_weight, reverse=True)``, which keeps the order of equal
+    keys as :func:`precedence`'s does): an int compares faster than a
+    tuple, and costs no tuple. Exact for lines below 2**40 (a file of a
+    terabyte)."""
+    return (((len(rule.pattern) << 1) | rule.allow) << 40) - rule.line
 
 
 def is_prefix_rule(rule: Rule) -> bool:
@@ -108,13 +95,16 @@ class Node:
     the rules' is a given one: a plain prefix rule that surely matches,
     and the wildcard or anchored rules of higher precedence to try first.
 
-    Few of those are tried in one alternation, in precedence order. Many
-    (files list hundreds of ``/*.something.html`` rules) are filtered
-    first: one regex over the path finds which of their required literals
-    it contains (PATH-11 still holds: each regex is linear in the path).
+    Those are tried in precedence order, each in the form the matcher's
+    scan tries it (:func:`.robotstxt._patterns.scan_form`: its longest
+    segment looked for first, then its segments left to right), so that a
+    node costs no regex of its own. Many of them (files list hundreds of
+    ``/*.something.html`` rules) are filtered first: one regex over the
+    path finds which of their required literals it contains (PATH-11 still
+    holds: it is linear in the path).
     """
 
-    __slots__ = ("_always", "_by_literal", "_closure", "_each", "best", "regex", "specials")
+    __slots__ = ("_always", "_by_literal", "_closure", "_forms", "best", "regex", "specials")
 
     def __init__(self, prefix: str, candidates: list[Rule]) -> None:
         candidates.sort(key=precedence)
@@ -129,20 +119,16 @@ class Node:
             # decides whenever either matches.
             specials.setdefault(rule.pattern, rule)
         self.specials = tuple(specials.values())
+        self._forms = tuple(scan_form(pattern) for pattern in specials)
+        #: The filter of a node with many specials, else ``None``.
         self.regex: re.Pattern[str] | None = None
-        self._each: tuple[re.Pattern[str], ...] = ()
         self._always: tuple[int, ...] = ()
         self._by_literal: dict[str, list[int]] = {}
         self._closure: dict[str, tuple[str, ...]] = {}
-        if len(specials) > FILTER_MIN and self._build_filter():
-            self._each = tuple(
-                re.compile(pattern_regex(r.pattern), re.DOTALL) for r in self.specials
-            )
-        elif specials:
-            source = "|".join(f"({pattern_regex(pattern)})" for pattern in specials)
-            self.regex = re.compile(source, re.DOTALL)
+        if len(specials) > FILTER_MIN:
+            self._build_filter()
 
-    def _build_filter(self) -> bool:
+    def _build_filter(self) -> None:
         always = []
         by_literal: dict[str, list[int]] = {}
         for index, rule in enumerate(self.specials):
@@ -152,12 +138,12 @@ class Node:
             else:
                 always.append(index)
         if not by_literal:
-            return False
+            return
         literals = sorted(by_literal)
         try:
             tree = tree_regex(literals)
         except TooDeep:
-            return False
+            return
         # At each position the tree gives the longest literal that starts
         # there; the shorter ones that start there too are its prefixes.
         self._closure = {
@@ -167,24 +153,29 @@ class Node:
         self._by_literal = by_literal
         self._always = tuple(always)
         self.regex = re.compile(f"(?=({tree}))", re.DOTALL)
-        return True
 
     def decide(self, path: str) -> Rule | None:
+        forms = self._forms
         regex = self.regex
         if regex is None:
-            return self.best
-        if not self._each:
-            found = regex.match(path)
-            if found is not None:
-                # Each alternative is one capturing group, and the atomic
-                # groups inside them capture nothing: lastindex names it.
-                return self.specials[found.lastindex - 1]  # type: ignore[operator]
+            for index in range(len(forms)):
+                if _tries(forms[index], path):
+                    return self.specials[index]
             return self.best
         indexes = set(self._always)
         for hit in regex.finditer(path):
             for literal in self._closure[hit.group(1)]:
                 indexes.update(self._by_literal[literal])
         for index in sorted(indexes):
-            if self._each[index].match(path):
+            if _tries(forms[index], path):
                 return self.specials[index]
         return self.best
+
+
+def _tries(form: tuple[str, Wild | None], path: str) -> bool:
+    """Whether the pattern of the :func:`.robotstxt._patterns.scan_form`
+    ``form`` matches ``path`` (PATH-1..3)."""
+    prefix, wild = form
+    if not path.startswith(prefix):
+        return False
+    return wild is None or (wild[0] in path and wild_matches(len(prefix), wild, path))

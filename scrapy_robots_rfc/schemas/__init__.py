@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from ..pagerules import PageRules
     from ..policy import State
+    from ..robotstxt import CrawlDelay
 
 __all__ = [
     "CHECK",
@@ -119,6 +120,16 @@ def user_agent_object(names: Sequence[str], given: str, origin: NameOrigin) -> d
     (in rfc mode each reduced to a product name, D-21; a crawler family's,
     D-22), the value ``given`` and where it was given (``origin``)."""
     return {"names": list(names), "given": given, "from": origin}
+
+
+def crawl_delay_from(delay: CrawlDelay | None) -> dict[str, Any] | None:
+    """The ``crawl_delay_from`` object of ``check`` and ``scrapy robots``:
+    the crawl-delay line in force for the crawler (its number) and the
+    user-agent lines it belongs to, the run directly above it (D-17);
+    ``None`` without one."""
+    if delay is None:
+        return None
+    return {"line": delay.line, "agents": list(delay.agents)}
 
 
 def page_object(rules: PageRules, *, url: str, status: int | None) -> dict[str, Any]:

@@ -23,12 +23,20 @@ from __future__ import annotations
 from ._async import SharedStore
 from ._base import METHODS, Record, Store, StoreBusy, StoreError
 from ._entries import entry_from_record, record_for
-from ._open import MEMORY, SETTING, is_import_path, missing_methods, open_store, store_named
+from ._open import (
+    MEMORY,
+    SETTING,
+    is_import_path,
+    jobdir_path,
+    missing_methods,
+    open_store,
+    store_named,
+)
 from ._redis import INSTALL, RedisStore, redact, url_problem
 from ._redis import SCHEMES as REDIS_SCHEMES
 from ._redis_fleet import QUEUE_LAYOUTS, Layout, QueueTarget, RedisFleet
 from ._sqlite import SCHEME as SQLITE
-from ._sqlite import sqlite_path
+from ._sqlite import sqlite_path, sqlite_url
 
 __all__ = [
     "INSTALL",
@@ -49,11 +57,13 @@ __all__ = [
     "StoreError",
     "entry_from_record",
     "is_import_path",
+    "jobdir_path",
     "missing_methods",
     "open_store",
     "record_for",
     "redact",
     "sqlite_path",
+    "sqlite_url",
     "store_named",
     "url_problem",
 ]

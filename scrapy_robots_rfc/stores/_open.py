@@ -26,6 +26,14 @@ SCHEMES = (MEMORY, SQLITE, *REDIS_SCHEMES)
 #: The setting every store error names.
 SETTING = "ROBOTSTXT_RFC_STORE"
 _JOBDIR_DB = "robotstxt_rfc.db"
+
+
+def jobdir_path(jobdir: str) -> str:
+    """The SQLite file that holds the records of a crawl with ``JOBDIR`` and
+    no ``ROBOTSTXT_RFC_STORE`` (absolute)."""
+    return os.path.abspath(os.path.join(jobdir, _JOBDIR_DB))
+
+
 #: Dotted Python names, at least two: what ``load_object`` can import.
 _IMPORT_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\Z")
 
@@ -84,7 +92,7 @@ def store_named(
     if value is None:
         if not jobdir:
             return None
-        path = os.path.abspath(os.path.join(jobdir, _JOBDIR_DB))
+        path = jobdir_path(jobdir)
         source = f"{SETTING} (unset: with JOBDIR, {sqlite_url(path)!r})"
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)

@@ -87,7 +87,7 @@ Layout = Literal["priority", "list"]
 #: (scrapy-redis is imported only by a crawl that uses it). The only place
 #: this package knows how scrapy-redis stores its queue: RELEASE needs it to
 #: queue a request in the same atomic step that takes it out of its held set
-#: (exactly once). ``tests/test_redis_fleet.py`` releases into each class
+#: (exactly once). ``tests/fleet/test_redis_fleet.py`` releases into each class
 #: and pops with the class's own ``pop``, against what its own ``push``
 #: writes, so that a change of layout in scrapy-redis fails there.
 QUEUE_LAYOUTS: dict[str, Layout] = {

@@ -1,0 +1,816 @@
+"""The waiting room on ``twisted.internet.task.Clock``: parking, releasing,
+retrying while robots.txt is unreachable, and dropping what waited longer
+than ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``, with no real time passing."""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from dataclasses import replace
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from scrapy import Request
+from scrapy.exceptions import IgnoreRequest
+from scrapy.settings import Settings
+from twisted.internet.defer import Deferred
+from twisted.internet.task import Clock
+
+from scrapy_robots_rfc._logging import LOGGER_NAME
+from scrapy_robots_rfc._runtime import Runtime
+from scrapy_robots_rfc.crawl._announce import Announcer, Outlook
+from scrapy_robots_rfc.crawl._config import Config
+from scrapy_robots_rfc.crawl._crawler_names import CrawlerNames
+from scrapy_robots_rfc.crawl._holding import (
+    Adopted,
+    ExpiredLeft,
+    FoundElsewhere,
+    HoldEvents,
+    MemoryHold,
+    Released,
+)
+from scrapy_robots_rfc.crawl._kept_responses import KeptResponses
+from scrapy_robots_rfc.crawl._parking import SCHEDULED_KEY, Parking
+from scrapy_robots_rfc.crawl._report import Report
+from scrapy_robots_rfc.crawl._robots_loader import Loaded, Unreachable
+from scrapy_robots_rfc.crawl._waiting_room import (
+    DROP_KEY,
+    NO_WAIT_KEY,
+    Dropped,
+    EngineGate,
+    Later,
+    WaitingRoom,
+)
+from scrapy_robots_rfc.policy import Answer, Entry, LruCache, State, entry_for
+from scrapy_robots_rfc.policy._origin import Origin
+from scrapy_robots_rfc.policy._origin_life import FetchEnded, FetchWanted
+from scrapy_robots_rfc.stores import SharedStore
+
+ORIGIN = Origin("https", "example.com", 443)
+WAIT = 600.0
+
+
+class Stats:
+    def __init__(self) -> None:
+        self.values: dict[str, int] = {}
+
+    def inc_value(self, key: str, count: int = 1) -> None:
+        self.values[key] = self.values.get(key, 0) + count
+
+
+class Loader:
+    """Stands for the room's robots.txt loader: records each fetch the room
+    starts, which ends when the test says how (:meth:`Room.fail_fetch`)."""
+
+    def __init__(self, room: Room) -> None:
+        self._room = room
+        #: The load under way: what it answers with when the test says.
+        self.pending: Deferred[Loaded] | None = None
+
+    async def load(self, key: Origin, trigger: Request, tokens: set[str], *, keep: Any) -> Any:
+        self._room.started.append((key, self._room.clock.seconds()))
+        self.pending = Deferred()
+        return await self.pending
+
+
+class Signals:
+    """Stands for the crawler's signal manager: which handlers are connected."""
+
+    def __init__(self) -> None:
+        self.connected: list[Any] = []
+
+    def connect(self, receiver: Any, signal: Any, **kwargs: Any) -> None:
+        assert receiver not in self.connected
+        self.connected.append(receiver)
+
+    def disconnect(self, receiver: Any, signal: Any, **kwargs: Any) -> None:
+        self.connected.remove(receiver)
+
+
+class Room:
+    """A waiting room on a fake clock, wired as the middleware wires it,
+    recording what it starts and releases. Tests drive it through what
+    happens: requests that arrive, park or are held, and the events of a
+    fetch's end (:class:`.FetchEnded`) and of the timers."""
+
+    def __init__(self, wait: float = WAIT, hold: Any = None) -> None:
+        self.clock = Clock()
+        self.started: list[tuple[Origin, float]] = []
+        self.released: list[Request] = []
+        self.stats = Stats()
+        self.report = Report(10)
+        settings = Settings({"ROBOTSTXT_RFC_UNREACHABLE_WAIT": wait})
+        self.config = Config.from_settings(settings)
+        self.cache: LruCache[Origin, Entry] = LruCache(10)
+        self.runtime = runtime = Runtime(
+            self.stats,  # type: ignore[arg-type]
+            clock=self.clock.seconds,
+            monotonic=self.clock.seconds,
+            call_later=self.clock.callLater,
+            start_soon=Deferred.fromCoroutine,
+        )
+        self.signals = Signals()
+        self.loader = Loader(self)
+        self.events = HoldEvents()
+        self.hold = (
+            hold(self)
+            if hold is not None
+            else MemoryHold(
+                runtime,
+                SimpleNamespace(settings=settings),
+                self.config,
+                SharedStore(None, runtime),
+                self.events,
+            )
+        )
+        self.room = WaitingRoom(
+            runtime,
+            self.config,
+            cache=self.cache,
+            loader=self.loader,  # type: ignore[arg-type]
+            hold=self.hold,
+            kept=KeptResponses(runtime, follows_redirects=True),
+            announcer=Announcer(runtime, self.config.unreachable_wait),
+            engine=EngineGate(runtime, self.released.append),
+            names=CrawlerNames(self.config, runtime),
+            report=self.report,
+        )
+        self.events.connect(self.room.on_hold_event)
+        self.parking = Parking(
+            self.signals,  # type: ignore[arg-type]
+            self.stats,  # type: ignore[arg-type]
+            self.room,
+            self.hold,
+            marks=type(self.hold) is not MemoryHold,
+        )
+
+    def arrive(self, url: str, **meta: Any) -> Request:
+        """A request for ORIGIN arrives undecided: it needs the origin
+        decided (a fetch starts unless one is under way or the backoff
+        runs)."""
+        request = Request(url, meta=meta, dont_filter=True)
+        self.room.need(ORIGIN, request, "examplebot")
+        return request
+
+    def park(self, url: str, **meta: Any) -> Request:
+        """A request that came through the scheduler, parked."""
+        request = self.arrive(url, **meta)
+        copy = self.send_back(request)
+        with pytest.raises(IgnoreRequest):
+            self.parking.scheduled(copy)
+        return request
+
+    def send_back(self, request: Request) -> Request:
+        """``process_request`` gives the copy of ``request`` back to the
+        scheduler to be parked (or held)."""
+        done: list[Request] = []
+        Deferred.fromCoroutine(self.parking.park(ORIGIN, request, None)).addCallback(done.append)
+        [copy] = done
+        assert copy is request  # dont_filter: no copy needed
+        return copy
+
+    def fetch(self) -> None:
+        """A fetch of the origin is under way (a request needed it)."""
+        self.room.feed(ORIGIN, FetchWanted(self.clock.seconds()))
+        waiting = self.room.get(ORIGIN)
+        assert waiting is not None
+        assert waiting.life.fetching
+
+    def timers(self) -> list[float]:
+        """When the pending timers fire, soonest first."""
+        return sorted(call.getTime() for call in self.clock.getDelayedCalls())
+
+    def unreachable(self, retry_in: float) -> Entry:
+        """The cache says robots.txt is unreachable (HTTP 503), to be
+        fetched again in ``retry_in`` seconds, as the loader leaves it."""
+        entry = entry_for(
+            Answer(State.UNREACHABLE, "HTTP 503", status=503),
+            self.cache.get(ORIGIN),
+            rules=None,
+            now=self.clock.seconds(),
+            fresh_for=0,
+            first_retry=retry_in,
+        )
+        self.cache.put(ORIGIN, entry)
+        return entry
+
+    def good_copy(self, *, fresh: bool = False) -> None:
+        """The cache keeps a good copy of robots.txt, due for a fetch again
+        (``fresh``: not due)."""
+        entry = entry_for(
+            Answer(State.RULES, "200", status=200),
+            None,
+            rules={},
+            now=self.clock.seconds(),
+            fresh_for=86400 if fresh else 0,
+            first_retry=30,
+        )
+        self.cache.put(ORIGIN, entry)
+
+    def fail_fetch(
+        self, retry_in: float, *, level: int = logging.WARNING, since: float | None = None
+    ) -> None:
+        """The fetch under way found robots.txt unreachable (HTTP 503): the
+        loader answers, and the room says so and waits for the retry. A good
+        copy in the cache stays in force (HTTP-5); ``since``: the stored
+        record says unreachable since then."""
+        entry = self.unreachable(retry_in)
+        # The next try in retry_in seconds, whatever the backoff made of it.
+        entry = replace(entry, retry_at=self.clock.seconds() + retry_in)
+        if since is not None:
+            entry = replace(entry, unreachable_since=since)
+        self.cache.put(ORIGIN, entry)
+        pending, self.loader.pending = self.loader.pending, None
+        assert pending is not None, "no fetch is under way"
+        said = Unreachable("HTTP 503", entry.retry_at, good=entry.good, level=level)
+        pending.callback(Loaded(entry, None, "", said))
+
+    def decide(self) -> None:
+        """The fetch under way decided the origin: allow all (a 404)."""
+        entry = entry_for(
+            Answer(State.ALLOW_ALL, "404", status=404),
+            self.cache.get(ORIGIN),
+            rules=None,
+            now=self.clock.seconds(),
+            fresh_for=86400,
+            first_retry=30,
+        )
+        self.cache.put(ORIGIN, entry)
+        pending, self.loader.pending = self.loader.pending, None
+        if pending is None:  # no fetch of this room's: another worker's, say
+            self.room.feed(ORIGIN, FetchEnded(self.clock.seconds(), True))
+        else:
+            pending.callback(Loaded(entry, None, "", None))
+
+
+def test_a_request_not_sent_back_passes_the_handler_untouched():
+    room = Room()
+    request = Request("https://example.com/a")
+    room.parking.scheduled(request)
+    assert SCHEDULED_KEY not in request.meta
+    assert room.stats.values == {}
+
+
+def test_the_handler_listens_only_while_copies_are_on_their_way_to_be_parked():
+    """Without a fleet no handler runs for each request: every request came
+    through the scheduler but a copy that came back without passing it
+    (engine.download_async downloads what process_request returns)."""
+    room = Room()
+    room.parking.listen()  # the spider opened
+    assert room.signals.connected == []
+    assert room.parking.arrived(Request("https://example.com/a")).scheduled
+    parked = room.arrive("https://example.com/b")
+    direct = room.arrive("https://example.com/c")
+    room.send_back(parked)
+    room.send_back(direct)
+    assert room.signals.connected == [room.parking.scheduled]
+    with pytest.raises(IgnoreRequest):
+        room.parking.scheduled(parked)
+    assert room.parking.arrived(Request("https://example.com/d")).scheduled
+    assert room.signals.connected == [room.parking.scheduled], "the direct copy is on its way"
+    assert not room.parking.arrived(direct).scheduled
+    assert room.parking.arrived(Request("https://example.com/e")).scheduled
+    assert room.signals.connected == [], "disconnected outside the signal's dispatch"
+    room.decide()
+    assert room.released == [parked]
+    assert room.parking.arrived(parked).scheduled, "back from the engine"
+    room.parking.stop_listening()
+    assert room.signals.connected == []
+
+
+def test_parked_requests_go_back_when_the_origin_is_decided():
+    room = Room()
+    first, second = room.park("https://example.com/a"), room.park("https://example.com/b")
+    assert room.room.busy()
+    assert room.stats.values == {"robotstxt/waiting": 2, "robotstxt/waiting/parked": 2}
+    assert room.report.row(ORIGIN).waited == 2
+    assert room.started == [(ORIGIN, 0)], "one fetch for both"
+    room.decide()
+    assert room.released == [first, second]
+    assert not room.room.busy()
+    assert ORIGIN not in room.room
+    assert room.clock.getDelayedCalls() == []
+
+
+def test_a_slow_first_fetch_never_drops_anything():
+    """UNREACHABLE_WAIT counts only once the origin is found unreachable."""
+    room = Room()
+    room.park("https://example.com/a")
+    room.clock.advance(WAIT * 10)
+    assert room.released == []
+    assert room.clock.getDelayedCalls() == []
+
+
+def test_unreachable_retries_on_the_backoff_and_drops_after_the_wait():
+    room = Room()
+    request = room.park("https://example.com/a")
+    room.fetch()
+    room.clock.advance(5)
+    room.fail_fetch(retry_in=30)
+    room.clock.advance(29.9)
+    assert room.started == [(ORIGIN, 0)]
+    room.clock.advance(0.1)
+    assert room.started == [(ORIGIN, 0), (ORIGIN, 35.0)], "fetched again when the backoff ends"
+    room.fail_fetch(retry_in=60)
+    room.clock.advance(60)
+    assert room.started == [(ORIGIN, 0), (ORIGIN, 35.0), (ORIGIN, 95.0)], "the backoff grew"
+    # The request came at 0 and the origin turned unreachable at 5: the wait
+    # counts from 5.
+    room.clock.advance(WAIT + 5 - 95 - 0.1)
+    assert room.released == []
+    room.clock.advance(0.1)
+    assert room.released == [request]
+    assert request.meta[DROP_KEY] == "HTTP 503"
+
+
+def test_a_retry_due_while_the_one_request_moves_to_be_parked_is_fetched_when_it_arrives():
+    """The one request waits in place with a grace of 0.2 s; the fetch
+    finds robots.txt unreachable at 0.1 with the next try in 0.1 s. At 0.2
+    the grace ends and the retry timer fires on the same turn, while the
+    request is on its way to be parked and nothing waits: its park starts
+    the retry that is due, instead of leaving it to be dropped."""
+    room = Room()
+    request = room.arrive("https://example.com/a")
+    room.fetch()
+    results: list[Any] = []
+    room.room.wait_in_place(ORIGIN, grace=0.2).addCallback(results.append)
+    room.clock.advance(0.1)
+    room.fail_fetch(retry_in=0.1)
+    room.clock.advance(0.1)  # the grace ends first, then the retry fires
+    [later] = results
+    assert isinstance(later, Later)
+    assert room.started == [(ORIGIN, 0)], "nobody waited when the retry fired"
+    copy = room.send_back(request)
+    with pytest.raises(IgnoreRequest):
+        room.parking.scheduled(copy)
+    assert room.started == [(ORIGIN, 0), (ORIGIN, 0.2)], "the park started the retry"
+    room.decide()
+    assert room.released == [request]
+
+
+def test_a_request_waiting_in_place_gets_the_drop_reason():
+    room = Room()
+    room.arrive("https://example.com/a")
+    room.fetch()
+    results: list[Any] = []
+    room.room.wait_in_place(ORIGIN).addCallback(results.append)
+    room.fail_fetch(retry_in=WAIT * 2)
+    room.clock.advance(WAIT - 0.1)
+    assert results == []
+    room.clock.advance(0.1)
+    assert results == ["HTTP 503"]
+    assert not room.room.busy()
+    assert ORIGIN not in room.room, "nobody waits: the next request fetches again"
+
+
+def test_later_requests_wait_their_own_time():
+    room = Room()
+    early = room.park("https://example.com/a")
+    room.fail_fetch(retry_in=WAIT * 2)
+    room.clock.advance(100)
+    late = room.park("https://example.com/b")
+    room.clock.advance(WAIT - 100)
+    assert room.released == [early]
+    room.clock.advance(100)
+    assert room.released == [early, late]
+
+
+def test_closing_hands_back_parked_requests_and_stops_the_timers():
+    room = Room()
+    request = room.park("https://example.com/a")
+    room.fail_fetch(retry_in=30)
+    assert room.clock.getDelayedCalls() != []
+    closed: list[list[Request]] = []
+    Deferred.fromCoroutine(room.room.close()).addCallback(closed.append)
+    assert closed == [[request]]
+    assert room.clock.getDelayedCalls() == []
+    room.clock.advance(WAIT * 2)
+    assert room.started == [(ORIGIN, 0)], "no retry after the close"
+    assert room.released == []
+
+
+def test_a_decided_origin_answers_requests_waiting_in_place():
+    room = Room()
+    room.arrive("https://example.com/a")
+    results: list[Any] = []
+    room.room.wait_in_place(ORIGIN).addCallback(results.append)
+    room.decide()
+    assert results == [None]
+
+
+# -- what the WARNING of an unreachable origin says ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("outlook", "words"),
+    [
+        pytest.param(
+            Outlook(retry_in=30, drop_in=600, wait=600),
+            "requests to it wait until it answers, at most 600 s more "
+            "(ROBOTSTXT_RFC_UNREACHABLE_WAIT); next try in 30 s",
+            id="default",
+        ),
+        pytest.param(
+            Outlook(retry_in=30, drop_in=3, wait=3),
+            "requests to it will be dropped in 3 s (ROBOTSTXT_RFC_UNREACHABLE_WAIT), "
+            "before the next try in 30 s",
+            id="dropped-before-the-next-try",
+        ),
+        pytest.param(
+            Outlook(retry_in=30, drop_in=30, wait=600),
+            "requests to it will be dropped in 30 s (ROBOTSTXT_RFC_UNREACHABLE_WAIT), "
+            "before the next try in 30 s",
+            id="dropped-as-the-next-try-starts",
+        ),
+        pytest.param(
+            Outlook(retry_in=30, drop_in=0, wait=0),
+            "requests to it are dropped at once (ROBOTSTXT_RFC_UNREACHABLE_WAIT is 0); "
+            "next try in 30 s",
+            id="wait-0",
+        ),
+        pytest.param(
+            Outlook(retry_in=0.3, drop_in=None, wait=1),
+            "requests to it wait until it answers, at most 1 s "
+            "(ROBOTSTXT_RFC_UNREACHABLE_WAIT); next try in 0.3 s",
+            id="nobody-waits-yet",
+        ),
+        pytest.param(
+            Outlook(retry_in=412.4, drop_in=None, wait=3),
+            "requests to it are dropped after 3 s (ROBOTSTXT_RFC_UNREACHABLE_WAIT), "
+            "before the next try in 412 s",
+            id="nobody-waits-yet-dropped-before-the-next-try",
+        ),
+        # NO_WAIT_KEY (scrapy robots without --wait): those are dropped now,
+        # and no wait is announced for them.
+        pytest.param(
+            Outlook(retry_in=30, drop_in=None, wait=600, dropped=1),
+            "this check does not wait for a retry (scrapy robots --wait does); a crawl would "
+            "fetch it again in 30 s",
+            id="one-may-not-wait",
+        ),
+        pytest.param(
+            Outlook(retry_in=30, drop_in=600, wait=600, dropped=2),
+            "2 requests that may not wait for a retry are dropped now; the others wait until it "
+            "answers, at most 600 s more (ROBOTSTXT_RFC_UNREACHABLE_WAIT); next try in 30 s",
+            id="two-may-not-wait-others-do",
+        ),
+    ],
+)
+def test_the_outlook_in_words(outlook: Outlook, words: str):
+    assert str(outlook) == words
+
+
+def warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+
+
+def test_each_failed_fetch_warns_with_the_timers_it_arms(caplog):
+    """The "next try" is the retry timer's delay and the deadline is the
+    drop timer's, at every failure: no silent wait."""
+    room = Room()
+    room.park("https://example.com/a")
+    room.fetch()
+    room.clock.advance(5)
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        room.fail_fetch(retry_in=30)
+        assert room.timers() == [35, 605], "retry at 5 + 30, drop at 5 + 600"
+        room.clock.advance(30)
+        assert room.started == [(ORIGIN, 0), (ORIGIN, 35)]
+        room.fail_fetch(retry_in=60)
+        assert room.timers() == [95, 605]
+    assert warnings(caplog) == [
+        "https://example.com/robots.txt is unreachable (HTTP 503): requests to it wait until "
+        "it answers, at most 600 s more (ROBOTSTXT_RFC_UNREACHABLE_WAIT); next try in 30 s",
+        "https://example.com/robots.txt is unreachable (HTTP 503): requests to it wait until "
+        "it answers, at most 570 s more (ROBOTSTXT_RFC_UNREACHABLE_WAIT); next try in 60 s",
+    ]
+
+
+def test_a_deadline_before_the_next_try_is_said_and_kept(caplog):
+    room = Room(wait=3)
+    request = room.park("https://example.com/a")
+    room.fetch()
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        room.fail_fetch(retry_in=30)
+        room.clock.advance(3)
+    assert warnings(caplog) == [
+        "https://example.com/robots.txt is unreachable (HTTP 503): requests to it will be "
+        "dropped in 3 s (ROBOTSTXT_RFC_UNREACHABLE_WAIT), before the next try in 30 s",
+        "Dropping requests to https://example.com: its robots.txt has been unreachable "
+        "(HTTP 503) for ROBOTSTXT_RFC_UNREACHABLE_WAIT (3 s); more requests to it will be "
+        "dropped the same way while it stays unreachable",
+    ]
+    assert room.released == [request]
+    assert room.clock.getDelayedCalls() == [], "nobody waits: no retry"
+    assert room.started == [(ORIGIN, 0)]
+
+
+def test_a_good_copy_in_force_says_so(caplog):
+    room = Room()
+    room.good_copy()
+    room.arrive("https://example.com/a")  # its retry is due: fetched again
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        room.fail_fetch(retry_in=30, level=logging.ERROR)
+    assert [(r.levelno, r.getMessage()) for r in caplog.records] == [
+        (
+            logging.ERROR,
+            "https://example.com/robots.txt is unreachable (HTTP 503): the last good copy "
+            "stays in force; next try in 30 s",
+        )
+    ]
+
+
+def test_a_good_copy_in_force_names_the_requests_that_wait(caplog):
+    """A request whose name the good copy has no group for waits for the
+    next fetch (README "Product tokens")."""
+    room = Room()
+    room.good_copy()
+    room.park("https://example.com/a")
+    room.fetch()
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        room.fail_fetch(retry_in=30)
+    assert warnings(caplog) == [
+        "https://example.com/robots.txt is unreachable (HTTP 503): the last good copy stays "
+        "in force; requests for new names wait until it answers, at most 600 s more "
+        "(ROBOTSTXT_RFC_UNREACHABLE_WAIT); next try in 30 s"
+    ]
+
+
+def test_a_request_in_the_backoff_waits_at_most_the_wait_and_is_told(caplog):
+    """The origin is known to be unreachable and the retry is 400 s away: a
+    new request waits ROBOTSTXT_RFC_UNREACHABLE_WAIT from when it comes,
+    not until the retry and that long again, and the WARNING says so."""
+    room = Room(wait=60)
+    room.unreachable(400)
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        room.room.need(ORIGIN, Request("https://example.com/a"), "examplebot")
+    request = room.park("https://example.com/a")
+    assert warnings(caplog) == [
+        "https://example.com/robots.txt is unreachable (HTTP 503): requests to it are "
+        "dropped after 60 s (ROBOTSTXT_RFC_UNREACHABLE_WAIT), before the next try in 400 s"
+    ]
+    assert room.timers() == [60, 400]
+    room.clock.advance(60)
+    assert room.released == [request]
+    assert request.meta[DROP_KEY] == "HTTP 503"
+    assert room.clock.getDelayedCalls() == []
+
+
+def test_the_retry_timer_is_the_one_the_last_fetch_set():
+    """A fetch that began while a retry timer ran (a request came just as
+    the backoff ended) replaces that timer with its own backoff."""
+    room = Room()
+    room.unreachable(30)
+    room.room.need(ORIGIN, Request("https://example.com/a"), "examplebot")
+    room.park("https://example.com/a")
+    room.clock.advance(29.99)
+    room.fetch()
+    room.fail_fetch(retry_in=60)
+    assert room.timers() == [29.99 + 60, 600]
+
+
+def test_a_no_wait_request_waits_for_the_fetch_only():
+    room = Room()
+    patient = room.park("https://example.com/a")
+    room.fetch()
+    impatient = room.park("https://example.com/b", **{NO_WAIT_KEY: True})
+    assert room.room.busy()
+    room.fail_fetch(retry_in=30)
+    assert room.released == [impatient]
+    assert impatient.meta[DROP_KEY] == "HTTP 503"
+    assert DROP_KEY not in patient.meta
+    assert room.stats.values == {"robotstxt/waiting": 2, "robotstxt/waiting/parked": 2}
+    room.clock.advance(30)
+    assert len(room.started) == 2, "the other request still waits for the retry"
+
+
+def test_a_no_wait_request_alone_leaves_no_timer():
+    room = Room()
+    room.arrive("https://example.com/b")
+    room.fetch()
+    impatient = room.park("https://example.com/b", **{NO_WAIT_KEY: True})
+    room.fail_fetch(retry_in=30)
+    assert room.released == [impatient]
+    assert ORIGIN not in room.room
+    assert room.clock.getDelayedCalls() == []
+
+
+def test_a_no_wait_request_gets_a_decided_origin():
+    room = Room()
+    room.arrive("https://example.com/b")
+    room.fetch()
+    impatient = room.park("https://example.com/b", **{NO_WAIT_KEY: True})
+    room.decide()
+    assert room.released == [impatient]
+    assert DROP_KEY not in impatient.meta
+
+
+def test_a_no_wait_request_is_not_parked_once_the_fetch_is_over():
+    """It reached the scheduler after the fetch ended, while others wait
+    for the retry: it goes on, to be decided (dropped) again, instead of
+    waiting for the retry."""
+    room = Room()
+    room.park("https://example.com/a")
+    room.fetch()
+    room.fail_fetch(retry_in=30)
+    late = Request("https://example.com/b", meta={NO_WAIT_KEY: True}, dont_filter=True)
+    room.send_back(late)
+    room.parking.scheduled(late)  # not ignored: into the scheduler
+    assert room.parking.arrived(late).scheduled, "and parked again if it must wait"
+    waiting = room.room.get(ORIGIN)
+    assert waiting is not None
+    assert waiting.life.no_wait == []
+
+
+@pytest.mark.parametrize(
+    ("wait", "meta", "fetching", "expected"),
+    [
+        (600, {}, False, False),
+        (0, {}, False, True),
+        (600, {NO_WAIT_KEY: True}, False, True),
+        (0, {}, True, False),
+        (600, {NO_WAIT_KEY: True}, True, False),
+    ],
+)
+def test_who_has_no_time_to_wait_for_a_retry(wait, meta, fetching, expected):
+    """Unreachable and in its backoff: a request is dropped at once, rather
+    than wait for the retry, when no fetch is under way and it may not
+    wait (RFC 9309 §2.3.1.4)."""
+    room = Room(wait=wait)
+    room.unreachable(30)
+    if fetching:
+        room.arrive("https://example.com/other")
+        room.fetch()
+    request = Request("https://example.com/a", meta=meta)
+    admitted: list[Any] = []
+    Deferred.fromCoroutine(room.room.admit(ORIGIN, request, "examplebot")).addCallback(
+        admitted.append
+    )
+    [answer] = admitted
+    assert (type(answer) is Dropped) is expected
+    if expected:
+        assert answer.reason == "HTTP 503"
+
+
+# -- requests held in Redis (a fleet) -------------------------------------------------
+
+
+class Held(MemoryHold):
+    """Where held requests go, recording what the room asks of it."""
+
+    def __init__(self, room: Room) -> None:
+        runtime = Runtime(room.stats, clock=room.clock.seconds, monotonic=room.clock.seconds)  # type: ignore[arg-type]
+        crawler: Any = SimpleNamespace(settings=Settings())
+        super().__init__(runtime, crawler, room.config, SharedStore(None, runtime), room.events)
+        self.released: list[Origin] = []
+        self.expired: list[tuple[Origin, float]] = []
+        #: What the room said it holds (:meth:`watch`).
+        self.watched: dict[Origin, tuple[int, bool]] = {}
+
+    @property
+    def watches(self) -> bool:
+        return True
+
+    async def hold(self, key: Origin, request: Request) -> bool:
+        return True
+
+    def watch(self, key: Origin, held: int, backoff: bool) -> None:
+        if held:
+            self.watched[key] = (held, backoff)
+        else:
+            self.watched.pop(key, None)
+
+    def release_soon(self, key: Origin) -> None:
+        self.released.append(key)
+
+    def release_expired(self, key: Origin, limit: float) -> None:
+        self.expired.append((key, limit))
+
+
+def held_room(wait: float = WAIT) -> tuple[Room, Held]:
+    room = Room(wait, hold=Held)
+    assert isinstance(room.hold, Held)
+    return room, room.hold
+
+
+def hold(room: Room, url: str) -> Request:
+    """A request from the scheduler, held in Redis for ORIGIN."""
+    request = room.arrive(url)
+    copy = room.send_back(request)
+    with pytest.raises(IgnoreRequest):
+        room.parking.scheduled(copy)
+    return request
+
+
+def test_a_held_request_is_kept_out_of_the_scheduler_and_counted():
+    room, held = held_room()
+    request = hold(room, "https://example.com/a")
+    waiting = room.room.get(ORIGIN)
+    assert waiting is not None
+    assert (waiting.life.held, waiting.life.parked, waiting.life.held_since) == (1, deque(), 0.0)
+    assert SCHEDULED_KEY not in request.meta
+    assert room.room.busy()
+    assert held.watched == {ORIGIN: (1, False)}, "the hold knows what to watch"
+    assert room.stats.values == {"robotstxt/waiting": 1, "robotstxt/waiting/held": 1}
+    assert room.report.row(ORIGIN).waited == 1
+
+
+def test_a_decided_origin_releases_its_held_requests():
+    room, held = held_room()
+    hold(room, "https://example.com/a")
+    hold(room, "https://example.com/b")
+    room.decide()
+    assert held.released == [ORIGIN]
+    assert room.released == [], "nothing in memory"
+    assert ORIGIN not in room.room
+    assert held.watched == {}
+
+
+def test_a_request_held_after_the_origin_was_decided_is_the_callers_to_release():
+    room, _ = held_room()
+    assert not room.room.hold_one(ORIGIN, 0.0)
+    assert room.stats.values == {}
+
+
+def test_requests_released_by_another_worker_close_the_origin():
+    room, held = held_room()
+    hold(room, "https://example.com/a")
+    room.fail_fetch(retry_in=30)
+    room.events.emit(Released(ORIGIN, 1))
+    assert ORIGIN not in room.room
+    assert room.clock.getDelayedCalls() == []
+    room.clock.advance(WAIT * 2)
+    assert room.started == [(ORIGIN, 0)], "no retry"
+    assert held.expired == []
+
+
+def test_held_requests_of_an_unreachable_origin_go_back_to_be_dropped():
+    """After ROBOTSTXT_RFC_UNREACHABLE_WAIT, the held requests go back to the
+    queue (the worker that pops them drops them); the drop timer then looks
+    again at what is left, never sooner than a second later."""
+    room, held = held_room()
+    hold(room, "https://example.com/a")
+    room.fetch()
+    room.fail_fetch(retry_in=WAIT * 2)
+    room.clock.advance(100)
+    hold(room, "https://example.com/b")
+    room.clock.advance(WAIT - 100 - 0.1)
+    assert held.expired == []
+    room.clock.advance(0.1)
+    assert held.expired == [(ORIGIN, 0.0)], "held since 0 or earlier"
+    assert room.released == []
+    # One request is left, held since 100: its turn comes at 700.
+    room.events.emit(ExpiredLeft(ORIGIN, 1, 100.0))
+    assert room.timers() == [700, WAIT * 2]
+    room.clock.advance(100)
+    assert held.expired == [(ORIGIN, 0.0), (ORIGIN, 100.0)]
+    # A worker whose clock is late held it again: look again in 1 s.
+    room.events.emit(ExpiredLeft(ORIGIN, 1, 100.0))
+    assert room.timers() == [701, WAIT * 2]
+    room.events.emit(ExpiredLeft(ORIGIN, 0, None))
+    assert ORIGIN not in room.room
+    assert room.clock.getDelayedCalls() == []
+
+
+def test_an_origin_another_worker_fetched_is_fetched_again_at_once():
+    room, held = held_room()
+    hold(room, "https://example.com/a")
+    room.fetch()
+    room.clock.advance(5)
+    room.fail_fetch(retry_in=300)
+    assert held.watched == {ORIGIN: (1, True)}, "in its backoff: the sweep rechecks it"
+    room.events.emit(FoundElsewhere(ORIGIN))
+    assert room.started == [(ORIGIN, 0), (ORIGIN, 5)]
+    assert room.timers() == [605], "only the drop timer is left"
+    room.events.emit(FoundElsewhere(ORIGIN))
+    assert len(room.started) == 2, "a fetch is under way"
+
+
+def test_an_adopted_origin_waits_from_its_oldest_held_request():
+    """An origin adopted from a worker that died: its requests have waited
+    since 40, and the stored record says unreachable since 40: they go back
+    to be dropped at 640, not 600 s after the adoption."""
+    room, held = held_room()
+    room.clock.advance(100)
+    room.events.emit(Adopted(ORIGIN, Request("https://example.com/a"), 40.0))
+    waiting = room.room.get(ORIGIN)
+    assert waiting is not None
+    assert (waiting.life.held, waiting.life.held_since) == (1, 40.0)
+    assert room.started == [(ORIGIN, 100)], "the adopter decides it"
+    room.fail_fetch(retry_in=WAIT * 2, since=40.0)
+    assert room.timers() == [640, 1300]
+    room.clock.advance(540)
+    assert held.expired == [(ORIGIN, 40.0)]
+    # The store failed: the same requests are tried again a second later.
+    room.events.emit(ExpiredLeft(ORIGIN, None, 40.0))
+    assert room.timers() == [641, 1300]
+
+
+def test_an_adopted_origin_already_decided_is_released_at_once():
+    room, held = held_room()
+    room.good_copy(fresh=True)
+    room.events.emit(Adopted(ORIGIN, Request("https://example.com/a"), 40.0))
+    assert held.released == [ORIGIN]
+    assert ORIGIN not in room.room
+    assert room.started == []
