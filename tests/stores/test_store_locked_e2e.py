@@ -62,7 +62,7 @@ def assert_crawled(server: MockServer, origins: list[Origin], done: Run) -> None
     allowed page reached the spider, none of the disallowed ones."""
     for origin in origins:
         hits = server.hits_for(origin)
-        assert [h.path for h in hits][0] == "/robots.txt", [h.path for h in hits]
+        assert hits[0].path == "/robots.txt", [h.path for h in hits]
         assert sorted(h.path for h in hits) == ["/a", "/b", "/c", "/robots.txt"]
         waited = hits[0].time - done.start
         assert waited < ROBOTS_WITHIN, (origin, waited)
