@@ -29,7 +29,7 @@ import itertools
 import logging
 import threading
 from collections import Counter
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.defer import Deferred, fail, succeed
@@ -42,6 +42,7 @@ from ._open import SETTING, open_now, store_close, unusable
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
+    from twisted.internet.base import ReactorBase
     from twisted.python.failure import Failure
     from twisted.python.threadpool import ThreadPool
 
@@ -267,7 +268,7 @@ class SharedStore:
             self._pool = ThreadPool(minthreads=0, maxthreads=4, name="robotstxt_rfc-store")
             self._pool.start()
             # As the reactor does for its own pool.
-            self._stop_at_shutdown = reactor.addSystemEventTrigger(
+            self._stop_at_shutdown = cast("ReactorBase", reactor).addSystemEventTrigger(
                 "during", "shutdown", self._pool.stop
             )
         return deferToThreadPool(reactor, self._pool, func, *args)
@@ -374,7 +375,7 @@ class SharedStore:
 
             trigger, self._stop_at_shutdown = self._stop_at_shutdown, None
             try:
-                reactor.removeSystemEventTrigger(trigger)
+                cast("ReactorBase", reactor).removeSystemEventTrigger(trigger)
             except ValueError:  # the reactor is shutting down: it stopped the pool
                 pool = None
         if store is None and pool is None:
