@@ -135,7 +135,7 @@ class RobotsTxtMiddleware:
         self._report = report = Report(config.max_origins, runtime.stats)
         self._cache: policy.LruCache[Origin, policy.Entry] = policy.LruCache(config.max_origins)
         self._origins = origins = Origins()
-        # Built only: the store is opened by its first call, off the reactor.
+        # Built only: the store is opened when the spider opens, off the reactor.
         store = store_named(
             config.store,
             config.jobdir,
@@ -475,6 +475,7 @@ class RobotsTxtMiddleware:
         # In a fleet, the request_scheduled handler marks every request from
         # the scheduler: connected before the requests JOBDIR kept are sent
         # back below.
+        self._shared.open()  # in the store's threads: the reactor goes on
         self._parking.listen()
         self._progress.start()
         self._runtime.spider = spider

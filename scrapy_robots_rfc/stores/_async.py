@@ -68,10 +68,11 @@ class SharedStore:
     meanwhile every call answers as an empty store, and the crawl goes on
     with memory only.
 
-    The store is opened by the first call (:func:`.open_now`, in its
-    threads): one that cannot be used is set aside for the crawl, with one
-    ERROR; one that found a lock held elsewhere (:class:`.StoreBusy`) until
-    it answers again.
+    The store is opened in its threads (:func:`.open_now`) from
+    :meth:`open`, when the spider opens, or else by the first call: one
+    that cannot be used is set aside for the crawl, with one ERROR; one
+    that found a lock held elsewhere (:class:`.StoreBusy`), until it
+    answers again.
 
     The runtime's ``call_later`` times the polls, the lease renewals and
     the probes; ``in_thread`` runs a store method off the
@@ -136,7 +137,7 @@ class SharedStore:
         store is not :attr:`available`, or if ``func`` raises
         :class:`StoreError` (the store is then set aside until it answers
         again). ``writes`` says what the call stores, for the close's
-        report of what was not stored. The first call opens the store."""
+        report of what was not stored. It waits for the store's opening."""
         if self.available and not self._opened:
             await maybe_deferred_to_future(self._open())
         if not self.available:
@@ -164,6 +165,14 @@ class SharedStore:
         if not self.available:
             raise StoreError(f"{self._describe}: set aside after an error")
         return func(*args)
+
+    def open(self) -> None:
+        """The spider opened: start opening the store in its threads, and
+        return at once. A crawl's store is then ready, or said to be unusable,
+        by its first request, and a crawl that makes no request still
+        creates its SQLite file; the first calls wait for the opening."""
+        if self.store is not None and not self._opened:
+            self._open()
 
     def _open(self) -> Deferred[None]:
         """Fires once the store is opened, or set aside: the first call
