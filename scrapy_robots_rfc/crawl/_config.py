@@ -535,8 +535,11 @@ class Config:
     crawl_delay_max: float = 60.0
     #: ``ROBOTSTXT_RFC_PARK_AFTER``: seconds a request from the scheduler
     #: waits in place for its origin's robots.txt before it is parked out
-    #: of the downloader (0: parked at once).
-    park_after: float = 0.2
+    #: of the downloader (0: parked at once). 0.05 s: a loopback or LAN
+    #: robots.txt answers within it (no park), and with network latency a
+    #: request holds its place among ``CONCURRENT_REQUESTS`` for little
+    #: (docs/performance.rst, "The grace before a park").
+    park_after: float = 0.05
     #: ``ROBOTSTXT_USER_AGENT`` as written (a list joined with ", ");
     #: ``None`` when unset.
     robots_user_agent: str | None = field(default=None, metadata={_FROM: "ROBOTSTXT_USER_AGENT"})
