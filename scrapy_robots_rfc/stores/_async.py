@@ -199,7 +199,8 @@ class SharedStore:
         if isinstance(result, Failure):
             self._open_failed(result)
         for waiter in waiters:
-            waiter.callback(None)
+            if not waiter.called:  # a close that stopped waiting (close())
+                waiter.callback(None)
 
     def _open_failed(self, failure: Failure) -> None:
         """The store's ``open()`` raised: a lock held elsewhere sets it aside
@@ -371,8 +372,35 @@ class SharedStore:
         them. The Deferred fires with ``True`` once they are, or with
         ``False`` after :data:`CLOSE_WAIT` seconds (the threads end by
         themselves, within the store's own timeouts). What was not stored,
-        if anything, is said in one WARNING."""
-        self.closing = self._closed = True
+        if anything, is said in one WARNING.
+
+        An opening under way (the spider's, :meth:`open`) ends first, for
+        at most :data:`CLOSE_WAIT` seconds more: what it set up is kept (a
+        crawl that made no request still leaves its SQLite file)."""
+        self.closing = True
+        if self._opening is None:
+            return self._close()
+        opened: Deferred[None] = Deferred()
+        self._opening.append(opened)
+        timed_out = False
+
+        def give_up() -> None:
+            nonlocal timed_out
+            timed_out = True
+            if not opened.called:
+                opened.callback(None)
+
+        timer = self._runtime.call_later(CLOSE_WAIT, give_up)
+
+        def then(_: None) -> Deferred[bool]:
+            if not timed_out:
+                timer.cancel()
+            return self._close()
+
+        return opened.addCallback(then)
+
+    def _close(self) -> Deferred[bool]:
+        self._closed = True
         if self.health is not None:
             self.health.close()
             self.health = None

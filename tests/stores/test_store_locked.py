@@ -256,3 +256,25 @@ def test_a_store_busy_at_opening_is_probed_until_it_answers(caplog):
     assert [name for name, _ in store.calls] == ["open", "ping", "put"]
     assert stats.values == {"robotstxt/store/error": 1, "robotstxt/store/recovered": 1}
     yield shared.close()
+
+
+class SlowOpening(OpenedStore):
+    """Says when its ``open()`` has ended, too."""
+
+    def open(self) -> None:
+        super().open()
+        self._call("opened")
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_close_during_the_opening_lets_it_end_first():
+    """A crawl that ends while the store the spider's opening started is
+    still being opened (a spider with no request) keeps what the opening
+    set up: the store is closed once ``open()`` has returned."""
+    store = SlowOpening()
+    shared, stats = shared_store(store, Clock())
+    shared.open()
+    closed = yield shared.close()
+    assert closed is True
+    assert [name for name, _ in store.calls] == ["open", "opened", "close"]
+    assert stats.values == {}
