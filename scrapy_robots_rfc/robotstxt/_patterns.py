@@ -142,3 +142,13 @@ def wild_matches(start: int, wild: Wild, path: str) -> bool:
     if wild is EXACT:
         return len(path) == start
     return segments_follow(path, start, wild[3:], wild[1], wild[2])
+
+
+def form_matches(form: tuple[str, Wild | None], path: str) -> bool:
+    """Whether the pattern whose :func:`scan_form` is ``form`` matches the
+    match string ``path`` (PATH-1..3): what the rule tree's nodes try; the
+    matcher's scan makes the same check inline, in its hot loop."""
+    prefix, wild = form
+    if not path.startswith(prefix):
+        return False
+    return wild is None or (wild[0] in path and wild_matches(len(prefix), wild, path))

@@ -13,7 +13,7 @@ import re
 from os.path import commonprefix
 from typing import TYPE_CHECKING
 
-from ._patterns import Wild, scan_form, wild_matches
+from ._patterns import form_matches, scan_form
 
 if TYPE_CHECKING:
     from ._patterns import Rule
@@ -159,7 +159,7 @@ class Node:
         regex = self.regex
         if regex is None:
             for index in range(len(forms)):
-                if _tries(forms[index], path):
+                if form_matches(forms[index], path):
                     return self.specials[index]
             return self.best
         indexes = set(self._always)
@@ -167,15 +167,6 @@ class Node:
             for literal in self._closure[hit.group(1)]:
                 indexes.update(self._by_literal[literal])
         for index in sorted(indexes):
-            if _tries(forms[index], path):
+            if form_matches(forms[index], path):
                 return self.specials[index]
         return self.best
-
-
-def _tries(form: tuple[str, Wild | None], path: str) -> bool:
-    """Whether the pattern of the :func:`.robotstxt._patterns.scan_form`
-    ``form`` matches ``path`` (PATH-1..3)."""
-    prefix, wild = form
-    if not path.startswith(prefix):
-        return False
-    return wild is None or (wild[0] in path and wild_matches(len(prefix), wild, path))
