@@ -25,7 +25,8 @@ step said (T-1). ``tdm-policy`` is not read beside a reservation of 0 ("TDM
 Agents SHOULD NOT process tdm-policy in this case", section "tdm-policy"),
 and the value has a policy only when its reservation is 1.
 
-Pure Python: no Scrapy, Twisted or HTML parser import.
+Pure Python: no Scrapy, Twisted or HTML parser import; names are
+compared in ASCII case only, as robots.txt's (``robotstxt.ascii_lower``).
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final, Literal, NamedTuple
+
+from ..robotstxt import ascii_lower
 
 #: A ``tdm-reservation`` value: 1, TDM rights are reserved; 0, they are not
 #: (section "tdm-reservation").
@@ -249,7 +252,7 @@ def meta_statement(tags: Iterable[tuple[str, str]]) -> Statement:
     for name, content in tags:
         if not isinstance(name, str) or not isinstance(content, str):
             raise TypeError("each tag must be a (name, content) pair of str")
-        lowered = name.strip(_SPACE).lower()
+        lowered = ascii_lower(name.strip(_SPACE))
         if lowered == TDM_RESERVATION:
             reservations.append(content)
         elif lowered == TDM_POLICY and content.strip(_SPACE):
