@@ -2,7 +2,7 @@
 rightsholder reserves its text-and-data-mining rights ("opt-out", Article 4
 of Directive (EU) 2019/790), and the TDM policy that says how to license
 them (W3C TDM Reservation Protocol, Community Group final report, May 2024;
-T-1 to T-3 in docs/decisions.md).
+T-1 to T-5 in docs/decisions.md).
 
 Three sources, each superseding the one before:
 
@@ -25,10 +25,10 @@ Three sources, each superseding the one before:
 >>> value.reserved, str(value.source)
 (True, 'HTTP header')
 
-Imports only ``scrapy_robots_rfc.robotstxt`` and the standard library; never Scrapy,
-Twisted, redis-py or an HTML parser (``lint-imports`` checks it). EPUB and
-PDF metadata are not read (T-5). The modules are private; these names are
-the package's interface.
+Imports only ``scrapy_robots_rfc.robotstxt`` and the standard library;
+never Scrapy, Twisted, redis-py or an HTML parser (``lint-imports`` checks
+it). EPUB and PDF metadata are not read (T-5). The modules are private;
+these names are the package's interface.
 """
 
 from __future__ import annotations
