@@ -80,7 +80,9 @@ def test_the_first_screen_says_what_why_how_and_the_two_commands() -> None:
     demo = re.search(r"^    make demo +# ", screen, re.MULTILINE)
     test = re.search(r"^    make test +# ", screen, re.MULTILINE)
     unit = re.search(r"^    make test-unit +# .*quick", screen, re.MULTILINE)
-    assert demo and test and unit
+    assert demo
+    assert test
+    assert unit
     assert activation < demo.start() < test.start() < unit.start()
     assert re.search(r"``make test`` takes about \d+ minutes", screen)
     assert "Contributing" not in screen
