@@ -728,7 +728,7 @@ def test_the_performance_page_is_written_for_users() -> None:
     for peer in ("scrapy_robots_rfc", "Scrapy's built-in", "Google's parser", "texting-robots-py"):
         assert peer in header
     assert "\n**How it was measured.**" in page
-    assert (DOCS / "dev" / "performance-history.rst").is_file()
+    assert (ROOT / "docs/dev/performance-history.rst").is_file()
     # the grace it states is the one in force, as the settings page states it
     [grace] = [f.default for f in dataclasses.fields(Config) if f.name == "park_after"]
     assert f":setting:`ROBOTSTXT_RFC_PARK_AFTER` ({grace:g} s)" in page

@@ -249,8 +249,8 @@ def test_the_metadata_links_nothing_unpublished(tmp_path: Path) -> None:
 
 
 def test_setup_py_cites_what_exists() -> None:
-    """setup.py's docstring pointed at README.rst's "Two builds" and at
-    docs/install.rst, neither of which exists (issue 43)."""
+    """setup.py's docstring pointed at README.rst's "Two builds" and at an
+    install page of the docs, neither of which exists (issue 43)."""
     text = (ROOT / "setup.py").read_text(encoding="utf-8")
     docstring = ast.get_docstring(ast.parse(text)) or ""
     for path, section in re.findall(
