@@ -46,8 +46,9 @@ html_title = f"scrapy_robots_rfc {release}"
 # one), and sphinx_scrapy's guess of an address is undone in setup() below.
 html_baseurl = os.environ.get("READTHEDOCS_CANONICAL_URL", "")
 suppress_warnings = ["sitemap.configuration"] if not html_baseurl else []
-# Table cells wrap between words, never inside one, and the sidebar wraps
-# long names instead of clipping them (the theme does both).
+# docs/_static/custom.css: table cells wrap between words, never inside one
+# (the theme keeps a cell on one line and lets a link break anywhere), and
+# the sidebar wraps long names (the theme clips them).
 html_static_path = ["_static"]
 html_css_files = ["custom.css"]
 
