@@ -10,8 +10,9 @@ Before, the probe (a read of one row and a write to the locks table)
 passed on such a file: the store came back and failed again at the next
 write, 6 "store failed" and 5 "answers again" lines in 67 s.
 
-:class:`.SharedStore` with its real threads and a real file; the probes'
-timers on ``twisted.internet.task.Clock``.
+:class:`.SharedStore` with its real threads and a real file, the probes'
+timers on ``twisted.internet.task.Clock``; then a real crawl on such a file,
+under both activations.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from scrapy_robots_rfc.stores import Record
 from scrapy_robots_rfc.stores._circuit_breaker import StoreHealth
 from scrapy_robots_rfc.stores._sqlite import SqliteStore
 
+from ..crawling import ROBOTS, Stage, crawl, pages, robots_origin, stat
+from ..mockserver import Reply
 from .sqlite_damage import damage_records
 from .test_store_close import wait_for
 from .test_store_locked import shared_store
@@ -118,3 +121,37 @@ def test_a_damaged_records_table_fails_once_and_answers_again_once_repaired(tmp_
     assert said(caplog, back) == [f"{back} after 603 s; robots.txt is shared through it again"]
     assert stats.values == {"robotstxt/store/error": 1, "robotstxt/store/recovered": 1}
     yield shared.close()
+
+
+@pytest.mark.e2e
+@pytest_twisted.inlineCallbacks
+def test_a_crawl_on_a_damaged_store_fails_once_and_never_says_it_answers(
+    server, activation, tmp_path, caplog
+):
+    """A real crawl of two origins on such a file: the first origin's record
+    cannot be written (the store failed, once); the second's robots.txt comes
+    2.5 s later, after the first probe. Before, that probe passed ("answers
+    again"), and the second origin's write failed again. The crawl goes on
+    with memory: every allowed page reached the spider, and no disallowed
+    one was requested."""
+    path = tmp_path / "damaged.db"
+    stored(path)
+    damage_records(path)
+    quick = robots_origin(server, Reply(body=ROBOTS))
+    slow = robots_origin(server, Reply(body=ROBOTS, delay=2.5))
+    urls = [*pages(quick, "/a", "/private/x"), *pages(slow, "/b", "/private/y")]
+    with caplog.at_level(logging.DEBUG):
+        crawler = yield crawl(activation, [Stage(urls)], ROBOTSTXT_RFC_STORE=f"sqlite:///{path}")
+    failed = said(caplog, "The robots.txt store failed")
+    assert len(failed) == 1, failed
+    assert "database disk image is malformed" in failed[0]
+    assert said(caplog, "The robots.txt store ROBOTSTXT_RFC_STORE") == []  # "answers again"
+    assert len(said(caplog, "The robots.txt store still fails")) >= 1  # probed meanwhile
+    assert stat(crawler, "robotstxt/store/error") == 1
+    assert stat(crawler, "robotstxt/store/recovered") is None
+    assert sorted(crawler.spider.seen) == sorted([quick.url("/a"), slow.url("/b")])
+    assert sorted(crawler.spider.failed_with("Forbidden by robots.txt")) == sorted(
+        [quick.url("/private/x"), slow.url("/private/y")]
+    )
+    assert sorted(server.paths(quick)) == ["/a", "/robots.txt"]
+    assert sorted(server.paths(slow)) == ["/b", "/robots.txt"]
