@@ -385,8 +385,8 @@ class SqliteStore:
                 "INSERT OR REPLACE INTO records (origin, data) VALUES (?, ?)",
                 (_PROBE_ORIGIN, _PROBE_DATA),
             )
-            row = db.execute("SELECT data FROM records WHERE origin = ?", (_PROBE_ORIGIN,))
-            if row.fetchone() != (_PROBE_DATA,):
+            read = db.execute("SELECT data FROM records WHERE origin = ?", (_PROBE_ORIGIN,))
+            if read.fetchall() != [(_PROBE_DATA,)]:
                 raise StoreError(f"{self.source}: a record written did not read back")
             db.execute("DELETE FROM records WHERE origin = ?", (_PROBE_ORIGIN,))
             db.execute(
