@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ._build import COMPILED, build
 from ._canonical import MODES, Mode, canonical_match_string, escape_pattern
-from ._lint import CODES, html_page, lint
+from ._lint import CODES, HtmlPage, html_page, lint, looks_like_html
 from ._matcher import ROBOTS_TXT_PATH, AgentRules
 from ._names import (
     GLOBAL_NAME,
@@ -59,6 +59,7 @@ __all__ = [
     "AgentRules",
     "CrawlDelay",
     "Explanation",
+    "HtmlPage",
     "Mode",
     "Name",
     "Preferences",
@@ -78,6 +79,7 @@ __all__ = [
     "header_source",
     "html_page",
     "lint",
+    "looks_like_html",
     "name_problem",
     "parse_statement",
     "pattern_matches",
