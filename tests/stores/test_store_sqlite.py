@@ -277,6 +277,29 @@ def test_the_probe_leaves_nothing(tmp_path):
     db.close()
 
 
+def test_a_wal_file_commits_without_waiting_for_the_disk(tmp_path, monkeypatch):
+    """Every connection the store makes to its WAL file has synchronous =
+    NORMAL (1), not SQLite's FULL (2): a commit holds the lock for the write
+    only, not a disk sync."""
+    made: list[sqlite3.Connection] = []
+    connect = sqlite3.connect
+
+    def recording(*args, **kwargs):
+        made.append(connect(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(sqlite3, "connect", recording)
+    store = SqliteStore(str(tmp_path / "wal.db"))
+    with ThreadPoolExecutor(4) as pool:  # several connections at once
+        list(pool.map(lambda i: store.put(f"http://h{i}", record()), range(8)))
+    assert store.get("http://h7") == record()
+    assert made
+    for db in made:
+        assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        assert db.execute("PRAGMA synchronous").fetchone() == (1,)
+    store.close()
+
+
 def test_a_call_waiting_for_the_lock_does_not_hold_the_others(tmp_path):
     path = tmp_path / "held.db"
     store = SqliteStore(str(path))
