@@ -24,6 +24,12 @@ def shared(*objects: object) -> set[int]:
     return set(_SHARED).union(map(id, objects))
 
 
+def text_bytes(text: str) -> int:
+    """What a string costs: nothing for an empty one or one character,
+    which CPython keeps once for all."""
+    return sys.getsizeof(text) if len(text) > 1 else 0
+
+
 def footprint(root: object, seen: set[int]) -> int:
     """What ``root`` costs with everything it holds, in bytes, leaving out
     the objects in ``seen`` (their ``id``), to which it adds those it
@@ -39,7 +45,7 @@ def footprint(root: object, seen: set[int]) -> int:
         if key in seen or type(item) is Rule:
             continue
         seen.add(key)
-        total += sys.getsizeof(item)
+        total += text_bytes(item) if isinstance(item, str) else sys.getsizeof(item)
         if isinstance(item, (tuple, list, set, frozenset)):
             stack.extend(item)
         elif isinstance(item, dict):
@@ -56,7 +62,11 @@ def rules_footprint(rules: tuple[Rule, ...]) -> int:
     ``index_of`` names is another rule's (PATH-9): not counted twice."""
     total = sys.getsizeof(rules)
     for rule in rules:
-        total += sys.getsizeof(rule) + sys.getsizeof(rule.pattern)
-        if rule.line > 256:
-            total += sys.getsizeof(rule.line)
+        total += sys.getsizeof(rule) + text_bytes(rule.pattern) + int_bytes(rule.line)
     return total
+
+
+def int_bytes(number: int) -> int:
+    """What an int costs: nothing from -5 to 256, which CPython keeps once
+    for all."""
+    return 0 if -5 <= number <= 256 else sys.getsizeof(number)

@@ -28,8 +28,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final
 
 from ._canonical import Mode, canonical_match_string
-from ._footprint import footprint, rules_footprint, shared
-from ._patterns import CrawlDelay, Rule, Wild, scan_form, wild_matches
+from ._footprint import footprint, int_bytes, rules_footprint, shared, text_bytes
+from ._patterns import EXACT, CrawlDelay, Rule, Wild, scan_form, wild_matches
 from ._rule_tree import Node, TooDeep, precedence_weight, tree_regex
 
 if TYPE_CHECKING:
@@ -110,6 +110,34 @@ def _float(
     return tuple(scanned), {gram: tuple(entries) for gram, entries in grams.items()}
 
 
+def _scan_table_bytes(
+    rules: tuple[Rule, ...],
+    prefixes: tuple[str, ...],
+    wilds: tuple[Wild | None, ...],
+    chunks: tuple[tuple[str, ...], ...] | None,
+    floating: _Floating | None,
+) -> int:
+    """What a scan table costs (:meth:`AgentRules.scan`), in bytes, counted
+    without a set of what was seen (which would cost as much again): a
+    plain rule's prefix is its pattern, which the rules count; the wildcard
+    forms of a small set of plain rules are shared."""
+    size = sys.getsizeof(prefixes)
+    if len(wilds) >= len(_PLAIN_WILDS) or wilds is not _PLAIN_WILDS[len(wilds)]:
+        size += sys.getsizeof(wilds)
+    for rule, prefix, wild in zip(rules, prefixes, wilds, strict=True):
+        if prefix is not rule.pattern:
+            size += text_bytes(prefix)
+        if wild is not None and wild is not EXACT:
+            size += footprint(wild, shared())
+    if chunks is not None:
+        size += sys.getsizeof(chunks) + sum(map(sys.getsizeof, chunks))
+    if floating is not None:
+        size += sys.getsizeof(floating)
+        for gram, indexes in floating.items():
+            size += text_bytes(gram) + sys.getsizeof(indexes) + sum(map(int_bytes, indexes))
+    return size
+
+
 def literal_prefix(pattern: str) -> str:
     """The literal text a pattern starts with: up to its first ``*``, or the
     whole pattern but a final ``$``. Only a path that starts with it can
@@ -133,6 +161,15 @@ _SCAN_ONLY_MAX: Final = 128
 #: with it (7 to 17 us per rule to build, against about 5 ns per rule
 #: saved per verdict), and a crawler asks most origins for few verdicts.
 _SCANS_BEFORE_COMPILE: Final = 2048
+#: A rule set of more rules than this is never compiled, only scanned:
+#: building the tree takes a dict entry and a list per prefix, and seconds.
+#: The largest rule set of the 310 real files has 1,708 rules.
+_COMPILE_MAX_RULES: Final = 65_536
+#: Nor one whose tree's regex is longer than this: Python's regex compiler
+#: takes about 90 bytes a character while it works (11 MiB here), and
+#: about a second per 25,000 characters. The largest tree of the real
+#: files has 52,622.
+_TREE_MAX_CHARS: Final = 131_072
 #: What the indexes built on use (the scan table, the prefix tree and its
 #: nodes) may cost together, as a multiple of what the rules themselves
 #: cost: an index that would take more is not built, and the rules are
@@ -152,8 +189,8 @@ class AgentRules:
     allowed (PATH-7).
 
     Verdicts scan the rules (:meth:`scan`). A rule set of more than 128
-    rules that keeps being asked (2,048 verdicts) is compiled into a prefix
-    tree (one regex, :mod:`.robotstxt._rule_tree`), so that one C-level
+    rules (and up to 65,536) that keeps being asked (2,048 verdicts) is
+    compiled into a prefix tree (one regex, :mod:`.robotstxt._rule_tree`), so that one C-level
     ``match`` finds the few rules that can match a path; those are then
     tried in precedence order.
 
@@ -234,7 +271,8 @@ class AgentRules:
         #: What the rules (and usage rules, agents, delay) cost, in bytes;
         #: what the indexes may cost (``share`` times that: :data:`SHARE`
         #: unless a test asks otherwise); what the indexes built so far
-        #: cost; whether an index did not fit: then nothing more is built.
+        #: cost; whether no index will be built any more (one did not fit,
+        #: or the tree would be too large to compile).
         self._held = 0
         if base is None:
             seen = shared()
@@ -307,22 +345,36 @@ class AgentRules:
             self._compile()
 
     def _compile(self) -> re.Pattern[str] | None:
-        """The prefix tree, built if it fits in the share; ``None`` if not
-        (and nothing more is built)."""
+        """The prefix tree, built if it fits in the share and is not too
+        large to compile (:data:`_COMPILE_MAX_RULES`,
+        :data:`_TREE_MAX_CHARS`); ``None`` if not (and nothing more is
+        built)."""
+        if len(self.rules) > _COMPILE_MAX_RULES:
+            self._full = True
+            return None
         by_prefix: dict[str, list[Rule]] = {"": []}
+        keys = 0  # what the keys cost: a plain prefix is its rule's pattern
         for rule in self.rules:
-            by_prefix.setdefault(literal_prefix(rule.pattern), []).append(rule)
+            prefix = literal_prefix(rule.pattern)
+            rules = by_prefix.get(prefix)
+            if rules is None:
+                rules = by_prefix[prefix] = []
+                if prefix is not rule.pattern:
+                    keys += text_bytes(prefix)
+            rules.append(rule)
         try:
             tree = tree_regex(sorted(by_prefix))
         except TooDeep:
             # Pathological nesting: one node holds every rule.
             by_prefix = {"": list(self.rules)}
             tree = ""
+        if len(tree) > _TREE_MAX_CHARS:
+            self._full = True
+            return None
         compiled = re.compile(tree, re.DOTALL)
         nodes: dict[str, Node] = {}
-        # A plain prefix is its rule's pattern, which the rules count.
-        seen = shared(*(rule.pattern for rule in self.rules))
-        if not self._charge(footprint((by_prefix, compiled, nodes), seen)):
+        size = keys + sum(map(sys.getsizeof, (by_prefix, compiled, nodes)))
+        if not self._charge(size + sum(map(sys.getsizeof, by_prefix.values()))):
             return None
         self._by_prefix, self._tree, self._nodes = by_prefix, compiled, nodes
         return compiled
@@ -376,10 +428,7 @@ class AgentRules:
         if len(prefixes) > _CHUNK:
             prefixes, floating = _float(prefixes, wilds)
             chunks = tuple(prefixes[i : i + _CHUNK] for i in range(0, len(prefixes), _CHUNK))
-        # A plain rule's prefix is its pattern, which the rules count; the
-        # wildcard forms of a small set of plain rules are shared.
-        seen = shared(*(rule.pattern for rule in self.rules), *_PLAIN_WILDS, _NEVER)
-        if not self._charge(footprint((prefixes, wilds, chunks, floating), seen)):
+        if not self._charge(_scan_table_bytes(self.rules, prefixes, wilds, chunks, floating)):
             return None
         self._prefixes, self._wilds, self._chunks, self._floating = (
             prefixes,

@@ -202,46 +202,51 @@ class _Lines:
     Groups (RFC 9309 §2.1; GRP-1, GRP-2) are runs of the user-agent lines
     and of the rules: group ``g`` has the agents from ``group_agents[g]``
     and the rules from ``group_rules[g]``, up to those of the next group.
-    The names a user-agent line binds (:func:`_bound`) are kept as their
-    hashes, each with its line's index in ``agents``: a lookup compares
-    ints, then reads the lines it found again, so that a hash collision
-    never selects a group."""
+    The names a user-agent line may bind (:func:`_bound`) are kept as their
+    hashes, one array for its token and one for its product name, each at
+    the line's index in ``agents``: a lookup compares ints, then reads the
+    lines it found again, so that a hash collision never selects a group."""
 
     __slots__ = (
-        *("agents", "bind_agents", "binds", "global_agents", "group_agents", "group_rules"),
+        *("agents", "global_agents", "group_agents", "group_rules", "products", "tokens"),
         *("lines", "rule_lines", "rules", "run_agents", "run_delays", "run_ends", "run_lines"),
         *("sitemaps", "usage_groups", "usage_lines", "usage_spans"),
     )
 
-    def __init__(self) -> None:
+    def __init__(self, size: int) -> None:
+        # Spans take 64 bits; line numbers and indexes 32 for a text of
+        # less than a GiB (fewer than 2**30 lines), which any limit of
+        # ROBOTSTXT_RFC_MAX_BYTES is; the names' hashes always (_hashed).
+        index = "i" if size < 1 << 30 else "q"
         #: The value of each user-agent line, in file order.
         self.agents: array[int] = array("q")
-        #: The hash of each name a user-agent line binds, and that line's
-        #: index in :attr:`agents` (UA-3, UA-5, D-21).
-        self.binds: array[int] = array("q")
-        self.bind_agents: array[int] = array("q")
+        #: The hash of each user-agent line's token (0 for ``*``) and, in
+        #: rfc mode, of its product name when that is longer (else 0):
+        #: the names it may bind (UA-3, UA-5, D-21).
+        self.tokens: array[int] = array("i")
+        self.products: array[int] = array("i")
         #: The indexes in :attr:`agents` of the ``*`` lines (UA-2).
-        self.global_agents: array[int] = array("q")
+        self.global_agents: array[int] = array(index)
         #: Each group's first index in :attr:`agents` and in :attr:`rules`.
-        self.group_agents: array[int] = array("q")
-        self.group_rules: array[int] = array("q")
+        self.group_agents: array[int] = array(index)
+        self.group_rules: array[int] = array(index)
         #: The value of each allow/disallow line, and its line number
         #: shifted left by one, or'ed with 1 for allow.
         self.rules: array[int] = array("q")
-        self.rule_lines: array[int] = array("q")
+        self.rule_lines: array[int] = array(index)
         #: The runs of user-agent lines that a crawl-delay line follows
         #: (D-17): their first index in :attr:`agents` and the one after
         #: their last, the delay's seconds and its line.
-        self.run_agents: array[int] = array("q")
-        self.run_ends: array[int] = array("q")
+        self.run_agents: array[int] = array(index)
+        self.run_ends: array[int] = array(index)
         self.run_delays: array[float] = array("d")
-        self.run_lines: array[int] = array("q")
+        self.run_lines: array[int] = array(index)
         #: The content-usage and content-signal lines (U-1): the index of
         #: the group each stands in (-1 before any user-agent line), the
         #: line number shifted left by one, or'ed with 1 for
         #: content-signal, and the value.
-        self.usage_groups: array[int] = array("q")
-        self.usage_lines: array[int] = array("q")
+        self.usage_groups: array[int] = array(index)
+        self.usage_lines: array[int] = array(index)
         self.usage_spans: array[int] = array("q")
         #: ``sitemap`` URLs, absolute, in file order, without duplicates.
         self.sitemaps: dict[str, None] = {}
@@ -258,6 +263,12 @@ class _Lines:
         number of lines there."""
         after = group + 1
         return range(starts[group], starts[after] if after < len(starts) else total)
+
+
+def _hashed(name: str) -> int:
+    """What :attr:`_Lines.tokens` and :attr:`_Lines.products` keep of a
+    name: 31 bits of its hash (a lookup reads each line it finds again)."""
+    return hash(name) & 0x7FFFFFFF
 
 
 def _bound(token: str | None, product: str, mode: Mode) -> tuple[str, ...]:
@@ -515,23 +526,26 @@ class RobotsTxt:
         if self.mode != "google" and lowered in ("", GLOBAL_NAME):
             return []
         lines, mode = self._lines, self.mode
-        binds, bind_agents = lines.binds, lines.bind_agents
-        wanted = hash(lowered)
+        wanted = _hashed(lowered)
+        candidates: set[int] = set()
+        for hashes in (lines.tokens, lines.products):
+            at = 0
+            while True:
+                try:
+                    at = hashes.index(wanted, at)
+                except ValueError:
+                    break
+                candidates.add(at)
+                at += 1
         found: list[int] = []
-        at = 0
-        while True:
-            try:
-                at = binds.index(wanted, at)
-            except ValueError:
-                return found
-            agent = bind_agents[at]
-            at += 1
+        for agent in sorted(candidates):
             # The line read again: a hash only says where to look.
             value = self._agent(agent)
             token = agent_token(value)
             product = agent_product(value) if token is not None and len(token) < len(value) else ""
-            if lowered in _bound(token, product, mode) and (not found or found[-1] != agent):
+            if lowered in _bound(token, product, mode):
                 found.append(agent)
+        return found
 
     def _build(self, name: str, lowered: str) -> AgentRules:
         lines = self._lines
@@ -829,8 +843,8 @@ def _read(text: str, mode: Mode, notes: list[_Pending] | None) -> _Lines:
     """The lines of ``text`` (:func:`_read_text`), read as robots.cc reads
     them; with ``notes``, a note is added there for each line that is
     skipped, cut or read other than it is written (none is made without)."""
-    lines = _Lines()
-    agents, binds, bind_agents = lines.agents, lines.binds, lines.bind_agents
+    lines = _Lines(len(text))
+    agents, tokens, products = lines.agents, lines.tokens, lines.products
     group_agents, group_rules = lines.group_agents, lines.group_rules
     rules, rule_lines = lines.rules, lines.rule_lines
     sitemaps = lines.sitemaps
@@ -927,11 +941,14 @@ def _read(text: str, mode: Mode, notes: list[_Pending] | None) -> _Lines:
                 token = agent_token(agent)
                 if token is None:
                     lines.global_agents.append(index)
+                    tokens.append(0)
+                    if mode == "rfc":
+                        products.append(0)
                     continue
                 product = agent_product(agent) if len(token) < len(agent) else ""
-                for bound in _bound(token, product, mode):
-                    binds.append(hash(bound))
-                    bind_agents.append(index)
+                tokens.append(_hashed(token))
+                if mode == "rfc":
+                    products.append(_hashed(product) if product else 0)
                 if noting:
                     out += _agent_notes(number, value, agent, token, product, mode)
             elif name in (ALLOW, DISALLOW):

@@ -187,3 +187,63 @@ def test_with_or_without_indexes_the_verdicts_are_the_same(
             assert compiled.decide(probe) == expected
     # Nothing was built for the bare one: its cost is its rules'.
     assert bare.cost <= built.cost
+
+
+# -- what a parse keeps (RobotsTxt) ----------------------------------------------
+
+
+def _filled(unit: Callable[[int], bytes], size: int) -> bytes:
+    parts, total, number = [], 0, 0
+    while total + len(unit(number)) <= size:
+        parts.append(unit(number))
+        total += len(parts[-1])
+        number += 1
+    return b"".join(parts)
+
+
+HOSTILE = {
+    # A million groups would take a minute here; the cost is per line.
+    "groups": lambda n: b"User-agent: b%05x\nAllow: /\n" % (n & 0xFFFFF),
+    "comments": lambda n: b"# comment\n",
+    "lines that are not robots.txt lines": lambda n: b"<p>x</p>\n",
+    "crawl-delays": lambda n: b"User-agent: b%x\nCrawl-delay: 1\n" % n,
+    "usage lines": lambda n: b"User-agent: b%x\nContent-Usage: /x train-ai=n\n" % n,
+}
+
+
+def test_a_parse_keeps_a_few_ints_a_line():
+    """Whatever the lines, a parse keeps its text and a few ints for each
+    line that it reads as a record (issue 41: 25 times the size of a file
+    of a million groups before), at most three times the file's size; the
+    notes are found when asked."""
+    size = 1024 * 1024
+    for name, unit in HOSTILE.items():
+        body = _filled(unit, size)
+        kept, parsed = retained(lambda body=body: RobotsTxt.parse(body, max_bytes=None))
+        assert kept <= 3 * size, (name, kept / size)
+        assert parsed.groups or name in ("comments", "lines that are not robots.txt lines")
+    junk = RobotsTxt.parse(_filled(HOSTILE["lines that are not robots.txt lines"], 9000))
+    assert len(junk.notes) == 1000
+    assert {note.code for note in junk.notes} == {"syntax"}
+
+
+def test_a_parse_survives_pickling():
+    """A parsed file is pickled as its text, and parsed again: the names'
+    hashes it keeps are the process's own."""
+    import pickle
+
+    body = (
+        b"User-agent: MJ12bot\nUser-agent: a.b\nDisallow: /x\nCrawl-delay: 2\n\n"
+        b"User-agent: *\nDisallow: /private\nContent-Usage: /p train-ai=n\n"
+        b"Sitemap: https://e.com/s.xml\nfoo\n"
+    )
+    for mode in ("rfc", "google"):
+        parsed = RobotsTxt.parse(body, mode, max_bytes=60)  # type: ignore[arg-type]
+        again = pickle.loads(pickle.dumps(parsed))
+        assert again.groups == parsed.groups
+        assert again.notes == parsed.notes
+        assert again.crawl_delays == parsed.crawl_delays
+        assert again.sitemaps == parsed.sitemaps
+        assert again.usage_rules == parsed.usage_rules
+        for name in ("mj12bot", "a", "other"):
+            assert again.explain("http://e.com/x", name) == parsed.explain("http://e.com/x", name)
