@@ -138,11 +138,17 @@ class Node:
         self._closure: dict[str, tuple[str, ...]] = {}
         if len(specials) > FILTER_MIN:
             self._build_filter()
-        #: What the node costs in memory, in bytes (its rules are the rule
-        #: set's: a plain prefix is its rule's pattern).
+        #: What the node costs in memory, in bytes.
+        self.cost = self._footprint()
+
+    def _footprint(self) -> int:
+        # Its rules are the rule set's, which counts them and their
+        # patterns (a plain prefix is its rule's pattern). A method of its
+        # own: the compiled build would read self.regex as None in
+        # __init__, where it was first set so.
         parts = (self.specials, self._forms, self.regex, self._always, self._by_literal)
-        seen = shared(*specials)  # the patterns, which the rules count
-        self.cost: int = sys.getsizeof(self) + footprint((parts, self._closure), seen)
+        seen = shared(*(rule.pattern for rule in self.specials))
+        return sys.getsizeof(self) + footprint((parts, self._closure), seen)
 
     def _build_filter(self) -> None:
         always = []

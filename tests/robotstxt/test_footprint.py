@@ -22,6 +22,21 @@ from scrapy_robots_rfc.robotstxt._matcher import SHARE
 T = TypeVar("T")
 
 
+#: What a measure may find beside the rule set: the module's cache of
+#: agent lists (kept once for all rule sets) grows its table now and then.
+SLACK = 2048
+
+
+def warmed_up() -> None:
+    """One-time allocations (the first use of a code path, in the compiled
+    build too) made before anything is measured, as bench_memory.py does."""
+    for body in FILES.values():
+        agent = RobotsTxt.parse(body).for_agent("bot")
+        for path in paths(2200):
+            agent.decide(path)
+        agent.compile()
+
+
 def retained(build: Callable[[], T]) -> tuple[int, T]:
     """What ``build()`` keeps in memory (tracemalloc), and what it returned."""
     gc.collect()
@@ -87,6 +102,7 @@ def test_the_indexes_stay_within_their_share_after_many_verdicts():
     """The parsed form of a file stays within a constant times what its
     rules cost, however many verdicts it answers (the prefix tree of a
     large set, and a node for each prefix asked, included)."""
+    warmed_up()
     for name, body in FILES.items():
         base, agent = retained(lambda body=body: RobotsTxt.parse(body).for_agent("bot"))
 
@@ -101,36 +117,49 @@ def test_the_indexes_stay_within_their_share_after_many_verdicts():
         assert more <= SHARE * base * 1.1, (name, base, more)
 
 
+def _answered(body: bytes, stages: int) -> AgentRules:
+    """The rule set of ``body`` after ``stages`` times 1,500 verdicts."""
+    agent = RobotsTxt.parse(body).for_agent("bot")
+    for stage in range(stages):
+        for _ in range(3):
+            for path in paths(2000)[stage::4]:
+                agent.decide(path)
+    return agent
+
+
 def test_the_cost_is_paid_before_the_indexes_are_built():
     """What the cost says never goes up (what a verdict may build is in it
-    from the start) and never falls below what is kept."""
+    from the start) and never falls below what is kept. Each stage is
+    measured from the start, so that nothing else the process allocates
+    meanwhile adds up."""
+    warmed_up()
     for name, body in FILES.items():
-        kept, agent = retained(lambda body=body: RobotsTxt.parse(body).for_agent("bot"))
-        costs = [agent.cost]
-        assert kept * 0.9 <= costs[-1], name
-        for chunk in range(4):
-
-            def verdicts(agent: AgentRules = agent, chunk: int = chunk) -> None:
-                for path in paths(2000)[chunk::4]:
-                    agent.decide(path)
-                agent.decide("/")
-
-            for _ in range(3):
-                kept += grown(agent, verdicts)
+        costs = []
+        for stages in range(5):
+            kept, agent = retained(lambda body=body, stages=stages: _answered(body, stages))
             costs.append(agent.cost)
-            assert kept * 0.9 <= costs[-1], (name, chunk, kept, costs)
+            assert kept * 0.9 - SLACK <= costs[-1], (name, stages, kept, costs)
         assert costs == sorted(costs, reverse=True), (name, costs)
+        # The same rule set, asked throughout: its cost only goes down.
+        agent = RobotsTxt.parse(body).for_agent("bot")
+        seen = [agent.cost]
+        for path in paths(6000):
+            agent.decide(path)
+            if agent.cost != seen[-1]:
+                seen.append(agent.cost)
+        assert seen == sorted(seen, reverse=True), (name, seen)
 
 
 def test_a_small_set_is_charged_what_it_keeps_once_it_has_answered():
     """A set of up to 128 rules is never compiled: after its first verdict
     (its scan table) nothing is kept in reserve."""
+    warmed_up()
     body = FILES["plain"]
     kept, agent = retained(lambda: RobotsTxt.parse(body).for_agent("bot"))
     before = agent.cost
     kept += grown(agent, lambda: agent.decide("/dir-3/x") and None)
     assert agent.cost < before
-    assert kept * 0.9 <= agent.cost <= kept * 1.15
+    assert kept * 0.9 - SLACK <= agent.cost <= kept * 1.15
 
 
 def _reference(rules: tuple[Rule, ...], path: str) -> Rule | None:
