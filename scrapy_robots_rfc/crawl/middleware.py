@@ -134,7 +134,10 @@ class RobotsTxtMiddleware:
         self._names = names = CrawlerNames(config, runtime)
         self._report = report = Report(config.max_origins, runtime.stats)
         self._cache: policy.LruCache[Origin, policy.Entry] = policy.LruCache(
-            config.max_origins, max_bytes=config.cache_bytes, weigh=policy.charge
+            config.max_origins,
+            max_bytes=config.cache_bytes,
+            weigh=policy.charge,
+            final=policy.Entry.settled,
         )
         self._origins = origins = Origins()
         # Built only: the store is opened when the spider opens, off the reactor.

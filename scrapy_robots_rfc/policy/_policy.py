@@ -313,6 +313,11 @@ class Entry:
     #: one (a network error, a refused request).
     status: int | None = None
 
+    def settled(self) -> bool:
+        """Whether :meth:`cost` is final: no rule set of the entry will
+        build an index any more (:attr:`.AgentRules.settled`)."""
+        return not self.rules or all(agent.settled for agent in self.rules.values())
+
     def cost(self) -> int:
         """What the entry costs in memory, in bytes: itself, its strings and
         its rules, each rule set with what its indexes may still take
@@ -513,9 +518,10 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 #: What the cache keeps for each item beside its key and value, in bytes:
-#: the ``OrderedDict``'s entry and link, and the weight kept for it
-#: (measured with ``tracemalloc``, CPython 3.11 to 3.13: 150 to 160).
-ITEM_BYTES: Final = 160
+#: the ``OrderedDict``'s entry and link, and the weight kept for it in one
+#: of two dicts (measured with ``tracemalloc`` on CPython 3.11: 140 to 200,
+#: tests/policy/test_cache.py).
+ITEM_BYTES: Final = 208
 
 
 class LruCache(Generic[K, V]):
@@ -525,11 +531,13 @@ class LruCache(Generic[K, V]):
     (``ROBOTSTXT_RFC_CACHE_BYTES``): ``weigh(key, value)`` and
     :data:`ITEM_BYTES` each.
 
-    An item is weighed when it is put, and again when it is touched: a
-    value's cost may change while it is cached (an entry's rules build
-    their indexes on use, :meth:`Entry.cost`)."""
+    An item is weighed when it is put, and again when it is touched until
+    ``final(value)`` says its cost will not change any more: a value's cost
+    may change while it is cached (an entry's rules build their indexes on
+    use, :meth:`Entry.cost`), and weighing costs a few microseconds that a
+    request to a settled origin need not pay."""
 
-    __slots__ = ("_items", "_weigh", "_weights", "max_bytes", "size", "total")
+    __slots__ = ("_final", "_items", "_settled", "_weigh", "_weights", "max_bytes", "size", "total")
 
     def __init__(
         self,
@@ -537,12 +545,17 @@ class LruCache(Generic[K, V]):
         *,
         max_bytes: int | None = None,
         weigh: Callable[[K, V], int] | None = None,
+        final: Callable[[V], bool] | None = None,
     ) -> None:
         if (max_bytes is None) != (weigh is None):
             raise ValueError("max_bytes and weigh go together")
         self._items: OrderedDict[K, V] = OrderedDict()
+        #: The weights of the items whose cost may still change, and of
+        #: those whose cost is final (weighed no more until put again).
         self._weights: dict[K, int] = {}
+        self._settled: dict[K, int] = {}
         self._weigh = weigh
+        self._final = final
         self.size = size
         self.max_bytes = max_bytes
         #: What the items cost now, in bytes (0 without ``weigh``).
@@ -552,9 +565,10 @@ class LruCache(Generic[K, V]):
         return self._items.get(key)
 
     def touch(self, key: K) -> None:
-        """Mark ``key`` as just used, and weigh it again."""
+        """Mark ``key`` as just used, and weigh it again unless its cost is
+        final."""
         self._items.move_to_end(key)
-        if self._weigh is not None:
+        if key in self._weights:
             self._charge(key, self._items[key])
 
     def put(self, key: K, value: V, *, keep: Container[K] = ()) -> int:
@@ -575,19 +589,30 @@ class LruCache(Generic[K, V]):
                 if old != key and old not in keep:
                     victims.append(old)
                     excess -= 1
-                    over -= self._weights.get(old, 0)
+                    over -= self._weight(old)
                     if excess <= 0 and over <= 0:
                         break
         for old in victims:
             del items[old]
-            self.total -= self._weights.pop(old, 0)
+            self.total -= self._weight(old)
+            self._weights.pop(old, None)
+            self._settled.pop(old, None)
         return len(victims)
+
+    def _weight(self, key: K) -> int:
+        weight = self._weights.get(key)
+        return self._settled.get(key, 0) if weight is None else weight
 
     def _charge(self, key: K, value: V) -> None:
         assert self._weigh is not None
         weight = self._weigh(key, value) + ITEM_BYTES
-        self.total += weight - self._weights.get(key, 0)
-        self._weights[key] = weight
+        self.total += weight - self._weight(key)
+        self._weights.pop(key, None)
+        self._settled.pop(key, None)
+        if self._final is not None and self._final(value):
+            self._settled[key] = weight
+        else:
+            self._weights[key] = weight
 
     def __len__(self) -> int:
         return len(self._items)

@@ -200,7 +200,6 @@ class AgentRules:
     """
 
     __slots__ = (
-        "_allowance",
         "_base",
         "_by_prefix",
         "_chunks",
@@ -210,6 +209,7 @@ class AgentRules:
         "_nodes",
         "_prefixes",
         "_scans",
+        "_share",
         "_spent",
         "_tree",
         "_wilds",
@@ -277,7 +277,9 @@ class AgentRules:
         if base is None:
             seen = shared()
             self._held = rules_footprint(self.rules) + footprint((agents, delay, usage), seen)
-        self._allowance = int(share * self._held)
+        # The factor, not the bytes: SHARE is one int for every rule set,
+        # where the product would be an int object for each.
+        self._share = share
         self._spent = 0
         self._full = False
 
@@ -297,23 +299,32 @@ class AgentRules:
         if base is not None:
             return own + base.cost
         total = own + self._held + self._spent
-        if not self._settled():
-            total += self._allowance - self._spent
+        if not self.settled:
+            total += self._allowance() - self._spent
         return total
 
-    def _settled(self) -> bool:
-        """Whether no index will be built any more: the share is full, or
-        a small rule set has its scan table (it is never compiled)."""
+    @property
+    def settled(self) -> bool:
+        """Whether no index will be built any more, so that :attr:`cost`
+        is final: the share is full, or a small rule set has its scan
+        table (it is never compiled). A rule set :meth:`renamed` from
+        another is as settled as the other."""
+        if self._base is not None:
+            return self._base.settled
         return (
             self._full
             or not self.rules
             or (self._prefixes is not None and len(self.rules) <= _SCAN_ONLY_MAX)
         )
 
+    def _allowance(self) -> int:
+        """What the indexes may cost: ``share`` times what the rules cost."""
+        return int(self._share * self._held)
+
     def _charge(self, size: int) -> bool:
         """Count an index of ``size`` bytes, if it fits in the share;
         ``False`` when it does not, and then nothing more is built."""
-        if self._full or self._spent + size > self._allowance:
+        if self._full or self._spent + size > self._allowance():
             self._full = True
             return False
         self._spent += size

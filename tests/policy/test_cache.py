@@ -109,6 +109,39 @@ def test_a_touch_weighs_the_value_again():
     assert len(cache) == 2
 
 
+def test_a_final_cost_is_not_weighed_again():
+    """Once ``final`` says a value's cost will not change, a touch does not
+    weigh it (weighing costs microseconds a request need not pay); put
+    again, it is weighed anew."""
+    weights = {"v": 400}
+    calls: list[str] = []
+
+    def weigh(key: str, value: str) -> int:
+        calls.append(key)
+        return weights[value]
+
+    final = {"v": False}
+    cache: LruCache[str, str] = LruCache(10, max_bytes=10_000, weigh=weigh, final=final.get)
+    cache.put("a", "v")
+    cache.touch("a")
+    assert calls == ["a", "a"]
+    final["v"] = True
+    weights["v"] = 100
+    cache.touch("a")  # weighed: the value is now final
+    assert cache.total == 100 + ITEM_BYTES
+    weights["v"] = 50
+    cache.touch("a")
+    cache.touch("a")
+    assert calls == ["a", "a", "a"]
+    assert cache.total == 100 + ITEM_BYTES
+    cache.put("a", "v")
+    assert cache.total == 50 + ITEM_BYTES
+    cache.put("b", "v")
+    weights["v"] = 10_000
+    assert cache.put("c", "v") == 2  # a and b: their final weights are what goes
+    assert cache.total == 10_000 + ITEM_BYTES
+
+
 def test_both_bounds_hold_together():
     weights = {"v": 10}
     cache = weighed(weights, size=3, max_bytes=10_000)
@@ -204,17 +237,26 @@ def test_the_cache_charges_the_entry_and_its_key():
 
 def test_item_bytes_is_what_the_cache_keeps_per_item():
     """ITEM_BYTES covers the OrderedDict's entry and the weight kept for
-    it: measured with tracemalloc over 10,000 items (keys and values made
-    beforehand, so that they are not counted)."""
+    it, whether its cost is final or not (two dicts, one entry in either):
+    measured with tracemalloc over 10,000 items, each touched once, half of
+    them final by then (keys and values made beforehand, so that they are
+    not counted)."""
     keys = [f"origin-{n}" for n in range(10_000)]
     values = [1000 + n for n in range(10_000)]
+    settled: set[int] = set()
 
     def fill() -> LruCache[str, int]:
         cache: LruCache[str, int] = LruCache(
-            20_000, max_bytes=10**12, weigh=lambda key, value: value
+            20_000,
+            max_bytes=10**12,
+            weigh=lambda key, value: value,
+            final=settled.__contains__,
         )
         for key, value in zip(keys, values, strict=True):
             cache.put(key, value)
+        settled.update(values[::2])
+        for key in keys:
+            cache.touch(key)
         return cache
 
     measured, cache = _retained(fill)
