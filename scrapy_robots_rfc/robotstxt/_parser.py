@@ -74,7 +74,7 @@ Name = str | bytes | Sequence[str | bytes]
 #: A :class:`Note` as a plain tuple (a tenth of the cost), or, explained
 #: only when asked (an HTML page has thousands): ``(line, text)`` for a line
 #: without key and value, ``(line, key, None)`` for an unknown key (text
-#: read as Latin-1, as :func:`_parse` reads lines).
+#: read as Latin-1, as :func:`_read` reads lines).
 _Pending = Noted | tuple[int, str] | tuple[int, str, None]
 #: What the ``past-limit`` note says: the limit, and how many bytes were
 #: cut past it (``None``: unknown, the caller cut them).
