@@ -29,6 +29,7 @@ def test_the_least_recently_used_key_goes_first():
     cache: LruCache[str, int] = LruCache(2)
     assert cache.put("a", 1) == 0
     assert cache.put("b", 2) == 0
+    cache.touch("b")
     cache.touch("a")
     assert cache.put("c", 3) == 1
     assert (cache.get("a"), cache.get("b"), cache.get("c")) == (1, None, 3)
@@ -44,6 +45,26 @@ def test_a_kept_key_is_never_evicted():
     assert cache.put("c", 3, keep={"a"}) == 1  # b goes
     assert cache.get("a") == 1
     assert cache.get("b") is None
+
+
+def test_used_keys_go_before_those_not_used_since_they_were_put():
+    """A copy put when its fetch ends waits for the requests that waited
+    for it: the keys touched since they were put go first (least recently
+    used first), then the others, the most recently put first, so that the
+    earliest keep their place until their requests are decided."""
+    cache: LruCache[str, int] = LruCache(3)
+    for key in "abc":
+        cache.put(key, 1)
+    cache.touch("b")  # b's requests were decided: it may go
+    assert cache.put("d", 1) == 1
+    assert cache.get("b") is None
+    # a, c and d are not used yet: the most recently put of them, d, goes
+    # (e is the one put now), and a, the earliest, stays.
+    assert cache.put("e", 1) == 1
+    assert [key for key in "acde" if cache.get(key) is not None] == ["a", "c", "e"]
+    cache.touch("a")
+    assert cache.put("f", 1) == 1
+    assert [key for key in "acef" if cache.get(key) is not None] == ["c", "e", "f"]
 
 
 def test_max_bytes_and_weigh_go_together():
@@ -65,7 +86,8 @@ def test_keys_are_evicted_by_what_they_weigh():
     cache.put("c", "small")
     assert len(cache) == 3
     # 500 more: b and c (the least recently used) must go for it to fit.
-    cache.touch("a")
+    for key in "bca":
+        cache.touch(key)
     assert cache.put("d", "large") == 2
     assert [cache.get(k) for k in "abcd"] == ["small", None, None, "large"]
     assert cache.total == 100 + 500 + 2 * ITEM_BYTES
@@ -147,6 +169,7 @@ def test_both_bounds_hold_together():
     cache = weighed(weights, size=3, max_bytes=10_000)
     for key in "abcde":
         cache.put(key, "v")
+        cache.touch(key)
     assert len(cache) == 3  # the count binds, well below the bytes
     assert [cache.get(k) for k in "abcde"] == [None, None, "v", "v", "v"]
 
