@@ -105,6 +105,7 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/bench_latency.py
 	$(BIN)/python benchmarks/bench_stores.py
 	$(BIN)/python benchmarks/bench_fetch_memory.py
+	$(BIN)/python benchmarks/bench_cache_memory.py
 
 # Builds with the .venv's `build` (the dev extra); the fresh venv it installs into
 # is made with $(PYTHON).

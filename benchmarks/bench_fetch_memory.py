@@ -13,7 +13,16 @@ each body in 64 KiB writes and never holds it whole:
   the server starts);
 * ``deflate bomb``, ``br bomb``, ``zstd bomb``: the same 1 GiB in the
   other encodings Scrapy's ``HttpCompressionMiddleware`` decodes (br and
-  zstd only when their modules are installed).
+  zstd only when their modules are installed);
+* ``groups``: 32 MiB of user-agent groups of 28 bytes each
+  (``User-agent: b0a1f2`` hex names, ``Allow: /``), 1.2 million groups
+  (issue 41), which the parser keeps in full (another crawler may ask for
+  any of them);
+* ``short comments``: 32 MiB of comment lines of 10 bytes (3.4 million
+  lines), which the parser reads and drops;
+* ``rules``: a ``User-agent: *`` group of 32 MiB of short rules
+  (``Disallow: /p123456``, 2 million), every one of which applies to the
+  crawler, so that the crawl keeps them all.
 
 Each crawl runs in a fresh process (``CrawlerProcess``, the add-on, the
 asyncio reactor, one page request, which robots.txt allows;
@@ -37,6 +46,10 @@ Run it directly::
     .venv/bin/python benchmarks/bench_fetch_memory.py --source /tmp/old  # another tree
     .venv/bin/python benchmarks/bench_fetch_memory.py --phases         # and where it goes
     .venv/bin/python benchmarks/bench_fetch_memory.py --json results.json
+    .venv/bin/python benchmarks/bench_fetch_memory.py --sites groups,short,gzip --limits max
+
+``--sites`` keeps the robots.txt files whose name starts with one of its
+words, ``--limits`` the limits whose name does (``500``, ``10``, ``max``).
 
 ``--source`` measures the package in another folder (e.g. an older commit
 unpacked with ``git archive``); its largest limit may differ. It is a
@@ -66,6 +79,9 @@ MIB = 1024 * 1024
 CHUNK = 64 * 1024
 HEAD = b"User-agent: *\nDisallow: /private\n"
 LINE = b"#" * 999 + b"\n"
+SHORT_LINE = b"# comment\n"
+#: The issue's hostile sizes: a file of the largest limit.
+HOSTILE_SIZE = 32 * MIB
 PLAIN_SIZE = 10**8
 BOMB_SIZE = 1024 * MIB
 LIMITS = {"500 KiB": 512_000, "10 MB": 10**7, "max (32 MiB)": 32 * MIB}
@@ -74,13 +90,29 @@ LIMITS = {"500 KiB": 512_000, "10 MB": 10**7, "max (32 MiB)": 32 * MIB}
 PHASES = ("fetch", "parse")
 
 
-def text(size: int) -> Iterator[bytes]:
-    """:data:`HEAD`, then comment lines, ``size`` bytes in all, in 1 MiB pieces."""
+def text(size: int, line: bytes = LINE) -> Iterator[bytes]:
+    """:data:`HEAD`, then comment lines (``line``), ``size`` bytes in all,
+    in 1 MiB pieces."""
     yield HEAD
     left = size - len(HEAD)
-    block = LINE * (MIB // len(LINE))
+    block = line * (MIB // len(line))
     while left > 0:
         piece = block[:left]
+        left -= len(piece)
+        yield piece
+
+
+def groups(size: int) -> Iterator[bytes]:
+    """``size`` bytes of 28-byte user-agent groups (``User-agent: b0a1f2``,
+    ``Allow: /``; the names repeat after 2**20), in pieces of about 1 MiB;
+    the page the crawl asks for is allowed."""
+    left = size
+    number = 0
+    while left > 0:
+        piece = b"".join(
+            b"User-agent: b%05x\nAllow: /\n" % ((number + n) & 0xFFFFF) for n in range(MIB // 28)
+        )[:left]
+        number += MIB // 28
         left -= len(piece)
         yield piece
 
@@ -146,13 +178,29 @@ def serve(robots: Callable[[http.server.BaseHTTPRequestHandler], None]) -> tuple
     return f"http://127.0.0.1:{server.server_address[1]}", server
 
 
-def streamed(size: int) -> Callable[[http.server.BaseHTTPRequestHandler], None]:
+def rules(size: int) -> Iterator[bytes]:
+    """``size`` bytes of one ``User-agent: *`` group of short disallow
+    rules, in pieces of about 1 MiB; the page the crawl asks for is
+    allowed."""
+    yield b"User-agent: *\n"
+    left = size - 14
+    number = 0
+    while left > 0:
+        piece = b"".join(b"Disallow: /p%d\n" % (number + n) for n in range(MIB // 18))[:left]
+        number += MIB // 18
+        left -= len(piece)
+        yield piece
+
+
+def streamed(
+    size: int, pieces: Callable[[int], Iterator[bytes]] = text
+) -> Callable[[http.server.BaseHTTPRequestHandler], None]:
     def write(handler: http.server.BaseHTTPRequestHandler) -> None:
         handler.send_response(200)
         handler.send_header("Content-Type", "text/plain")
         handler.send_header("Content-Length", str(size))
         handler.end_headers()
-        for piece in text(size):
+        for piece in pieces(size):
             for start in range(0, len(piece), CHUNK):
                 handler.wfile.write(piece[start : start + CHUNK])
 
@@ -291,6 +339,15 @@ def main() -> None:
     parser = harness.arguments(__doc__, "500 KiB only")
     parser.add_argument("--source", type=Path, default=ROOT, help="the package's folder")
     parser.add_argument(
+        "--sites",
+        help="only the robots.txt files whose name starts with one of these words "
+        "(comma-separated: plain, gzip, deflate, br, zstd, groups, short, rules)",
+    )
+    parser.add_argument(
+        "--limits",
+        help="only the limits whose name starts with one of these (comma-separated: 500, 10, max)",
+    )
+    parser.add_argument(
         "--phases",
         action="store_true",
         help="crawl each case once more under tracemalloc: the peak of the fetch and the parse",
@@ -301,12 +358,26 @@ def main() -> None:
     source = args.source.resolve()
     print(f"package measured: {source}; {harness.python_text(machine=True)}")
     limits = dict(list(LIMITS.items())[:1]) if args.quick else LIMITS
+    if args.limits:
+        chosen = tuple(args.limits.split(","))
+        limits = {label: limit for label, limit in limits.items() if label.startswith(chosen)}
+    wanted = tuple(args.sites.split(",")) if args.sites else ()
     sites: dict[str, str] = {}
     servers = []
-    for name, route in [("tiny", streamed(len(HEAD))), ("plain 100 MB", streamed(PLAIN_SIZE))]:
-        sites[name], server = serve(route)
-        servers.append(server)
+    routes = [
+        ("tiny", streamed(len(HEAD))),
+        ("plain 100 MB", streamed(PLAIN_SIZE)),
+        ("groups 32 MiB (1.2 M)", streamed(HOSTILE_SIZE, groups)),
+        ("short comments 32 MiB", streamed(HOSTILE_SIZE, lambda size: text(size, SHORT_LINE))),
+        ("rules 32 MiB (2 M)", streamed(HOSTILE_SIZE, rules)),
+    ]
+    for name, route in routes:
+        if name == "tiny" or not wanted or name.startswith(wanted):
+            sites[name], server = serve(route)
+            servers.append(server)
     for encoding in ("gzip", "deflate", "br", "zstd"):
+        if wanted and not encoding.startswith(wanted):
+            continue
         body = compressed(encoding, BOMB_SIZE)
         if body is None:
             print(f"{encoding}: its module is not installed, left out")

@@ -70,6 +70,7 @@ SHOWN_SETTINGS = (
 #: "Stats"). They count fetches and requests; the summary line counts origins.
 STAT_MEANINGS = {
     "robotstxt/allow_all": "fetches that found no robots.txt (4xx): allow all",
+    "robotstxt/cache/bytes/max": "the most bytes the cache of robots.txt rules held",
     "robotstxt/crawl_delay/applied": "download slots given a robots.txt crawl-delay",
     "robotstxt/crawl_delay/waited": "requests that waited for their crawl-delay turn",
     "robotstxt/fetches": "robots.txt fetches (a redirect chain is one)",

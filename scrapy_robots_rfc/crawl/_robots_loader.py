@@ -434,7 +434,9 @@ class RobotsLoader:
 
     def _remember(self, key: Origin, entry: policy.Entry, keep: Container[Origin]) -> None:
         """Cache ``entry``; never evict an origin of ``keep`` (requests wait
-        for it), which would reset its backoff and its waits."""
+        for it), which would reset its backoff and its waits. The cache
+        evicts others while it holds more than ``ROBOTSTXT_RFC_MAX_ORIGINS``
+        origins or ``ROBOTSTXT_RFC_CACHE_BYTES`` (:meth:`.Entry.cost`)."""
         previous = self.cache.get(key)
         now, allow_after = self.runtime.clock(), self.config.allow_after
         self.report.outcome(
@@ -448,3 +450,5 @@ class RobotsLoader:
         evicted = self.cache.put(key, entry, keep=keep)
         if evicted:
             self.runtime.stats.inc_value("robotstxt/cache/evicted", evicted)
+        # What the cache holds at most, as ROBOTSTXT_RFC_CACHE_BYTES counts it.
+        self.runtime.stats.max_value("robotstxt/cache/bytes/max", self.cache.total)

@@ -133,7 +133,12 @@ class RobotsTxtMiddleware:
         # The parts, each built once and given what it needs.
         self._names = names = CrawlerNames(config, runtime)
         self._report = report = Report(config.max_origins, runtime.stats)
-        self._cache: policy.LruCache[Origin, policy.Entry] = policy.LruCache(config.max_origins)
+        self._cache: policy.LruCache[Origin, policy.Entry] = policy.LruCache(
+            config.max_origins,
+            max_bytes=config.cache_bytes,
+            weigh=policy.charge,
+            final=policy.Entry.settled,
+        )
         self._origins = origins = Origins()
         # Built only: the store is opened when the spider opens, off the reactor.
         store = store_named(

@@ -14,12 +14,14 @@ from ._origin import Origin, Origins, origin
 from ._origin_life import OriginLife, Phase, Standing, standing
 from ._policy import (
     DEFAULT_TTL,
+    ITEM_BYTES,
     MAX_RETRY_DELAY,
     Answer,
     Entry,
     LruCache,
     Redirects,
     State,
+    charge,
     classify,
     entry_for,
     lifetime,
@@ -29,6 +31,7 @@ from ._verdict import Verdict
 
 __all__ = [
     "DEFAULT_TTL",
+    "ITEM_BYTES",
     "MAX_RETRY_DELAY",
     "Answer",
     "Entry",
@@ -41,6 +44,7 @@ __all__ = [
     "Standing",
     "State",
     "Verdict",
+    "charge",
     "classify",
     "entry_for",
     "life",

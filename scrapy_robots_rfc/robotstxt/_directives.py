@@ -11,7 +11,7 @@ from __future__ import annotations
 Noted = tuple[int, str, str]
 WHITESPACE = b" \t\n\v\f\r"  # absl::ascii_isspace (FMT-7)
 #: The same, for a line read as Latin-1 text (one character per byte: the
-#: parser reads lines so, :func:`.robotstxt._parser._parse`).
+#: parser reads lines so, :func:`.robotstxt._parser._read`).
 SPACES = " \t\n\v\f\r"
 Spellings = tuple[str, ...]
 

@@ -23,11 +23,13 @@ segment.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final
 
 from ._canonical import Mode, canonical_match_string
-from ._patterns import CrawlDelay, Rule, Wild, scan_form, wild_matches
+from ._footprint import footprint, int_bytes, rules_footprint, shared, text_bytes
+from ._patterns import EXACT, CrawlDelay, Rule, Wild, scan_form, wild_matches
 from ._rule_tree import Node, TooDeep, precedence_weight, tree_regex
 
 if TYPE_CHECKING:
@@ -66,6 +68,10 @@ def _scan_table(rules: tuple[Rule, ...]) -> tuple[tuple[str, ...], tuple[Wild | 
 _PLAIN_WILDS: Final[tuple[tuple[Wild | None, ...], ...]] = tuple((None,) * n for n in range(33))
 
 
+#: What a node's place in a rule set's dict of nodes costs, beside the
+#: node and its key: a dict entry, with room to grow.
+_NODE_SLOT: Final = 48
+
 #: A literal prefix no match string has (they all start with '/'): the
 #: chunked scan skips the rules :func:`_float` indexes instead.
 _NEVER: Final = "\0"
@@ -78,8 +84,9 @@ _GRAM: Final = 3
 
 
 #: A required segment's first characters -> the rules :func:`_float`
-#: indexed under them: index in precedence order, literal prefix, wildcard.
-_Floating = dict[str, tuple[tuple[int, str, Wild], ...]]
+#: indexed under them, by their index in precedence order (their literal
+#: prefix is the pattern's first character, or nothing before a ``*``).
+_Floating = dict[str, tuple[int, ...]]
 
 
 def _float(
@@ -92,15 +99,43 @@ def _float(
     A file can list hundreds of ``/*.something.html`` rules; the index
     finds the few whose segment starts somewhere in the path with one dict
     lookup per position, where the scan would try each rule."""
-    grams: dict[str, list[tuple[int, str, Wild]]] = {}
+    grams: dict[str, list[int]] = {}
     scanned = list(prefixes)
     for index, (prefix, wild) in enumerate(zip(prefixes, wilds, strict=True)):
         if wild is not None and len(prefix) <= _FLOAT_PREFIX and len(wild[0]) >= _GRAM:
-            grams.setdefault(wild[0][:_GRAM], []).append((index, prefix, wild))
+            grams.setdefault(wild[0][:_GRAM], []).append(index)
             scanned[index] = _NEVER
     if sum(map(len, grams.values())) < _FLOAT_MIN:
         return prefixes, None
     return tuple(scanned), {gram: tuple(entries) for gram, entries in grams.items()}
+
+
+def _scan_table_bytes(
+    rules: tuple[Rule, ...],
+    prefixes: tuple[str, ...],
+    wilds: tuple[Wild | None, ...],
+    chunks: tuple[tuple[str, ...], ...] | None,
+    floating: _Floating | None,
+) -> int:
+    """What a scan table costs (:meth:`AgentRules.scan`), in bytes, counted
+    without a set of what was seen (which would cost as much again): a
+    plain rule's prefix is its pattern, which the rules count; the wildcard
+    forms of a small set of plain rules are shared."""
+    size = sys.getsizeof(prefixes)
+    if len(wilds) >= len(_PLAIN_WILDS) or wilds is not _PLAIN_WILDS[len(wilds)]:
+        size += sys.getsizeof(wilds)
+    for rule, prefix, wild in zip(rules, prefixes, wilds, strict=True):
+        if prefix is not rule.pattern:
+            size += text_bytes(prefix)
+        if wild is not None and wild is not EXACT:
+            size += footprint(wild, shared())
+    if chunks is not None:
+        size += sys.getsizeof(chunks) + sum(map(sys.getsizeof, chunks))
+    if floating is not None:
+        size += sys.getsizeof(floating)
+        for gram, indexes in floating.items():
+            size += text_bytes(gram) + sys.getsizeof(indexes) + sum(map(int_bytes, indexes))
+    return size
 
 
 def literal_prefix(pattern: str) -> str:
@@ -126,6 +161,22 @@ _SCAN_ONLY_MAX: Final = 128
 #: with it (7 to 17 us per rule to build, against about 5 ns per rule
 #: saved per verdict), and a crawler asks most origins for few verdicts.
 _SCANS_BEFORE_COMPILE: Final = 2048
+#: A rule set of more rules than this is never compiled, only scanned:
+#: building the tree takes a dict entry and a list per prefix, and seconds.
+#: The largest rule set of the 310 real files has 1,708 rules.
+_COMPILE_MAX_RULES: Final = 65_536
+#: Nor one whose tree's regex is longer than this: Python's regex compiler
+#: takes about 90 bytes a character while it works (11 MiB here), and
+#: about a second per 25,000 characters. The largest tree of the real
+#: files has 52,622.
+_TREE_MAX_CHARS: Final = 131_072
+#: What the indexes built on use (the scan table, the prefix tree and its
+#: nodes) may cost together, as a multiple of what the rules themselves
+#: cost: an index that would take more is not built, and the rules are
+#: scanned instead (the same verdicts, more slowly). A file's parsed form
+#: thus stays within a constant times its size, however many verdicts it
+#: answers.
+SHARE: Final = 2
 
 
 class AgentRules:
@@ -138,10 +189,14 @@ class AgentRules:
     allowed (PATH-7).
 
     Verdicts scan the rules (:meth:`scan`). A rule set of more than 128
-    rules that keeps being asked (2,048 verdicts) is compiled into a prefix
-    tree (one regex, :mod:`.robotstxt._rule_tree`), so that one C-level
+    rules (and up to 65,536) that keeps being asked (2,048 verdicts) is
+    compiled into a prefix tree (one regex, :mod:`.robotstxt._rule_tree`), so that one C-level
     ``match`` finds the few rules that can match a path; those are then
     tried in precedence order.
+
+    Each of those indexes is built only if what they cost together stays
+    within ``share`` (:data:`SHARE`) times what the rules cost
+    (:attr:`cost`); the verdicts never depend on which were built.
     """
 
     __slots__ = (
@@ -149,9 +204,13 @@ class AgentRules:
         "_by_prefix",
         "_chunks",
         "_floating",
+        "_full",
+        "_held",
         "_nodes",
         "_prefixes",
         "_scans",
+        "_share",
+        "_spent",
         "_tree",
         "_wilds",
         "agents",
@@ -173,6 +232,7 @@ class AgentRules:
         delay: CrawlDelay | None = None,
         usage: UsageRuleSets | None = None,
         base: AgentRules | None = None,
+        share: float = SHARE,
     ) -> None:
         #: The rules in precedence order.
         self.rules: tuple[Rule, ...] = (
@@ -208,6 +268,67 @@ class AgentRules:
         self._nodes: dict[str, Node] | None = None
         #: The rule set this one answers with (:meth:`renamed`), if any.
         self._base = base
+        #: What the rules (and usage rules, agents, delay) cost, in bytes;
+        #: what the indexes may cost (``share`` times that: :data:`SHARE`
+        #: unless a test asks otherwise); what the indexes built so far
+        #: cost; whether no index will be built any more (one did not fit,
+        #: or the tree would be too large to compile).
+        self._held = 0
+        if base is None:
+            seen = shared()
+            self._held = rules_footprint(self.rules) + footprint((agents, delay, usage), seen)
+        # The factor, not the bytes: SHARE is one int for every rule set,
+        # where the product would be an int object for each.
+        self._share = share
+        self._spent = 0
+        self._full = False
+
+    @property
+    def cost(self) -> int:
+        """What this rule set costs in memory, in bytes: the object, its
+        rules and the indexes built so far, and what the indexes may still
+        take before they fill their share (:data:`SHARE`), which a verdict
+        may build at any time. A cache bounded in bytes charges this: what
+        is built later is paid for beforehand. It only ever goes down.
+
+        A rule set :meth:`renamed` from another costs its own object and
+        the other's :attr:`cost`: a caller that holds both counts the
+        rules once (they share :attr:`rules`)."""
+        own = sys.getsizeof(self)
+        base = self._base
+        if base is not None:
+            return own + base.cost
+        total = own + self._held + self._spent
+        if not self.settled:
+            total += self._allowance() - self._spent
+        return total
+
+    @property
+    def settled(self) -> bool:
+        """Whether no index will be built any more, so that :attr:`cost`
+        is final: the share is full, or a small rule set has its scan
+        table (it is never compiled). A rule set :meth:`renamed` from
+        another is as settled as the other."""
+        if self._base is not None:
+            return self._base.settled
+        return (
+            self._full
+            or not self.rules
+            or (self._prefixes is not None and len(self.rules) <= _SCAN_ONLY_MAX)
+        )
+
+    def _allowance(self) -> int:
+        """What the indexes may cost: ``share`` times what the rules cost."""
+        return int(self._share * self._held)
+
+    def _charge(self, size: int) -> bool:
+        """Count an index of ``size`` bytes, if it fits in the share;
+        ``False`` when it does not, and then nothing more is built."""
+        if self._full or self._spent + size > self._allowance():
+            self._full = True
+            return False
+        self._spent += size
+        return True
 
     def renamed(self, token: str, delay: CrawlDelay | None) -> AgentRules:
         """The same rules for another crawler token that the same groups
@@ -227,45 +348,61 @@ class AgentRules:
     def compile(self) -> None:
         """Compile the rules into the prefix tree now, rather than after the
         first verdicts of a large rule set (:meth:`decide`); answers do not
-        change, only their speed and the memory kept."""
+        change, only their speed and the memory kept. Within the share
+        (:data:`SHARE`), as on use."""
         if self._base is not None:
             self._base.compile()
-        elif self.rules and self._tree is None:
+        elif self.rules and self._tree is None and not self._full:
             self._compile()
 
-    def _compile(self) -> re.Pattern[str]:
+    def _compile(self) -> re.Pattern[str] | None:
+        """The prefix tree, built if it fits in the share and is not too
+        large to compile (:data:`_COMPILE_MAX_RULES`,
+        :data:`_TREE_MAX_CHARS`); ``None`` if not (and nothing more is
+        built)."""
+        if len(self.rules) > _COMPILE_MAX_RULES:
+            self._full = True
+            return None
         by_prefix: dict[str, list[Rule]] = {"": []}
+        keys = 0  # what the keys cost: a plain prefix is its rule's pattern
         for rule in self.rules:
-            by_prefix.setdefault(literal_prefix(rule.pattern), []).append(rule)
+            prefix = literal_prefix(rule.pattern)
+            rules = by_prefix.get(prefix)
+            if rules is None:
+                rules = by_prefix[prefix] = []
+                if prefix is not rule.pattern:
+                    keys += text_bytes(prefix)
+            rules.append(rule)
         try:
             tree = tree_regex(sorted(by_prefix))
         except TooDeep:
             # Pathological nesting: one node holds every rule.
             by_prefix = {"": list(self.rules)}
             tree = ""
-        self._by_prefix = by_prefix
-        self._tree = re.compile(tree, re.DOTALL)
-        self._nodes = {}
-        # The scan tables are not needed any more.
-        self._prefixes, self._wilds, self._chunks, self._floating = None, (), None, None
-        return self._tree
+        if len(tree) > _TREE_MAX_CHARS:
+            self._full = True
+            return None
+        compiled = re.compile(tree, re.DOTALL)
+        nodes: dict[str, Node] = {}
+        size = keys + sum(map(sys.getsizeof, (by_prefix, compiled, nodes)))
+        if not self._charge(size + sum(map(sys.getsizeof, by_prefix.values()))):
+            return None
+        self._by_prefix, self._tree, self._nodes = by_prefix, compiled, nodes
+        return compiled
 
     def scan(self, path: str) -> Rule | None:
         """The deciding rule for the match string ``path``, found by trying
         the rules in precedence order (the first that matches decides,
         PATH-5); :meth:`decide` gives the same answer, and uses it for a
-        rule set's first verdicts."""
+        rule set's first verdicts. Without its scan table (it did not fit
+        in the share) each rule's pattern is tried as it is written."""
         if self._base is not None:
             return self._base.scan(path)
         prefixes = self._prefixes
         if prefixes is None:
-            prefixes, self._wilds = _scan_table(self.rules)
-            if len(prefixes) > _CHUNK:
-                prefixes, self._floating = _float(prefixes, self._wilds)
-                self._chunks = tuple(
-                    prefixes[i : i + _CHUNK] for i in range(0, len(prefixes), _CHUNK)
-                )
-            self._prefixes = prefixes
+            prefixes = self._scan_table()
+            if prefixes is None:
+                return next((rule for rule in self.rules if rule.matches(path)), None)
         wilds = self._wilds
         best = len(prefixes)
         start = 0
@@ -291,6 +428,27 @@ class AgentRules:
             best = self._best_floating(floating, path, best)
         return self.rules[best] if best < len(prefixes) else None
 
+    def _scan_table(self) -> tuple[str, ...] | None:
+        """Build what :meth:`scan` needs, if it fits in the share: the
+        literal prefixes; ``None`` if it does not."""
+        if self._full:
+            return None
+        prefixes, wilds = _scan_table(self.rules)
+        floating: _Floating | None = None
+        chunks: tuple[tuple[str, ...], ...] | None = None
+        if len(prefixes) > _CHUNK:
+            prefixes, floating = _float(prefixes, wilds)
+            chunks = tuple(prefixes[i : i + _CHUNK] for i in range(0, len(prefixes), _CHUNK))
+        if not self._charge(_scan_table_bytes(self.rules, prefixes, wilds, chunks, floating)):
+            return None
+        self._prefixes, self._wilds, self._chunks, self._floating = (
+            prefixes,
+            wilds,
+            chunks,
+            floating,
+        )
+        return prefixes
+
     def _best_floating(self, floating: _Floating, path: str, best: int) -> int:
         """The first rule in precedence order, before ``best``, of those
         :func:`_float` indexed that matches ``path``; else ``best``."""
@@ -299,22 +457,32 @@ class AgentRules:
         else:  # a long path: try each segment start the rules have instead
             grams = [gram for gram in floating if gram in path]
         for gram in grams:
-            for index, prefix, wild in floating.get(gram, ()):
+            for index in floating.get(gram, ()):
                 if index >= best:
                     break
-                if path.startswith(prefix) and wild_matches(len(prefix), wild, path):
+                # The literal prefix is one character at most (_FLOAT_PREFIX).
+                head = self.rules[index].pattern[:1]
+                start = 0 if head == "*" else 1
+                wild = self._wilds[index]
+                assert wild is not None  # _float indexes wildcard rules only
+                if (not start or path.startswith(head)) and wild_matches(start, wild, path):
                     best = index
                     break
         return best
 
-    def _node(self, prefix: str) -> Node:
+    def _node(self, prefix: str) -> Node | None:
+        """The tree node of ``prefix``, built if it fits in the share;
+        ``None`` if not (and nothing more is built)."""
+        if self._full or self._nodes is None:
+            return None
         by_prefix = self._by_prefix or {}
         candidates = [
             rule for size in range(len(prefix) + 1) for rule in by_prefix.get(prefix[:size], ())
         ]
         node = Node(prefix, candidates)
-        if self._nodes is not None:
-            self._nodes[prefix] = node
+        if not self._charge(node.cost + _NODE_SLOT + sys.getsizeof(prefix)):
+            return None
+        self._nodes[prefix] = node
         return node
 
     def decide(self, path: str) -> Rule | None:
@@ -331,14 +499,19 @@ class AgentRules:
             if len(self.rules) <= _SCAN_ONLY_MAX:
                 return self.scan(path)
             # Compiling costs as much as a few thousand scans: a rule set
-            # used for fewer verdicts is only scanned.
+            # used for fewer verdicts is only scanned; one whose tree does
+            # not fit in its share, always.
             self._scans += 1
-            if self._scans <= _SCANS_BEFORE_COMPILE:
+            if self._scans <= _SCANS_BEFORE_COMPILE or self._full:
                 return self.scan(path)
             tree = self._compile()
+            if tree is None:
+                return self.scan(path)
         found = tree.match(path)
         prefix = path[: found.end()] if found is not None else ""
         node = (self._nodes or {}).get(prefix) or self._node(prefix)
+        if node is None:
+            return self.scan(path)
         return node.decide(path)
 
     def deciding_rule(self, path: str) -> Rule | None:

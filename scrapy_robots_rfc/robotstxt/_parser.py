@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import math
 import re
+from array import array
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
@@ -72,7 +74,7 @@ Name = str | bytes | Sequence[str | bytes]
 #: A :class:`Note` as a plain tuple (a tenth of the cost), or, explained
 #: only when asked (an HTML page has thousands): ``(line, text)`` for a line
 #: without key and value, ``(line, key, None)`` for an unknown key (text
-#: read as Latin-1, as :func:`_parse` reads lines).
+#: read as Latin-1, as :func:`_read` reads lines).
 _Pending = Noted | tuple[int, str] | tuple[int, str, None]
 #: What the ``past-limit`` note says: the limit, and how many bytes were
 #: cut past it (``None``: unknown, the caller cut them).
@@ -179,61 +181,132 @@ class Explanation:
         return f"{verdict}: {self.url} for {self.user_agent!r}: {self.reason}"
 
 
-class _Group:
-    """One group: its user-agent lines and the records that follow them
-    (RFC 9309 §2.1; GRP-1, GRP-2). :class:`Group` is its read-only view.
-
-    Its rules are escaped and built when a crawler's name first selects the
-    group (:meth:`rules_in`): a file names many crawlers, and a crawler
-    reads one or two groups."""
-
-    __slots__ = ("agents", "binds", "is_global", "raw", "rules")
-
-    def __init__(self) -> None:
-        self.agents: list[str] = []
-        #: The callers' names (ASCII lower-cased) this group is for.
-        self.binds: set[str] = set()
-        self.is_global = False
-        #: (allow, value, line) of each allow/disallow line, until built
-        #: (the value read as Latin-1, as :func:`_parse` reads lines).
-        self.raw: list[tuple[bool, str, int]] = []
-        self.rules: list[Rule] | None = None
-
-    def rules_in(self, mode: Mode) -> list[Rule]:
-        """The group's rules, in file order (built on first call)."""
-        rules = self.rules
-        if rules is None:
-            rules = self.rules = []
-            for allow, value, number in self.raw:
-                pattern = escape_latin1(value, mode)
-                rules.append(Rule(allow, pattern, number))
-                if allow:
-                    # PATH-9, D-11: "index.htm" and "index.html" are
-                    # normalized to "/" (robots.cc HandleAllow).
-                    slash = pattern.rfind("/")
-                    if slash >= 0 and pattern.startswith("/index.htm", slash):
-                        rules.append(Rule(True, pattern[: slash + 1] + "$", number, pattern))
-            self.raw = []
-        return rules
+#: Where a value is in the parsed text, as one int: its offset shifted left
+#: by this many bits, or'ed with its length (a line keeps at most
+#: :data:`MAX_LINE_BYTES`, less than ``2**15``).
+_SPAN_BITS: Final = 15
+_SPAN_LENGTH: Final = (1 << _SPAN_BITS) - 1
+#: The text is split into lines this many characters at a time, so that a
+#: file of millions of short lines never has a string object for each.
+_BLOCK: Final = 64 * 1024
 
 
-class _Run:
-    """A run of user-agent lines, one after the other (blank lines and
-    comments between them do not count), and the first crawl-delay line
-    after them: the delay is theirs (D-17 revised). A group's user-agent
-    lines are one run or more: a crawl-delay line or another record between
-    them starts a new run, where it never starts a new group (D-18)."""
+class _Lines:
+    """What a parse keeps of the lines it reads, as arrays of ints: the
+    values are spans of the parsed text (:data:`_SPAN_BITS`), read again
+    when a crawler's rules are built. No object per line or per group: a
+    file of a million groups costs a few ints for each of its lines
+    (RFC 9309 §2.5 lets a crawler read more than 500 KiB;
+    ``ROBOTSTXT_RFC_MAX_BYTES`` may be 32 MiB).
 
-    __slots__ = ("agents", "binds", "crawl_delay", "is_global", "line")
+    Groups (RFC 9309 §2.1; GRP-1, GRP-2) are runs of the user-agent lines
+    and of the rules: group ``g`` has the agents from ``group_agents[g]``
+    and the rules from ``group_rules[g]``, up to those of the next group.
+    The names a user-agent line may bind (:func:`_bound`) are kept as their
+    hashes, one array for its token and one for its product name, each at
+    the line's index in ``agents``: a lookup compares ints, then reads the
+    lines it found again, so that a hash collision never selects a group."""
 
-    def __init__(self) -> None:
-        self.agents: list[str] = []
-        #: The callers' names (ASCII lower-cased) the run names, as
-        #: :attr:`_Group.binds`.
-        self.binds: set[str] = set()
-        self.is_global = False
-        self.crawl_delay: float | None = None
-        self.line = 0
+    __slots__ = (
+        *("agents", "global_agents", "group_agents", "group_rules", "products", "tokens"),
+        *("lines", "rule_lines", "rules", "run_agents", "run_delays", "run_ends", "run_lines"),
+        *("sitemaps", "usage_groups", "usage_lines", "usage_spans"),
+    )
+
+    def __init__(self, size: int) -> None:
+        # Spans take 64 bits; line numbers and indexes 32 for a text of
+        # less than a GiB (fewer than 2**30 lines), which any limit of
+        # ROBOTSTXT_RFC_MAX_BYTES is; the names' hashes always (_hashed).
+        index = "i" if size < 1 << 30 else "q"
+        #: The value of each user-agent line, in file order.
+        self.agents: array[int] = array("q")
+        #: The hash of each user-agent line's token (0 for ``*``) and, in
+        #: rfc mode, of its product name when that is longer (else 0):
+        #: the names it may bind (UA-3, UA-5, D-21).
+        self.tokens: array[int] = array("i")
+        self.products: array[int] = array("i")
+        #: The indexes in :attr:`agents` of the ``*`` lines (UA-2).
+        self.global_agents: array[int] = array(index)
+        #: Each group's first index in :attr:`agents` and in :attr:`rules`.
+        self.group_agents: array[int] = array(index)
+        self.group_rules: array[int] = array(index)
+        #: The value of each allow/disallow line, and its line number
+        #: shifted left by one, or'ed with 1 for allow.
+        self.rules: array[int] = array("q")
+        self.rule_lines: array[int] = array(index)
+        #: The runs of user-agent lines that a crawl-delay line follows
+        #: (D-17): their first index in :attr:`agents` and the one after
+        #: their last, the delay's seconds and its line.
+        self.run_agents: array[int] = array(index)
+        self.run_ends: array[int] = array(index)
+        self.run_delays: array[float] = array("d")
+        self.run_lines: array[int] = array(index)
+        #: The content-usage and content-signal lines (U-1): the index of
+        #: the group each stands in (-1 before any user-agent line), the
+        #: line number shifted left by one, or'ed with 1 for
+        #: content-signal, and the value.
+        self.usage_groups: array[int] = array(index)
+        self.usage_lines: array[int] = array(index)
+        self.usage_spans: array[int] = array("q")
+        #: ``sitemap`` URLs, absolute, in file order, without duplicates.
+        self.sitemaps: dict[str, None] = {}
+        #: How many lines the text has.
+        self.lines = 0
+
+    def group_of(self, agent: int) -> int:
+        """The group of the user-agent line ``agent``."""
+        return bisect_right(self.group_agents, agent) - 1
+
+    def group_span(self, group: int, starts: array[int], total: int) -> range:
+        """The indexes in ``starts`` (:attr:`group_agents` or
+        :attr:`group_rules`) of ``group``'s lines; ``total`` is the
+        number of lines there."""
+        after = group + 1
+        return range(starts[group], starts[after] if after < len(starts) else total)
+
+
+def _hashed(name: str) -> int:
+    """What :attr:`_Lines.tokens` and :attr:`_Lines.products` keep of a
+    name: 31 bits of its hash (a lookup reads each line it finds again)."""
+    return hash(name) & 0x7FFFFFFF
+
+
+def _bound(token: str | None, product: str, mode: Mode) -> tuple[str, ...]:
+    """The callers' names (ASCII lower-cased) a user-agent line binds: its
+    ``token`` (:func:`.robotstxt._names.agent_token`), ``None`` for ``*``.
+
+    UA-3, UA-5, D-7, D-8, D-21: both modes bind the line's token, its
+    leading [A-Za-z_-] run; an empty one names nobody, except to an empty
+    caller's name in google mode, as robots.cc compares them. rfc mode also
+    binds the whole product name (``product``: MJ12bot, where the token
+    alone is "mj"; empty unless the value is longer than its token)."""
+    if token is None:
+        return ()
+    if mode == "google":
+        return (token,)
+    if product and product != token:
+        return (product, token) if token else (product,)
+    return (token,) if token else ()
+
+
+def _agent_notes(
+    number: int, value: str, agent: str, token: str, product: str, mode: Mode
+) -> list[Noted]:
+    """The no-token and partial-token notes of a user-agent line (UA-1,
+    UA-3, D-21): both modes note a product name longer than its token
+    ("my.crawler" is for "my")."""
+    notes: list[Noted] = []
+    if mode == "google":
+        if not token:
+            notes.append(no_token_note(number, value, ""))
+        elif product and product != token:
+            notes.append(partial_token_note(number, agent, token, product))
+        return notes
+    if product and token and product != token:
+        notes.append(partial_token_note(number, agent, token, product))
+    if not token:
+        notes.append(no_token_note(number, value, product))
+    return notes
 
 
 class RobotsTxt:
@@ -245,38 +318,43 @@ class RobotsTxt:
 
     Parsing never raises on content; it is linear in the size of what it
     reads, which is at most :data:`MAX_BYTES` (500 KiB, RFC 9309 §2.5)
-    unless :meth:`parse` is given another ``max_bytes``.
+    unless :meth:`parse` is given another ``max_bytes``. What it keeps is
+    the text read and a few ints per line (:class:`_Lines`); a crawler's
+    rules are built from them when it asks (:meth:`for_agent`), and the
+    notes when they are asked for (:attr:`notes`).
     """
 
     __slots__ = (
-        *("_by_agent", "_by_groups", "_by_token", "_delays", "_groups", "_notes", "_usage"),
-        *("mode", "sitemaps"),
+        "_by_agent",
+        "_by_groups",
+        "_by_token",
+        "_lines",
+        "_past",
+        "_text",
+        "mode",
+        "sitemaps",
     )
 
-    def __init__(
-        self,
-        groups: list[_Group],
-        *,
-        sitemaps: tuple[str, ...],
-        notes: tuple[_Pending, ...],
-        mode: Mode,
-        usage: Sequence[RawUsage] | None = None,
-        delays: Sequence[_Run] = (),
-    ) -> None:
+    def __init__(self, text: str, lines: _Lines, *, mode: Mode, past: _Past | None) -> None:
         self.mode: Mode = mode
         #: ``sitemap`` URLs, absolute, in file order, without duplicates
         #: (RFC 9309 §2.2.4; OTHER-1). They belong to no group.
-        self.sitemaps = sitemaps
-        self._notes = notes
-        self._groups = groups
-        #: The runs of user-agent lines that a crawl-delay line follows, in
-        #: file order (D-17).
-        self._delays = tuple(delays)
-        # U-1: the content-usage/content-signal lines, None without any.
-        self._usage = None if usage is None else tuple(usage)
+        self.sitemaps = tuple(lines.sitemaps)
+        lines.sitemaps = {}
+        #: The text read (Latin-1, one character per byte, line ends made
+        #: LF, a BOM left out): what the spans of :attr:`_lines` point into.
+        self._text = text
+        self._lines = lines
+        #: The ``past-limit`` note's numbers, if something was cut.
+        self._past = past
         self._by_token: dict[str, AgentRules] = {}
         self._by_agent: dict[str | tuple[str, ...], AgentRules] = {}
         self._by_groups: dict[tuple[int, ...], AgentRules] = {}
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # Parsed again from its text: the names' hashes in _Lines are this
+        # process's (str hashes are salted per process).
+        return _from_text, (self._text, self.mode, self._past)
 
     @overload
     @classmethod
@@ -338,27 +416,41 @@ class RobotsTxt:
             if max_bytes < 0:
                 raise ValueError(f"max_bytes must be 0 or more bytes, or None, not {max_bytes}")
             limit = max_bytes
-        data = _as_bytes(body)
-        past: _Past | None = (MAX_BYTES if limit is None else limit, None) if truncated else None
-        if limit is not None:
-            whole = len(data)
-            data, cut = cut_at_limit(data, limit)
-            if cut:
-                # How much was cut is known only when nothing was cut before.
-                past = (limit, None if truncated else whole - len(data))
-        return _parse(data, checked, past)
+        text, past = _read_text(body, limit, truncated=bool(truncated))
+        return _from_text(text, checked, past)
 
     @property
     def notes(self) -> tuple[Note, ...]:
         """A :class:`Note` for each line that was skipped, cut or read other
-        than it is written, in line order (a new tuple at each call)."""
-        notes = [_explained(note) for note in self._notes]
+        than it is written, in line order (a new tuple at each call).
+
+        They are found when asked, by reading the text again: a parse for a
+        crawl keeps none (a file of a million lines that are not robots.txt
+        lines has a million notes)."""
+        pending: list[_Pending] = []
+        lines = _read(self._text, self.mode, pending)
+        text = self._text
+        # FMT-1, FMT-2: one check of the whole text; only a text that fails
+        # it is looked at line by line (a line is UTF-8 if and only if the
+        # text is: LF never splits a UTF-8 sequence).
+        if not text.isascii():
+            data = text.encode("latin-1")
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError:
+                pending += _utf8_notes(data.split(b"\n"))
+        if self._past is not None:
+            pending.append((lines.lines + 1, "past-limit", _past_limit_text(*self._past)))
+        notes = [_explained(note) for note in pending]
         return tuple(Note(*note) for note in sorted(notes, key=itemgetter(0)))
 
     @property
     def groups(self) -> tuple[Group, ...]:
         """The groups in file order, as written (a new view at each call)."""
-        return tuple(Group(tuple(g.agents), tuple(g.rules_in(self.mode))) for g in self._groups)
+        return tuple(
+            Group(self._agents_of((group,)), tuple(self._rules_of(group)))
+            for group in range(len(self._lines.group_agents))
+        )
 
     @property
     def crawl_delays(self) -> tuple[CrawlDelay, ...]:
@@ -366,9 +458,7 @@ class RobotsTxt:
         it belongs to (the run directly above it, D-17), in file order; a
         second one after the same run, and one before any user-agent
         line, do not count."""
-        return tuple(
-            CrawlDelay(tuple(r.agents), r.crawl_delay or 0.0, r.line) for r in self._delays
-        )
+        return tuple(self._run_delay(run) for run in range(len(self._lines.run_agents)))
 
     def for_agent(self, user_agent: Name) -> AgentRules:
         """The rules that apply to the crawler named ``user_agent``.
@@ -426,48 +516,136 @@ class RobotsTxt:
                 return self.for_agent(name)
         return self.for_agent(names[0])
 
-    def _specific(self, lowered: str) -> list[_Group]:
-        """The groups that name the crawler ``lowered`` (not the ``*`` ones).
+    def _specific(self, lowered: str) -> list[int]:
+        """The user-agent lines (indexes in :attr:`_Lines.agents`, in file
+        order) that name the crawler ``lowered`` (not the ``*`` ones).
 
         D-21: in rfc mode "*" and "" select the global groups only; in
         google mode "*" never equals a token and "" is compared like any
         other name (UA-7: robots.cc gives it the groups of empty tokens)."""
-        if self.mode == "google" or lowered not in ("", GLOBAL_NAME):
-            return [g for g in self._groups if lowered in g.binds]
-        return []
+        if self.mode != "google" and lowered in ("", GLOBAL_NAME):
+            return []
+        lines, mode = self._lines, self.mode
+        wanted = _hashed(lowered)
+        candidates: set[int] = set()
+        for hashes in (lines.tokens, lines.products):
+            at = 0
+            while True:
+                try:
+                    at = hashes.index(wanted, at)
+                except ValueError:
+                    break
+                candidates.add(at)
+                at += 1
+        found: list[int] = []
+        for agent in sorted(candidates):
+            # The line read again: a hash only says where to look.
+            value = self._agent(agent)
+            token = agent_token(value)
+            product = agent_product(value) if token is not None and len(token) < len(value) else ""
+            if lowered in _bound(token, product, mode):
+                found.append(agent)
+        return found
 
     def _build(self, name: str, lowered: str) -> AgentRules:
-        chosen = self._specific(lowered)
-        delay = self._delay(lowered, named=bool(chosen)) if self._delays else None
-        if not chosen:
-            chosen = [g for g in self._groups if g.is_global]
+        lines = self._lines
+        named = self._specific(lowered)
+        # GRP-5, UA-6: the groups naming the crawler, else the "*" ones.
+        agents = named or list(lines.global_agents)
+        chosen = tuple(sorted({lines.group_of(agent) for agent in agents}))
+        delay = self._delay(agents) if lines.run_agents else None
         # Names that select the same groups share one rule set: its tables
         # are built once however many names ask.
-        key = tuple(id(group) for group in chosen)
-        shared = self._by_groups.get(key)
+        shared = self._by_groups.get(chosen)
         if shared is not None:
             return shared.renamed(name, delay)
-        agents = tuple(agent for group in chosen for agent in group.agents)
-        rules = self._by_groups[key] = AgentRules(
-            [rule for group in chosen for rule in group.rules_in(self.mode)],
+        usage = None
+        if lines.usage_lines:
+            usage = usage_rules_for(self._usage_lines(chosen), chosen, self.mode)
+        rules = self._by_groups[chosen] = AgentRules(
+            [rule for group in chosen for rule in self._rules_of(group)],
             token=name,
-            agents=_shared(agents),
+            agents=_shared(self._agents_of(chosen)),
             delay=delay,
             mode=self.mode,
-            usage=None if self._usage is None else usage_rules_for(self._usage, chosen, self.mode),
+            usage=usage,
         )
         return rules
 
-    def _delay(self, lowered: str, *, named: bool) -> CrawlDelay | None:
-        """The crawl-delay of the crawler ``lowered`` (D-17 revised): the
-        first one after a run of user-agent lines that names it, if any
-        group names it (``named``, as :meth:`_specific` selects groups:
-        D-21, D-22); else the first one after a run of ``*``. Which groups'
-        rules apply is :meth:`_build`'s (D-18): a delay never changes it."""
-        for run in self._delays:
-            if (lowered in run.binds) if named else run.is_global:
-                return CrawlDelay(tuple(run.agents), run.crawl_delay or 0.0, run.line)
+    def _delay(self, agents: list[int]) -> CrawlDelay | None:
+        """The crawl-delay of a crawler whose groups are those of the
+        user-agent lines ``agents`` (in file order; D-17 revised): the first
+        one after a run of user-agent lines that holds one of them. Those
+        are the lines naming it, if any group names it (as
+        :meth:`_specific` selects groups: D-21, D-22), else the ``*`` ones.
+        Which groups' rules apply is :meth:`_build`'s (D-18): a delay never
+        changes it."""
+        lines = self._lines
+        for run in range(len(lines.run_agents)):
+            first = bisect_left(agents, lines.run_agents[run])
+            if first < len(agents) and agents[first] < lines.run_ends[run]:
+                return self._run_delay(run)
         return None
+
+    def _run_delay(self, run: int) -> CrawlDelay:
+        lines = self._lines
+        agents = range(lines.run_agents[run], lines.run_ends[run])
+        return CrawlDelay(
+            tuple(self._agent(agent) for agent in agents),
+            lines.run_delays[run],
+            lines.run_lines[run],
+        )
+
+    def _value(self, span: int) -> str:
+        """The value at ``span`` (:data:`_SPAN_BITS`), read as Latin-1."""
+        start = span >> _SPAN_BITS
+        return self._text[start : start + (span & _SPAN_LENGTH)]
+
+    def _agent(self, agent: int) -> str:
+        """The value of the user-agent line ``agent``, as text."""
+        return text_of(self._value(self._lines.agents[agent]))
+
+    def _agents_of(self, groups: Sequence[int]) -> tuple[str, ...]:
+        """The user-agent values of ``groups``, in file order."""
+        lines = self._lines
+        total = len(lines.agents)
+        return tuple(
+            self._agent(agent)
+            for group in groups
+            for agent in lines.group_span(group, lines.group_agents, total)
+        )
+
+    def _rules_of(self, group: int) -> list[Rule]:
+        """The rules of ``group`` in file order, escaped (``google``) or
+        made canonical (``rfc``), as the matcher wants them."""
+        lines, mode = self._lines, self.mode
+        rules: list[Rule] = []
+        for index in lines.group_span(group, lines.group_rules, len(lines.rules)):
+            packed = lines.rule_lines[index]
+            allow, number = bool(packed & 1), packed >> 1
+            pattern = escape_latin1(self._value(lines.rules[index]), mode)
+            rules.append(Rule(allow, pattern, number))
+            if allow:
+                # PATH-9, D-11: "index.htm" and "index.html" are
+                # normalized to "/" (robots.cc HandleAllow).
+                slash = pattern.rfind("/")
+                if slash >= 0 and pattern.startswith("/index.htm", slash):
+                    rules.append(Rule(True, pattern[: slash + 1] + "$", number, pattern))
+        return rules
+
+    def _usage_lines(self, groups: Sequence[int] | None) -> list[RawUsage]:
+        """The usage lines (U-1) that stand in ``groups`` or before any
+        user-agent line, in file order; every one for ``None``."""
+        lines = self._lines
+        picked = None if groups is None else set(groups)
+        found: list[RawUsage] = []
+        for index in range(len(lines.usage_lines)):
+            group = lines.usage_groups[index]
+            if picked is None or group < 0 or group in picked:
+                packed = lines.usage_lines[index]
+                value = self._value(lines.usage_spans[index]).encode("latin-1")
+                found.append((None if group < 0 else group, bool(packed & 1), value, packed >> 1))
+        return found
 
     def allowed(self, url: str | bytes, user_agent: Name) -> bool:
         """Whether ``user_agent`` may fetch ``url``.
@@ -503,7 +681,7 @@ class RobotsTxt:
         """The usage preferences robots.txt states for ``url`` and the
         crawler named ``user_agent`` (U-1..U-5; none for a URL
         it disallows); :func:`.robotstxt._usage.robots_preferences` says how."""
-        if self._usage is None:
+        if not self._lines.usage_lines:
             return NO_PREFERENCES  # no usage line: nothing to look up
         rules = self.for_agent(user_agent)
         return robots_preferences(rules, canonical_match_string(url, self.mode))
@@ -513,9 +691,9 @@ class RobotsTxt:
         """Every content-usage and content-signal line in file order, with
         the index in :attr:`groups` of the group it stands in, or ``None``
         before the first user-agent line (U-1)."""
-        if self._usage is None:
+        if not self._lines.usage_lines:
             return ()
-        return usage_lines(self._usage, self._groups, self.mode)
+        return usage_lines(self._usage_lines(None), self.mode)
 
     def crawl_delay(self, user_agent: Name) -> float | None:
         """The ``crawl-delay`` that applies to ``user_agent``, in seconds,
@@ -538,7 +716,7 @@ class RobotsTxt:
 
     def __repr__(self) -> str:
         return (
-            f"<RobotsTxt mode={self.mode!r} groups={len(self._groups)}"
+            f"<RobotsTxt mode={self.mode!r} groups={len(self._lines.group_agents)}"
             f" sitemaps={len(self.sitemaps)}>"
         )
 
@@ -624,181 +802,211 @@ def _utf8_notes(lines: list[bytes]) -> list[Noted]:
     return notes
 
 
-def _parse(data: bytes, mode: Mode, past: _Past | None) -> RobotsTxt:
-    # FMT-3, D-10: a leading UTF-8 BOM, or a prefix of one, is skipped.
+def _read_text(body: object, limit: int | None, *, truncated: bool) -> tuple[str, _Past | None]:
+    """``body`` cut at ``limit`` (:func:`cut_at_limit`) as the parse reads
+    it, and what the ``past-limit`` note says, if anything was cut.
+
+    Read as Latin-1, one character per byte: the text's operations are the
+    bytes' (and compile to native ones), and what is kept is turned into
+    UTF-8 text or bytes where it is used (text_of, escape_latin1). FMT-4:
+    CR, LF and CRLF each end a line, numbered as robots.cc does (what
+    bytes.splitlines() gives: str.splitlines() knows other ends); they are
+    made LF here. Only the text is left when this returns: each copy of the
+    body is let go as soon as the next one is made."""
+    data = _as_bytes(body)
+    past: _Past | None = (MAX_BYTES if limit is None else limit, None) if truncated else None
+    if limit is not None:
+        whole = len(data)
+        data, cut = cut_at_limit(data, limit)
+        if cut:
+            # How much was cut is known only when nothing was cut before.
+            past = (limit, None if truncated else whole - len(data))
+    # FMT-3, D-10: a leading UTF-8 BOM, or a prefix of one, is skipped
+    # (decoded from a view of the rest: no copy of the body).
+    skip = 0
     if data[:1] == b"\xef":
-        data = data[3:] if data[:3] == _BOM else data[2:] if data[:2] == _BOM[:2] else data[1:]
-    groups: list[_Group] = []
-    group: _Group | None = None
-    in_rules = False  # a rule was seen since the last user-agent line (GRP-1)
-    # D-17: the run of user-agent lines that a crawl-delay line belongs to,
-    # whether the last record was one of its lines, and the runs with a delay.
-    run: _Run | None = None
-    in_run = False
-    delays: list[_Run] = []
-    sitemaps: dict[str, None] = {}
-    notes: list[_Pending] = []
-    usage: list[RawUsage] | None = None
-    # Read as Latin-1, one character per byte: the text's operations are
-    # the bytes' (and compile to native ones), and what is kept is turned
-    # into UTF-8 text or bytes where it is kept (text_of, escape_latin1).
-    # FMT-4: CR, LF and CRLF each end a line, numbered as robots.cc does
-    # (what bytes.splitlines() gives: str.splitlines() knows other ends).
-    text = data.decode("latin-1")
+        skip = 3 if data[:3] == _BOM else 2 if data[:2] == _BOM[:2] else 1
+    text = str(memoryview(data)[skip:], "latin-1")
+    del data
     if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    lines = text.split("\n")
-    if not lines[-1]:
-        lines.pop()  # a last line end ends the last line, it starts none
+        text = text.replace("\r\n", "\n")
+        text = text.replace("\r", "\n")
+    return text, past
+
+
+def _from_text(text: str, mode: Mode, past: _Past | None) -> RobotsTxt:
+    """The :class:`RobotsTxt` of a text :func:`_read_text` gave."""
+    return RobotsTxt(text, _read(text, mode, None), mode=mode, past=past)
+
+
+def _read(text: str, mode: Mode, notes: list[_Pending] | None) -> _Lines:
+    """The lines of ``text`` (:func:`_read_text`), read as robots.cc reads
+    them; with ``notes``, a note is added there for each line that is
+    skipped, cut or read other than it is written (none is made without)."""
+    lines = _Lines(len(text))
+    agents, tokens, products = lines.agents, lines.tokens, lines.products
+    group_agents, group_rules = lines.group_agents, lines.group_rules
+    rules, rule_lines = lines.rules, lines.rule_lines
+    sitemaps = lines.sitemaps
+    noting = notes is not None
+    out: list[_Pending] = [] if notes is None else notes
+    in_rules = False  # a rule was seen since the last user-agent line (GRP-1)
+    # D-17: the first user-agent line of the run that a crawl-delay line
+    # belongs to (-1 before any), whether the last record was one of its
+    # lines, and whether a delay followed it already.
+    run = -1
+    in_run = False
+    run_delayed = False
     has_nul = "\0" in text
-    for number, raw in enumerate(lines, 1):
-        line = raw
-        if len(line) > MAX_LINE_BYTES:
-            line = line[:MAX_LINE_BYTES]
-            text = (
-                f"line is {len(raw):,} bytes: only the first {MAX_LINE_BYTES:,} are read, "
-                "the rest is dropped, as Google's parser does"
-            )
-            notes.append((number, "line-cut", text))
-        if has_nul:
-            # FMT-14: robots.cc handles lines as C strings; a NUL ends the line.
-            nul = line.find("\0")
-            if nul >= 0:
-                line = line[:nul]
-        if "#" in line:  # FMT-6: a comment starts anywhere
-            line = line[: line.find("#")]
-        head, colon_sep, tail = line.partition(":")
-        if head and colon_sep:
-            # The usual line, inline: what key_and_value gives for it.
-            key = head.strip(SPACES)
-            value = tail.strip(SPACES)
-            colon = True
-            if not key:
-                notes.append((number, line))
-                continue
-        else:
-            if not line or not line.strip(SPACES):  # str.isspace() knows more
-                continue
-            pair = key_and_value(line)
-            if pair is None:
-                notes.append((number, line))
-                continue
-            key, value, colon = pair
-        lowered = key.lower()
-        # Nearly every key is spelt right and found with one dict lookup;
-        # the others are read by robots.cc's rules, and noted.
-        keys = SPELT_RIGHT.get(lowered)
-        if keys is None or not colon:
-            keys = read_as(lowered)
-            if keys is not None:
-                notes += key_notes(number, key, lowered, keys, colon)
-        # The key is told by its right spelling, compared by value: a tuple's
-        # identity is not kept where the module is compiled (mypyc boxes a
-        # fixed-length tuple anew at each read).
-        name = "" if keys is None else keys[0]
-        if name == USER_AGENT:
-            if group is None or in_rules:
-                group = _Group()
-                groups.append(group)
-                in_rules = False
-            # UA-3, UA-5, D-7, D-8, D-21: both modes bind the line's token, its
-            # leading [A-Za-z_-] run; an empty one names nobody, except to an
-            # empty caller's name in google mode, as robots.cc compares them.
-            # rfc mode also binds the whole product name (MJ12bot, where the
-            # token alone is "mj"), which only a value longer than its token
-            # can have. Both modes note a product name longer than its token
-            # (partial-token): "my.crawler" is for "my".
-            if run is None or not in_run:
-                run = _Run()
-                in_run = True
-            agent = text_of(value)
-            group.agents.append(agent)
-            run.agents.append(agent)
-            token = agent_token(agent)
-            if token is None:
-                group.is_global = run.is_global = True
-            elif mode == "google":
-                group.binds.add(token)
-                run.binds.add(token)
-                if not token:
-                    notes.append(no_token_note(number, value, ""))
-                elif len(token) < len(agent):
-                    product = agent_product(agent)
-                    if product != token:
-                        notes.append(partial_token_note(number, agent, token, product))
+    number = 0
+    size = len(text)
+    start = 0  # where the next line starts in text
+    while start < size:
+        # A block of whole lines (the last may have no line end), split.
+        end = text.find("\n", start + _BLOCK)
+        end = size if end < 0 else end + 1
+        block = text[start:end].split("\n")
+        if not block[-1]:
+            block.pop()  # a last line end ends the last line, it starts none
+        for raw in block:
+            number += 1
+            at = start
+            start += len(raw) + 1
+            line = raw
+            if len(line) > MAX_LINE_BYTES:
+                line = line[:MAX_LINE_BYTES]
+                if noting:
+                    cut = (
+                        f"line is {len(raw):,} bytes: only the first {MAX_LINE_BYTES:,} are read, "
+                        "the rest is dropped, as Google's parser does"
+                    )
+                    out.append((number, "line-cut", cut))
+            if has_nul:
+                # FMT-14: robots.cc handles lines as C strings; a NUL ends the line.
+                nul = line.find("\0")
+                if nul >= 0:
+                    line = line[:nul]
+            if "#" in line:  # FMT-6: a comment starts anywhere
+                line = line[: line.find("#")]
+            head, colon_sep, tail = line.partition(":")
+            if head and colon_sep:
+                # The usual line, inline: what key_and_value gives for it.
+                key = head.strip(SPACES)
+                value = tail.strip(SPACES)
+                colon = True
+                if not key:
+                    if noting:
+                        out.append((number, line))
+                    continue
             else:
-                product = ""
-                if len(token) < len(agent):
-                    product = agent_product(agent)
-                    if product:
-                        group.binds.add(product)
-                        run.binds.add(product)
-                        if token and product != token:
-                            notes.append(partial_token_note(number, agent, token, product))
-                if token:
-                    group.binds.add(token)
-                    run.binds.add(token)
-                else:
-                    notes.append(no_token_note(number, value, product))
-        elif name in (ALLOW, DISALLOW):
-            allow = name == ALLOW
-            in_run = False
-            if group is None:
-                # GRP-3, D-20: rules before any user-agent line are ignored.
-                text = "rule before any user-agent line: the line is ignored (RFC 9309 §2.2.2)"
-                notes.append((number, "before-user-agent", text))
-                continue
-            in_rules = True  # an empty value still ends the block (D-19)
-            group.raw.append((allow, value, number))  # built on use: _Group.rules_in
-        elif name == SITEMAP:
-            url = text_of(value)
-            if _ABSOLUTE_URL.match(url):
-                sitemaps[url] = None
+                if not line or not line.strip(SPACES):  # str.isspace() knows more
+                    continue
+                pair = key_and_value(line)
+                if pair is None:
+                    if noting:
+                        out.append((number, line))
+                    continue
+                key, value, colon = pair
+            lowered = key.lower()
+            # Nearly every key is spelt right and found with one dict lookup;
+            # the others are read by robots.cc's rules, and noted.
+            keys = SPELT_RIGHT.get(lowered)
+            if keys is None or not colon:
+                keys = read_as(lowered)
+                if keys is not None and noting:
+                    out += key_notes(number, key, lowered, keys, colon)
+            # The key is told by its right spelling, compared by value: a tuple's
+            # identity is not kept where the module is compiled (mypyc boxes a
+            # fixed-length tuple anew at each read).
+            name = "" if keys is None else keys[0]
+            # Where the value is: it follows the ':' (or the key), and starts
+            # with a character that is not a space, so its first place after
+            # them is its own.
+            span = 0
+            if value:
+                after = line.find(":") + 1 if colon else line.find(key) + len(key)
+                span = (at + line.find(value, after)) << _SPAN_BITS | len(value)
+            if name == USER_AGENT:
+                if not group_agents or in_rules:
+                    group_agents.append(len(agents))
+                    group_rules.append(len(rules))
+                    in_rules = False
+                if run < 0 or not in_run:
+                    run = len(agents)
+                    in_run = True
+                    run_delayed = False
+                index = len(agents)
+                agents.append(span)
+                agent = text_of(value)
+                token = agent_token(agent)
+                if token is None:
+                    lines.global_agents.append(index)
+                    tokens.append(0)
+                    if mode == "rfc":
+                        products.append(0)
+                    continue
+                product = agent_product(agent) if len(token) < len(agent) else ""
+                tokens.append(_hashed(token))
+                if mode == "rfc":
+                    products.append(_hashed(product) if product else 0)
+                if noting:
+                    out += _agent_notes(number, value, agent, token, product, mode)
+            elif name in (ALLOW, DISALLOW):
+                in_run = False
+                if not group_agents:
+                    # GRP-3, D-20: rules before any user-agent line are ignored.
+                    if noting:
+                        said = (
+                            "rule before any user-agent line: the line is ignored (RFC 9309 §2.2.2)"
+                        )
+                        out.append((number, "before-user-agent", said))
+                    continue
+                in_rules = True  # an empty value still ends the block (D-19)
+                rules.append(span)  # built on use: RobotsTxt._rules_of
+                rule_lines.append(number << 1 | (name == ALLOW))
+            elif name == SITEMAP:
+                url = text_of(value)
+                if _ABSOLUTE_URL.match(url):
+                    sitemaps[url] = None
+                elif noting:
+                    said = "sitemap URL is not absolute: the line is ignored (RFC 9309 §2.2.4)"
+                    out.append((number, "bad-sitemap", said))
+            elif name == CRAWL_DELAY:
+                delay = _CRAWL_DELAY_VALUE.fullmatch(value)
+                in_run = False  # D-17: the next user-agent line starts a new run
+                if run < 0:
+                    if noting:
+                        said = "crawl-delay before any user-agent line: the line is ignored"
+                        out.append((number, "before-user-agent", said))
+                elif delay is None or not math.isfinite(float(delay.group())):
+                    # A run of digits past float's range is inf, which no JSON
+                    # output can carry: not a number of seconds either.
+                    if noting:
+                        said = "crawl-delay is not a number of seconds: the line is ignored"
+                        out.append((number, "bad-crawl-delay", said))
+                elif not run_delayed:
+                    # D-17: the first delay after a run is the run's.
+                    run_delayed = True
+                    lines.run_agents.append(run)
+                    lines.run_ends.append(len(agents))
+                    lines.run_delays.append(float(delay.group()))
+                    lines.run_lines.append(number)
+            elif not name:
+                in_run = False  # any record but a sitemap ends a run (D-17)
+                if noting:
+                    out.append((number, key, None))  # unknown-key (FMT-12), see _explained
             else:
-                text = "sitemap URL is not absolute: the line is ignored (RFC 9309 §2.2.4)"
-                notes.append((number, "bad-sitemap", text))
-        elif name == CRAWL_DELAY:
-            delay = _CRAWL_DELAY_VALUE.fullmatch(value)
-            in_run = False  # D-17: the next user-agent line starts a new run
-            if run is None:
-                text = "crawl-delay before any user-agent line: the line is ignored"
-                notes.append((number, "before-user-agent", text))
-            elif delay is None or not math.isfinite(float(delay.group())):
-                # A run of digits past float's range is inf, which no JSON
-                # output can carry: not a number of seconds either.
-                text = "crawl-delay is not a number of seconds: the line is ignored"
-                notes.append((number, "bad-crawl-delay", text))
-            elif run.crawl_delay is None:
-                # D-17: the first delay after a run is the run's.
-                run.crawl_delay = float(delay.group())
-                run.line = number
-                delays.append(run)
-        elif not name:
-            in_run = False  # any record but a sitemap ends a run (D-17)
-            notes.append((number, key, None))  # unknown-key (FMT-12), see _explained
-        else:
-            # U-1: content-usage and content-signal are rules of the group they
-            # stand in (before any user-agent line: of every group). In rfc
-            # mode they end its user-agent list as allow/disallow do
-            # (attach-05 §3: "rule =/ content-usage"); google mode groups as
-            # Google's parser does, which reads them as unknown keys. Split
-            # and parsed only when asked.
-            if group is not None and mode == "rfc":
-                in_rules = True
-            in_run = False
-            if usage is None:
-                usage = []
-            usage.append((group, name == CONTENT_SIGNAL, value.encode("latin-1"), number))
-    # FMT-1, FMT-2: one check of the whole body; only a body that fails it
-    # is looked at line by line (a line is UTF-8 if and only if the body
-    # is: CR and LF never split a UTF-8 sequence).
-    if not data.isascii():
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError:
-            notes += _utf8_notes([line.encode("latin-1") for line in lines])
-    if past is not None:
-        notes.append((len(lines) + 1, "past-limit", _past_limit_text(*past)))
-    return RobotsTxt(
-        groups, sitemaps=tuple(sitemaps), notes=tuple(notes), mode=mode, usage=usage, delays=delays
-    )
+                # U-1: content-usage and content-signal are rules of the group
+                # they stand in (before any user-agent line: of every group).
+                # In rfc mode they end its user-agent list as allow/disallow do
+                # (attach-05 §3: "rule =/ content-usage"); google mode groups as
+                # Google's parser does, which reads them as unknown keys. Split
+                # and parsed only when asked.
+                if group_agents and mode == "rfc":
+                    in_rules = True
+                in_run = False
+                lines.usage_groups.append(len(group_agents) - 1)
+                lines.usage_lines.append(number << 1 | (name == CONTENT_SIGNAL))
+                lines.usage_spans.append(span)
+    lines.lines = number
+    return lines

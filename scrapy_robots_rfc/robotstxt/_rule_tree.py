@@ -10,9 +10,11 @@ verdicts; pure Python, no Scrapy import.
 from __future__ import annotations
 
 import re
+import sys
 from os.path import commonprefix
 from typing import TYPE_CHECKING
 
+from ._footprint import footprint, shared
 from ._patterns import form_matches, scan_form
 
 if TYPE_CHECKING:
@@ -104,7 +106,16 @@ class Node:
     holds: it is linear in the path).
     """
 
-    __slots__ = ("_always", "_by_literal", "_closure", "_forms", "best", "regex", "specials")
+    __slots__ = (
+        "_always",
+        "_by_literal",
+        "_closure",
+        "_forms",
+        "best",
+        "cost",
+        "regex",
+        "specials",
+    )
 
     def __init__(self, prefix: str, candidates: list[Rule]) -> None:
         candidates.sort(key=precedence)
@@ -127,6 +138,17 @@ class Node:
         self._closure: dict[str, tuple[str, ...]] = {}
         if len(specials) > FILTER_MIN:
             self._build_filter()
+        #: What the node costs in memory, in bytes.
+        self.cost = self._footprint()
+
+    def _footprint(self) -> int:
+        # Its rules are the rule set's, which counts them and their
+        # patterns (a plain prefix is its rule's pattern). A method of its
+        # own: the compiled build would read self.regex as None in
+        # __init__, where it was first set so.
+        parts = (self.specials, self._forms, self.regex, self._always, self._by_literal)
+        seen = shared(*(rule.pattern for rule in self.specials))
+        return sys.getsizeof(self) + footprint((parts, self._closure), seen)
 
     def _build_filter(self) -> None:
         always = []

@@ -74,10 +74,10 @@ TOKENS: Final[dict[str, tuple[str, str]]] = {
     "content-signal": ("yes", "no"),
 }
 
-#: What the parse loop keeps of a usage line, nothing split or parsed:
-#: (its group, or ``None`` before the first user-agent line; whether it is
-#: a content-signal line; the value; the line number).
-RawUsage = tuple[object | None, bool, bytes, int]
+#: A usage line as the parser gives it, nothing split or parsed: (the index
+#: of its group, or ``None`` before the first user-agent line; whether it
+#: is a content-signal line; the value; the line number).
+RawUsage = tuple[int | None, bool, bytes, int]
 
 #: Statements parsed so far, by (bytes, kind), and the preferences of the
 #: rules that matched (or of a header's value): a crawl meets few distinct
@@ -434,26 +434,23 @@ def _longest_first(rules: Iterable[UsageRule]) -> tuple[UsageRule, ...]:
 
 
 def usage_rules_for(
-    lines: Sequence[RawUsage], chosen: Sequence[object], mode: Mode
+    lines: Sequence[RawUsage], chosen: Sequence[int], mode: Mode
 ) -> UsageRuleSets | None:
-    """The rule sets for a crawler the groups ``chosen`` apply to (U-1):
-    those groups' lines, merged as their rules are (RFC 9309 §2.2.1), and
-    the lines before the first user-agent line, which apply to every
-    crawler; ``None`` when neither has a line."""
-    picked = {id(group) for group in chosen}
-    own = [_rule(raw, mode) for raw in lines if raw[0] is not None and id(raw[0]) in picked]
+    """The rule sets for a crawler the groups ``chosen`` (their indexes)
+    apply to (U-1): those groups' lines, merged as their rules are (RFC 9309
+    §2.2.1), and the lines before the first user-agent line, which apply to
+    every crawler; ``None`` when neither has a line."""
+    picked = set(chosen)
+    own = [_rule(raw, mode) for raw in lines if raw[0] is not None and raw[0] in picked]
     preamble = [_rule(raw, mode) for raw in lines if raw[0] is None]
     sets = tuple(_longest_first(rules) for rules in (own, preamble) if rules)
     return sets or None
 
 
-def usage_lines(
-    lines: Sequence[RawUsage], groups: Sequence[object], mode: Mode
-) -> tuple[tuple[int | None, UsageRule], ...]:
-    """Every usage line in file order, with the index in ``groups`` of the
-    group it stands in, or ``None`` before the first user-agent line."""
-    index = {id(group): number for number, group in enumerate(groups)}
-    return tuple((None if raw[0] is None else index[id(raw[0])], _rule(raw, mode)) for raw in lines)
+def usage_lines(lines: Sequence[RawUsage], mode: Mode) -> tuple[tuple[int | None, UsageRule], ...]:
+    """Every usage line in file order, with the index of the group it
+    stands in, or ``None`` before the first user-agent line."""
+    return tuple((raw[0], _rule(raw, mode)) for raw in lines)
 
 
 def _longest_matches(rules: tuple[UsageRule, ...], path: str) -> list[UsageRule]:

@@ -17,6 +17,7 @@ MAX_BYTES_ALLOWED = (
 )
 CACHE_TTL = "a number from 1 to 31536000 (seconds; at most 365 days)"
 ORIGINS = "an integer from 1 to 10000000 (origins)"
+CACHE_BYTES = "an integer from 1048576 to 1099511627776 (bytes; at most 1 TiB)"
 TIMEOUT = "a number from 0.001 to 3600 (seconds; at most an hour)"
 RETRY = "a number from 0.001 to 86400 (seconds; at most a day)"
 WAIT = "a number from 0 to 2592000 (seconds; at most 30 days)"
@@ -37,6 +38,7 @@ MAXIMA = [
     ("ROBOTSTXT_RFC_MAX_BYTES", "max_bytes", 32 * 1024 * 1024, MAX_BYTES_ALLOWED),
     ("ROBOTSTXT_RFC_CACHE_TTL", "cache_ttl", 365 * 86400, CACHE_TTL),
     ("ROBOTSTXT_RFC_MAX_ORIGINS", "max_origins", 10_000_000, ORIGINS),
+    ("ROBOTSTXT_RFC_CACHE_BYTES", "cache_bytes", 1024**4, CACHE_BYTES),
     ("ROBOTSTXT_RFC_TIMEOUT", "timeout", 3600, TIMEOUT),
     ("ROBOTSTXT_RFC_UNREACHABLE_RETRY", "unreachable_retry", 86400, RETRY),
     ("ROBOTSTXT_RFC_UNREACHABLE_WAIT", "unreachable_wait", 30 * 86400, WAIT),

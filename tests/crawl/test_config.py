@@ -25,6 +25,7 @@ from scrapy_robots_rfc.exceptions import ConfigError
 from scrapy_robots_rfc.stores._redis_fleet import milliseconds
 
 from ._support import (
+    CACHE_BYTES,
     CACHE_TTL,
     DAYS,
     DELAY_MAX,
@@ -84,6 +85,7 @@ def test_defaults():
     assert config.max_redirects == 5
     assert config.max_bytes == 512_000
     assert config.cache_ttl == 86_400
+    assert config.cache_bytes == 256 * 1024 * 1024
     assert config.store is None
     assert config.report is None
     assert config.lease == 10
@@ -114,6 +116,10 @@ USER_AGENT_ALLOWED = (
         ("ROBOTSTXT_RFC_CACHE_TTL", "nan", CACHE_TTL),
         ("ROBOTSTXT_RFC_MAX_ORIGINS", 0, ORIGINS),
         ("ROBOTSTXT_RFC_MAX_ORIGINS", 1.5, ORIGINS),
+        ("ROBOTSTXT_RFC_CACHE_BYTES", 1024 * 1024 - 1, CACHE_BYTES),
+        ("ROBOTSTXT_RFC_CACHE_BYTES", 0, CACHE_BYTES),
+        ("ROBOTSTXT_RFC_CACHE_BYTES", "256 MiB", CACHE_BYTES),
+        ("ROBOTSTXT_RFC_CACHE_BYTES", 2.5e8, CACHE_BYTES),
         ("ROBOTSTXT_RFC_TIMEOUT", 0, TIMEOUT),
         ("ROBOTSTXT_RFC_TIMEOUT", "inf", TIMEOUT),
         ("ROBOTSTXT_RFC_TIMEOUT", float("inf"), TIMEOUT),

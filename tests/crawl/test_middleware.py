@@ -691,6 +691,54 @@ def test_lru_evicts_and_refetches(server, activation):
     assert stat(crawler, "robotstxt/cache/evicted") == 2
 
 
+@pytest_twisted.inlineCallbacks
+def test_the_cache_evicts_by_bytes_and_refetches(server, activation):
+    """ROBOTSTXT_RFC_CACHE_BYTES: three origins whose rules cost about
+    400 KB each (750 rules, charged with what their indexes may take) do
+    not fit in 1 MiB together: the least recently used one is evicted and
+    fetched again when needed; the cache never holds more than the bound."""
+    body = b"User-agent: *\n" + b"".join(b"Disallow: /private-%d/\n" % n for n in range(750))
+    a, b, c = (robots_origin(server, Reply(body=body)) for _ in range(3))
+    stages = [
+        Stage(pages(a, "/1", "/private-7/x")),
+        Stage(pages(b, "/2")),
+        Stage(pages(c, "/3")),
+        Stage(pages(a, "/4", "/private-8/x")),
+    ]
+    crawler = yield crawl(activation, stages, ROBOTSTXT_RFC_CACHE_BYTES=1024 * 1024)
+    assert server.paths(a) == ["/robots.txt", "/1", "/robots.txt", "/4"]
+    assert server.paths(b) == ["/robots.txt", "/2"]
+    assert server.paths(c) == ["/robots.txt", "/3"]
+    assert crawler.spider.failed_with("Forbidden by robots.txt") == pages(
+        a, "/private-7/x", "/private-8/x"
+    )
+    assert stat(crawler, "robotstxt/cache/evicted") == 2  # a for c, then b for a
+    held = stat(crawler, "robotstxt/cache/bytes/max")
+    assert 2 * 300_000 < held <= 1024 * 1024
+
+
+@pytest.mark.parametrize(("count", "most"), [(4, 1), (8, 2)])
+@pytest_twisted.inlineCallbacks
+def test_a_fetched_copy_waits_for_the_requests_that_waited_for_it(server, activation, count, most):
+    """Origins fetched at once, each about 400 KB in the cache: the
+    requests that waited for each come back from the scheduler and are
+    decided by its copy. The cache evicts the origins already used first:
+    with room for all those in flight (4 in 2 MiB), no robots.txt is
+    fetched twice; with room for 2 of 8, an origin evicted before its
+    requests came back is fetched once more, never in a loop (evicting the
+    least recently put first fetched each one 3 to 15 times)."""
+    body = b"User-agent: *\n" + b"".join(b"Disallow: /private-%d/\n" % n for n in range(750))
+    origins = [robots_origin(server, Reply(body=body, delay=0.05)) for _ in range(count)]
+    urls = [url for o in origins for url in pages(o, "/a", "/b", "/private-3/x")]
+    crawler = yield crawl(
+        activation, [Stage(urls)], ROBOTSTXT_RFC_CACHE_BYTES=(1 if count > 4 else 2) * 1024 * 1024
+    )
+    fetches = [server.paths(o).count("/robots.txt") for o in origins]
+    assert max(fetches) <= most, fetches
+    assert sorted(crawler.spider.seen) == sorted(u for u in urls if "private" not in u)
+    assert stat(crawler, "robotstxt/forbidden") == count
+
+
 # -- origins, meta, user agent ----------------------------------------------------------
 
 

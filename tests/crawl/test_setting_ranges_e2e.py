@@ -338,6 +338,25 @@ def test_the_largest_max_origins_crawls(server, activation, redis_server):
     assert stat(crawler, "robotstxt/forbidden") == 3
 
 
+@pytest.mark.e2e
+@pytest_twisted.inlineCallbacks
+def test_the_largest_cache_bytes_crawls(server, activation, redis_server):
+    """A TiB bounds nothing a crawl holds: no origin is evicted."""
+    value = largest("ROBOTSTXT_RFC_CACHE_BYTES")
+    origins = [server.add_origin({"/robots.txt": Reply(body=ROBOTS)}) for _ in range(3)]
+    crawler = yield crawl(
+        activation,
+        [Stage([url for o in origins for url in pages(o, "/a", "/private/x")])],
+        ROBOTSTXT_RFC_STORE=redis_server.url,
+        ROBOTSTXT_RFC_CACHE_BYTES=value,
+    )
+    assert stat(crawler, "finish_reason") == "finished"
+    assert sorted(crawler.spider.seen) == sorted(o.url("/a") for o in origins)
+    assert stat(crawler, "robotstxt/forbidden") == 3
+    assert stat(crawler, "robotstxt/cache/evicted") is None
+    assert 0 < stat(crawler, "robotstxt/cache/bytes/max") < value
+
+
 def test_every_largest_value_has_its_crawl():
     """One crawl test above per numeric setting."""
     names = [name for name in globals() if name.startswith("test_the_largest_")]
