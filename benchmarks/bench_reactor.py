@@ -44,6 +44,16 @@ Run it directly::
     .venv/bin/python benchmarks/bench_reactor.py
     .venv/bin/python benchmarks/bench_reactor.py --source /tmp/old --source .tox/compiled/src
     .venv/bin/python benchmarks/bench_reactor.py --rounds 2 --json results.json
+    .venv/bin/python benchmarks/bench_reactor.py --sizes
+
+With ``--sizes``, it times instead what decides ``IN_THREAD_BYTES``
+(``crawl/_parsing.py``): for bodies of 1 KiB to 500 KiB cut from the
+corpus files one after the other (``<shared>/corpus/robots``; generated
+groups without it), the median of 15 parses on the reactor's thread (how
+long they hold the reactor up) and of 15 round trips through the parse
+thread (``Parses(in_thread_from=0)``: how long the origin waits), with the
+asyncio reactor running, for each package folder that has the parse
+thread.
 
 ``--source`` (repeatable) measures the package in another folder: an older
 commit unpacked with ``git archive``, or a compiled copy (``.ci/compiled``
@@ -59,6 +69,7 @@ import json
 import socketserver
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 import time
@@ -84,6 +95,9 @@ PROBE_S = 0.01
 TARGET_LATE_S = 0.2
 ROUNDS = 1
 SMALL_ROBOTS = b"User-agent: *\nDisallow: /private\n"
+#: ``--sizes``: the bodies' sizes, and the parses timed at each.
+SIZES = (1024, 4 * 1024, 16 * 1024, 64 * 1024, 256 * 1024, 512_000)
+SIZE_PASSES = 15
 
 
 def huge_robots(shape: str) -> bytes:
@@ -244,6 +258,120 @@ CRAWL = textwrap.dedent(
 )
 
 
+#: ``--sizes``, in its own process: ``RESULT {size: [inline s, round trip s]}``,
+#: or ``RESULT null`` for a package without the parse thread.
+SIZES_CHILD = textwrap.dedent(
+    """
+    import json, os, statistics, sys, time
+    sys.path.insert(0, os.environ["BENCH_SOURCE"])
+    from twisted.internet import asyncioreactor
+    asyncioreactor.install()
+    from twisted.internet import defer, reactor
+    from scrapy.utils.defer import deferred_from_coro
+    try:
+        from scrapy_robots_rfc.crawl._parsing import Parses, parse_and_keep
+    except ImportError:
+        print("RESULT null")
+        sys.exit()
+
+    text = open(os.environ["BENCH_TEXT"], "rb").read()
+    passes = int(os.environ["BENCH_PASSES"])
+    sizes = json.loads(os.environ["BENCH_SIZES"])
+    found = {}
+
+    @defer.inlineCallbacks
+    def measure():
+        threaded = Parses(in_thread_from=0)
+        for size in sizes:
+            body = text[: text.rfind(b"\\n", 0, size) + 1]
+            args = (body, "rfc", 32 * 1024 * 1024, ("scrapy",))
+            inline, round_trip = [], []
+            for _ in range(passes):
+                start = time.perf_counter()
+                parse_and_keep(*args)
+                inline.append(time.perf_counter() - start)
+                start = time.perf_counter()
+                yield deferred_from_coro(threaded.parse(*args))
+                round_trip.append(time.perf_counter() - start)
+            found[size] = [statistics.median(inline), statistics.median(round_trip)]
+        reactor.stop()
+
+    reactor.callWhenRunning(measure)
+    reactor.run()
+    print("RESULT " + json.dumps(found), flush=True)
+    """
+)
+
+
+def sizes_text() -> tuple[bytes, str]:
+    """What ``--sizes`` cuts its bodies from: the corpus files one after the
+    other (the first :data:`SIZES`' largest bytes), else generated groups."""
+    text = b""
+    for robots_file in harness.load_corpus():
+        text += robots_file.body.rstrip(b"\n") + b"\n"
+        if len(text) > max(SIZES):
+            return text, "the corpus"
+    count = max(SIZES) // 20 + 1
+    return SHAPES["groups"].format(0).encode() * count, "generated groups"
+
+
+def time_sizes(source: Path, text: bytes) -> dict[int, list[float]] | None:
+    """``--sizes`` for the package in ``source``: by size, the median parse
+    on the reactor's thread and round trip through the parse thread, in
+    seconds; ``None`` when the package has no parse thread."""
+    with tempfile.NamedTemporaryFile(suffix=".txt") as body:
+        body.write(text)
+        body.flush()
+        env = {
+            "BENCH_SOURCE": str(source),
+            "BENCH_TEXT": body.name,
+            "BENCH_PASSES": str(SIZE_PASSES),
+            "BENCH_SIZES": json.dumps(SIZES),
+            "PATH": "/usr/bin:/bin",
+        }
+        done = subprocess.run(
+            [sys.executable, "-c", SIZES_CHILD],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+    for line in done.stdout.splitlines():
+        if line.startswith("RESULT "):
+            found = json.loads(line[len("RESULT ") :])
+            return None if found is None else {int(k): v for k, v in found.items()}
+    raise RuntimeError(f"the timing failed ({done.returncode}):\n{done.stderr[-3000:]}")
+
+
+def report_sizes(sources: list[Path]) -> dict[str, Any]:
+    """``--sizes``: the table, and the figures for ``--json``."""
+    text, where = sizes_text()
+    print(f"bodies cut from {where}; median of {SIZE_PASSES} each, in ms")
+    rows, results = [], {}
+    for source in sources:
+        found = time_sizes(source, text)
+        if found is None:
+            print(f"  {source}: no parse thread (crawl/_parsing.py), left out")
+            continue
+        results[str(source)] = found
+        for size, (inline, round_trip) in found.items():
+            rows.append(
+                [
+                    str(source),
+                    f"{size / 1024:,.0f} KiB",
+                    f"{inline * 1e3:.3f}",
+                    f"{round_trip * 1e3:.3f}",
+                    f"{(round_trip - inline) * 1e3:+.3f}",
+                ]
+            )
+    if rows:
+        headers = ["package", "body", "reactor's thread", "parse thread", "difference"]
+        print()
+        print(harness.table(headers, rows, left=2))
+    return results
+
+
 def crawl(source: Path, site: Site) -> dict[str, Any]:
     """One crawl of ``site`` with the package in ``source``: what the crawl
     process reports, and the servers' log."""
@@ -315,11 +443,19 @@ def main() -> None:
         action="append",
         help="the huge robots.txt's shape (repeatable; default: each)",
     )
+    parser.add_argument(
+        "--sizes",
+        action="store_true",
+        help="time parses on the reactor's thread against the parse thread, by size, instead",
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     harness.title("reactor lateness while a huge robots.txt is parsed", args.quick)
     print(harness.python_text(machine=True))
     sources = [path.resolve() for path in (args.source or [ROOT])]
+    if args.sizes:
+        harness.finish(args.json, {"sizes": report_sizes(sources)}, started)
+        return
     rows, results = [], []
     rounds = 1 if args.quick else args.rounds
     for shape in args.robots or (("groups",) if args.quick else tuple(SHAPES)):

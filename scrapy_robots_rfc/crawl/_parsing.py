@@ -37,12 +37,13 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 #: A body of at least this many bytes is parsed in a thread; a smaller one
-#: on the reactor's thread, as before. Below it a parse takes a few
-#: milliseconds, less than the interpreter's switch interval (5 ms), for
-#: which a thread's parse would hold up the reactor anyway, and a round
-#: trip through a thread costs it more than that (measured in
-#: CHANGELOG.rst, issue 41). 94 % of the real files of the team's corpus
-#: are smaller.
+#: on the reactor's thread, as before. Below it a parse holds the reactor
+#: up for less than the interpreter's switch interval (5 ms), as long as a
+#: parse in a thread may hold it up anyway, and the round trip through the
+#: thread would make the origin wait longer (at 64 KiB of real files, 1.5
+#: to 2.4 ms on the reactor's thread, and 3 ms more through the thread:
+#: ``bench_reactor.py --sizes``, CHANGELOG.rst, issue 41). 94 % of the real
+#: files of the team's corpus are smaller.
 IN_THREAD_BYTES = 64 * 1024
 
 #: The rules kept of a parsed file, by product token.
