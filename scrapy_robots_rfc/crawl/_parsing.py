@@ -7,8 +7,8 @@ A parse is linear in the bytes read (:meth:`.RobotsTxt.parse`), and
 file stopped every other origin's downloads for as long as it took. In a
 thread the reactor runs on meanwhile: the pure build lets it take the GIL
 at the interpreter's switch interval, the compiled one each time the
-parser gives it way (every 1,024 lines, and between slices of its split
-into lines: :mod:`.robotstxt._parser`).
+parser gives way to other threads (every 1,024 lines, and between slices
+of its split into lines: :mod:`.robotstxt._parser`).
 
 Large parses run in one thread for the whole process, one after the
 other, as they did on the reactor's thread: the memory one needs is not

@@ -331,7 +331,8 @@ class RobotsLoader:
     ) -> tuple[RobotsTxt, dict[Token, AgentRules]]:
         """Parse ``body`` (already cut at ``ROBOTSTXT_RFC_MAX_BYTES``, which
         may be more than the parser's 500 KiB default) and keep the groups of
-        the tokens in use; a large body in a thread (:mod:`.crawl._parsing`)."""
+        the tokens in use, read before the parse; a large body in a thread
+        (:mod:`.crawl._parsing`)."""
         kept = {self.token, *tokens}
         previous = self.cache.get(key)
         if previous is not None and previous.rules:
