@@ -26,6 +26,7 @@ from ..policy import Answer, State
 from ..robotstxt import RobotsTxt, cut_at_limit, looks_like_html
 from ..stores import entry_from_record, record_for
 from ._fetcher import Fetched
+from ._parsing import Parses
 from .robotparser import RobotParser
 
 if TYPE_CHECKING:
@@ -108,6 +109,8 @@ class RobotsLoader:
         self.token = token
         #: Callers of :meth:`peek` waiting for the read under way, per origin.
         self._peeks: dict[Origin, list[Deferred[Loaded | None]]] = {}
+        #: A large body is parsed in a thread (issue 41).
+        self.parses = Parses()
 
     async def load(
         self, key: Origin, trigger: Request, tokens: set[Token], *, keep: Container[Origin]
@@ -203,7 +206,7 @@ class RobotsLoader:
         rules = None
         sitemaps: tuple[str, ...] = ()
         if fetched.body is not None:
-            robots, rules = self._rules(key, tokens, fetched.body)
+            robots, rules = await self._rules(key, tokens, fetched.body)
             sitemaps = robots.sitemaps
             # An HTML page is counted apart from the files with rules.
             row.html_page = self._html_page(key, fetched, robots, rules[self.token])
@@ -261,7 +264,7 @@ class RobotsLoader:
         robots, rules = None, None
         if record.body is not None:
             body, _ = cut_at_limit(record.body, config.max_bytes)
-            robots, rules = self._rules(key, tokens, body)
+            robots, rules = await self._rules(key, tokens, body)
         now = self.runtime.clock()
         entry = entry_from_record(
             record,
@@ -394,18 +397,19 @@ class RobotsLoader:
             extra=self.runtime.log,
         )
 
-    def _rules(
+    async def _rules(
         self, key: Origin, tokens: set[Token], body: bytes
     ) -> tuple[RobotsTxt, dict[Token, AgentRules]]:
         """Parse ``body`` (already cut at ``ROBOTSTXT_RFC_MAX_BYTES``, which
         may be more than the parser's 500 KiB default) and keep the groups of
-        the tokens in use."""
-        robots = RobotsTxt.parse(body, self.config.mode, max_bytes=self.config.max_bytes)
+        the tokens in use, read before the parse; a large body in a thread
+        (:mod:`.crawl._parsing`)."""
         kept = {self.token, *tokens}
         previous = self.cache.get(key)
         if previous is not None and previous.rules:
             kept.update(previous.rules)
-        return robots, {token: robots.for_agent(token) for token in kept}
+        config = self.config
+        return await self.parses.parse(body, config.mode, config.max_bytes, kept)
 
     async def _adopt(
         self,

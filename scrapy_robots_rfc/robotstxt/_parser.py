@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import re
+import time
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
@@ -866,6 +867,10 @@ def _read(text: str, mode: Mode, notes: list[_Pending] | None) -> _Lines:
         end = text.find("\n", start + _BLOCK)
         end = size if end < 0 else end + 1
         block = text[start:end].split("\n")
+        # Other threads get the GIL once per block: the compiled build never
+        # runs the interpreter's switch check, so a parse in a thread would
+        # hold every other thread up for its whole length (issue 41).
+        time.sleep(0)
         if not block[-1]:
             block.pop()  # a last line end ends the last line, it starts none
         for raw in block:
