@@ -187,10 +187,12 @@ def looks_like_html(
     start = body[:_HTML_PEEK].removeprefix(b"\xef\xbb\xbf").lstrip(WHITESPACE)
     starts = next((s for s in _HTML_STARTS if start[: len(s)].lower() == s), b"")
     served = content_type.lower() in HTML_TYPES
+    if not starts and not served:
+        return None
     if robots is None:
         robots = RobotsTxt.parse(body, mode)
-    read = bool(robots.groups or robots.sitemaps)
-    if not starts and (read or not served):
+    read = bool(robots.group_count or robots.sitemaps)
+    if not starts and read:
         return None
     return HtmlPage(
         starts=start[: len(starts)].decode("ascii") if starts else None,

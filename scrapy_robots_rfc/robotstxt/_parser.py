@@ -446,6 +446,13 @@ class RobotsTxt:
         return tuple(Note(*note) for note in sorted(notes, key=itemgetter(0)))
 
     @property
+    def group_count(self) -> int:
+        """How many groups the file has (RFC 9309 §2.1), without building
+        them as :attr:`groups` does: a file of a million groups counts them
+        in no time."""
+        return len(self._lines.group_agents)
+
+    @property
     def groups(self) -> tuple[Group, ...]:
         """The groups in file order, as written (a new view at each call)."""
         return tuple(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from typing import cast
 
 import pytest
 from hypothesis import given, settings
@@ -24,7 +25,13 @@ from scrapy_robots_rfc.robotstxt._lint import (
     looks_like_html,
 )
 from scrapy_robots_rfc.robotstxt._matcher import literal_prefix
-from scrapy_robots_rfc.robotstxt._parser import MAX_BYTES, MAX_LINE_BYTES, NOTE_CODES, cut_at_limit
+from scrapy_robots_rfc.robotstxt._parser import (
+    MAX_BYTES,
+    MAX_LINE_BYTES,
+    NOTE_CODES,
+    Group,
+    cut_at_limit,
+)
 from scrapy_robots_rfc.robotstxt._patterns import pattern_matches
 
 from ..conftest import CORPUS
@@ -610,3 +617,39 @@ def test_pattern_matches(pattern: str, path: str, matches: bool) -> None:
 )
 def test_literal_prefix(pattern: str, prefix: str) -> None:
     assert literal_prefix(pattern) == prefix
+
+
+class _NoGroups:
+    """A parsed file whose groups must not be built: what
+    :func:`looks_like_html` may read of it."""
+
+    def __init__(self, robots: RobotsTxt) -> None:
+        self.group_count = robots.group_count
+        self.sitemaps = robots.sitemaps
+
+    @property
+    def groups(self) -> tuple[Group, ...]:
+        raise AssertionError("the groups were built")
+
+
+def test_looks_like_html_never_builds_the_groups() -> None:
+    """The crawl asks of every robots.txt it fetches, on the reactor's
+    thread: a file of a million groups took seconds to build them all,
+    only to learn that there were some. A plain robots.txt is never looked
+    at past its start and its media type, and a file served as HTML is read
+    by counting its groups."""
+    body = b"User-agent: a\nAllow: /\n" * 3
+    robots = cast(RobotsTxt, _NoGroups(RobotsTxt.parse(body)))
+    assert robots.group_count == 3
+    assert looks_like_html(body, "text/plain", robots=robots) is None
+    assert looks_like_html(body, "text/html", robots=robots) is None
+    assert looks_like_html(b"<html>\n" + body, "", robots=robots) == HtmlPage(
+        starts="<html", served_as=None, read=True
+    )
+
+
+@given(st.lists(st.sampled_from(["User-agent: a", "Allow: /", "Disallow: /x", "", "# c"])))
+@settings(max_examples=200)
+def test_group_count_counts_the_groups(lines: list[str]) -> None:
+    robots = RobotsTxt.parse("\n".join(lines).encode())
+    assert robots.group_count == len(robots.groups)
