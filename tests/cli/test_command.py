@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -147,14 +146,6 @@ def robots(
     if command == "robots" and "--json" in args:
         valid("robots", json.loads(done.stdout))
     return done
-
-
-def _closed_port() -> int:
-    """A port of 127.0.0.1 where nothing listens: bound, then closed."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 def field(output: str, label: str) -> str:
@@ -524,7 +515,7 @@ def _fetch(url: str, source: str | None, status: int | None, state: str, outcome
 
 
 @pytest.mark.e2e
-def test_json_reports_the_fetch_of_every_outcome(site: DemoSite):
+def test_json_reports_the_fetch_of_every_outcome(site: DemoSite, closed_port: int):
     """The ``robots`` object, as check --json and the crawl report have it:
     404, 503, a redirect, a refused connection, a request refused locally."""
     robots_txt = {name: site.url(name, "/robots.txt") for name in site.ports}
@@ -548,7 +539,7 @@ def test_json_reports_the_fetch_of_every_outcome(site: DemoSite):
     moved = json.loads(robots(site.url("moved", "/x"), "--json").stdout)
     assert (moved["fetches"], moved["redirects"], len(moved["chain"])) == (1, 1, 2)
 
-    closed = f"http://127.0.0.1:{_closed_port()}"
+    closed = f"http://127.0.0.1:{closed_port}"
     report = json.loads(robots(f"{closed}/x", "--json").stdout)
     fetch = report["robots"]
     assert (fetch["status"], fetch["state"], report["chain"]) == (
@@ -808,8 +799,8 @@ def test_outside_a_project_the_note_says_so(site: DemoSite, tmp_path: Path):
 
 
 @pytest.mark.e2e
-def test_a_refused_connection_is_said_without_doubled_punctuation():
-    closed = f"http://127.0.0.1:{_closed_port()}"
+def test_a_refused_connection_is_said_without_doubled_punctuation(closed_port: int):
+    closed = f"http://127.0.0.1:{closed_port}"
     done = robots(f"{closed}/x")
     assert done.returncode == 1, done.stdout + done.stderr
     line = field(done.stdout, "robots.txt")
