@@ -953,14 +953,6 @@ def test_a_crawl_delay_paces_the_crawler_its_lines_are_for(server, activation, u
         assert stat(crawler, "robotstxt/crawl_delay/applied") == 1
 
 
-@pytest_twisted.inlineCallbacks
-def test_crawl_delay_is_ignored_by_default(server, activation):
-    origin = robots_origin(server, Reply(body=b"User-agent: *\nCrawl-delay: 30\n"))
-    crawler = yield crawl(activation, [Stage(pages(origin, "/1", "/2"))])
-    assert len(crawler.spider.seen) == 2
-    assert stat(crawler, "robotstxt/crawl_delay/applied") is None
-
-
 def delay_lines(caplog: Any) -> list[str]:
     """The INFO lines that say what an origin's crawl-delay does."""
     return [
@@ -975,6 +967,8 @@ def delay_lines(caplog: Any) -> list[str]:
 @pytest.mark.parametrize(
     ("settings", "why"),
     [
+        # By default crawl-delay is not applied: every page crawled, none
+        # waited for, and the line says which setting would apply it.
         pytest.param({}, "ROBOTSTXT_RFC_CRAWL_DELAY is off", id="off"),
         pytest.param(
             {"ROBOTSTXT_RFC_CRAWL_DELAY": True, "ROBOTSTXT_RFC_CRAWL_DELAY_MAX": 0},
