@@ -1,6 +1,7 @@
 # The README commands on a bare machine with python3 and make:
 #   make demo            creates .venv, installs the package (and Scrapy) only, runs the example
 #   make test            installs the test and dev tools on top, runs lint, mypy and the suite
+#                        (in parallel: PYTEST_WORKERS below)
 #   make test-unit       the suite without the real crawls (-m "not e2e"): the quick run
 #   make package-check   builds the sdist and the wheel, installs the wheel in a fresh venv,
 #                        crawls with it and runs the sdist's tests (.ci/package)
@@ -21,6 +22,13 @@ DEMO_STAMP := $(VENV)/.installed-demo
 TEST_STAMP := $(VENV)/.installed-test
 DOCS_STAMP := $(VENV)/.installed-docs
 BENCH_STAMP := $(VENV)/.installed-bench
+# The suite runs in parallel: one pytest-xdist worker per core (auto), each
+# taking the next test when it is free (worksteal); PYTEST_WORKERS=0 runs it
+# in one process, as plain `pytest` does. The few tests that time
+# themselves against a bound run while no other test runs (marked alone,
+# tests/alone.py).
+PYTEST_WORKERS ?= auto
+PARALLEL := -n $(PYTEST_WORKERS) --dist worksteal
 
 .PHONY: test test-unit test-compiled test-oldest demo docs lint bench package-check clean
 
@@ -49,13 +57,13 @@ lint: $(TEST_STAMP)
 	$(BIN)/lint-imports
 
 test: lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PARALLEL)
 
 # The suite without the tests marked e2e (real Scrapy crawls against the local
 # server, Redis or in a subprocess): the quick run while working. tests/conftest.py
 # stops any run in which a test that uses the local server is not marked e2e.
 test-unit: $(TEST_STAMP)
-	$(BIN)/python -m pytest -m "not e2e"
+	$(BIN)/python -m pytest $(PARALLEL) -m "not e2e"
 
 # The site, offline (docs/conf.py: intersphinx only on Read the Docs or with
 # DOCS_INTERSPHINX=1); -n: a broken reference to the package is a warning, -W
@@ -86,13 +94,13 @@ $(OLDEST_STAMP): setup.cfg pyproject.toml
 
 test-oldest: $(OLDEST_STAMP)
 	$(OLDEST_VENV)/bin/python -c "import scrapy; assert scrapy.__version__ == '$(OLDEST_SCRAPY)', scrapy.__version__"
-	$(OLDEST_VENV)/bin/python -m pytest $(OLDEST_TESTS)
+	$(OLDEST_VENV)/bin/python -m pytest $(PARALLEL) $(OLDEST_TESTS)
 
 # The whole suite again against the compiled build (setup.py's
 # SCRAPY_ROBOTS_RFC_USE_MYPYC=1): .ci/compiled builds the wheel in a copy under
-# .tox/compiled and runs every test there.
+# .tox/compiled and runs every test there (its arguments go to pytest).
 test-compiled: $(TEST_STAMP)
-	BUILD_PYTHON=$(abspath $(BIN))/python .ci/compiled
+	BUILD_PYTHON=$(abspath $(BIN))/python .ci/compiled $(PARALLEL)
 
 demo: $(DEMO_STAMP)
 	cd example_project && $(abspath $(BIN))/python demo.py

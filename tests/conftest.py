@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import os
+import socket
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +13,7 @@ from hypothesis import settings
 from scrapy_robots_rfc import RobotsTxt
 from scrapy_robots_rfc.robotstxt._canonical import canonical_match_string
 
+from . import alone
 from .crawling import ACTIVATIONS
 from .mockserver import MockServer
 
@@ -39,13 +42,40 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     path = session.config.getoption("--conformance-figures")
-    if path:
-        from .conformance import write_figures
+    if not path:
+        return
+    from .conformance import shared_outcomes, write_figures
 
-        problem = write_figures(Path(path))
-        if problem is not None:
-            session.config.get_terminal_writer().line(problem, red=True)
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        # A pytest-xdist worker ran a share of the cases: it hands its
+        # outcomes to the controller (pytest_testnodedown), which writes.
+        workeroutput["conformance"] = shared_outcomes()
+        return
+    problem = write_figures(Path(path))
+    if problem is not None:
+        session.config.get_terminal_writer().line(problem, red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """pytest-xdist's controller: a worker's conformance outcomes join this
+    process's, so that ``--conformance-figures`` counts every case however
+    many workers ran them (``-n``)."""
+    share = getattr(node, "workeroutput", {}).get("conformance")
+    if share is not None:
+        from .conformance import add_shared_outcomes
+
+        add_shared_outcomes(share)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> object:
+    """A test marked ``alone`` runs while no other test runs, in whichever
+    pytest-xdist worker (tests/alone.py)."""
+    with alone.turn(item):
+        return (yield)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -97,6 +127,18 @@ async def server() -> Any:
     s = MockServer()
     yield s
     await s.stop()
+
+
+@pytest.fixture
+def closed_port() -> Iterator[int]:
+    """A port of 127.0.0.1 where nothing listens, for the test: a socket
+    holds it bound without listening, so a connection to it is refused,
+    and no other process (another pytest-xdist worker, a server started
+    meanwhile) can listen there until the test ends."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        yield port
 
 
 @pytest.fixture(params=sorted(ACTIVATIONS))

@@ -38,6 +38,11 @@ BASE_SETTINGS: dict[str, Any] = {
     "USER_AGENT": "TestBot/1.0 (+https://example.com/bot)",
     "LOG_LEVEL": "DEBUG",
     "RETRY_ENABLED": False,
+    # As the get_crawler() of newer Scrapy sets it (2.13.4's does not): each crawl
+    # would listen on one of the telnet console's fixed ports (6023-6073),
+    # and crawls in two pytest-xdist workers at once race for them (the
+    # loser leaves an unclosed socket, an error here).
+    "TELNETCONSOLE_ENABLED": False,
 }
 
 

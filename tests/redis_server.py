@@ -6,6 +6,14 @@ yields a :class:`RedisServer` (``.url``, ``.stop()``, ``.start()``) so that
 a test can take the server away and bring it back on the same port, or
 freeze it (``.pause()``: SIGSTOP, a server that hangs; ``.resume()``).
 
+Several test processes start servers at once (``make test`` runs the suite
+in pytest-xdist workers, and other checkouts may run theirs): a port found
+free can be taken by another process before ``redis-server`` binds it, so a
+server that finds its port taken at its first start tries another one, and
+one started again (same port) waits for the port to be free again. A test
+that needs a port where nothing listens takes the ``closed_port`` fixture
+(tests/conftest.py), which no other process can take meanwhile.
+
 Without ``redis-server`` on the PATH the tests skip, except under CI (the
 ``CI`` environment variable is set), where they fail: there they must run.
 """
@@ -18,6 +26,7 @@ import signal
 import socket
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -26,9 +35,14 @@ import pytest
 
 #: How long redis-server may take to accept connections, in seconds.
 START_TIMEOUT = 10.0
+#: How many times a server whose port was taken tries again.
+START_ATTEMPTS = 5
+#: What redis-server logs when its port is taken.
+_PORT_TAKEN = "Address already in use"
 
 
 def free_port() -> int:
+    """A port of 127.0.0.1 that was free a moment ago (bound, then closed)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
@@ -53,17 +67,37 @@ class RedisServer:
         self.executable = executable
         self.directory = directory
         self.port = free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
         self.log: list[str] = []
         self._process: subprocess.Popen[str] | None = None
         self._reader: threading.Thread | None = None
+        self._started = False
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
 
     @property
     def running(self) -> bool:
         return self._process is not None and self._process.poll() is None
 
     def start(self) -> None:
+        """Start the server; on its port again if it ran before."""
         assert not self.running, "redis-server is already running"
+        for _ in range(START_ATTEMPTS):
+            if self._launch():
+                self._started = True
+                return
+            self.stop()
+            if not any(_PORT_TAKEN in line for line in self.log):
+                break
+            if self._started:
+                time.sleep(0.5)  # the tests' URL names this port: wait for it
+            else:
+                self.port = free_port()
+        pytest.fail(f"redis-server did not start on port {self.port}:\n" + "".join(self.log[-20:]))
+
+    def _launch(self) -> bool:
+        """Run redis-server; whether it accepts connections in time."""
         self.log = []
         ready = threading.Event()
         args = ["--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
@@ -91,11 +125,7 @@ class RedisServer:
 
         self._reader = threading.Thread(target=drain, daemon=True)
         self._reader.start()
-        if not ready.wait(START_TIMEOUT) or not ping(self.port):
-            self.stop()
-            pytest.fail(
-                f"redis-server did not start on port {self.port}:\n" + "".join(self.log[-20:])
-            )
+        return ready.wait(START_TIMEOUT) and ping(self.port)
 
     def pause(self) -> None:
         """Freeze the server (SIGSTOP): connections open, nothing answers."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import threading
@@ -342,10 +341,10 @@ def test_check_rejects_what_is_not_an_http_url(robots_file: str) -> None:
     ]
 
 
-def test_check_bad_url_with_a_robots_url_is_refused_before_the_fetch() -> None:
+def test_check_bad_url_with_a_robots_url_is_refused_before_the_fetch(closed_port: int) -> None:
     """The example is the robots.txt's own origin; nothing is fetched (the
     port is closed, so a fetch would exit 3)."""
-    origin = f"http://127.0.0.1:{_closed_port()}"
+    origin = f"http://127.0.0.1:{closed_port}"
     assert run("check", f"{origin}/robots.txt", "/private/x") == (
         2,
         [],
@@ -636,14 +635,6 @@ def other_server() -> Iterator[str]:
         yield url
 
 
-def _closed_port() -> int:
-    """A port of 127.0.0.1 where nothing listens: bound, then closed."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
-
-
 def _cannot_fetch(url: str, problem: str, origin: str) -> str:
     return (
         f"cannot fetch {url}: {problem}. A crawl would treat {origin} as unreachable and "
@@ -691,8 +682,8 @@ def test_check_unreachable_is_exit_3_not_a_verdict(
     )
 
 
-def test_check_refused_connection_is_exit_3() -> None:
-    origin = f"http://127.0.0.1:{_closed_port()}"
+def test_check_refused_connection_is_exit_3(closed_port: int) -> None:
+    origin = f"http://127.0.0.1:{closed_port}"
     robots = f"{origin}/robots.txt"
     expected = _cannot_fetch(robots, "connection refused", origin)
     assert run("check", robots, f"{origin}/a", f"{origin}/b") == (3, [], expected)

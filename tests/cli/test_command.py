@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -147,14 +146,6 @@ def robots(
     if command == "robots" and "--json" in args:
         valid("robots", json.loads(done.stdout))
     return done
-
-
-def _closed_port() -> int:
-    """A port of 127.0.0.1 where nothing listens: bound, then closed."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 def field(output: str, label: str) -> str:
@@ -524,7 +515,7 @@ def _fetch(url: str, source: str | None, status: int | None, state: str, outcome
 
 
 @pytest.mark.e2e
-def test_json_reports_the_fetch_of_every_outcome(site: DemoSite):
+def test_json_reports_the_fetch_of_every_outcome(site: DemoSite, closed_port: int):
     """The ``robots`` object, as check --json and the crawl report have it:
     404, 503, a redirect, a refused connection, a request refused locally."""
     robots_txt = {name: site.url(name, "/robots.txt") for name in site.ports}
@@ -542,13 +533,13 @@ def test_json_reports_the_fetch_of_every_outcome(site: DemoSite):
         # The rules came from the end of the redirect, and so did the 200.
         "moved": _fetch(robots_txt["moved"], robots_txt["moved-target"], 200, "rules", "200"),
     }
+    reports = {name: json.loads(robots(site.url(name, "/x"), "--json").stdout) for name in cases}
     for name, expected in cases.items():
-        report = json.loads(robots(site.url(name, "/x"), "--json").stdout)
-        assert report["robots"] == expected, name
-    moved = json.loads(robots(site.url("moved", "/x"), "--json").stdout)
+        assert reports[name]["robots"] == expected, name
+    moved = reports["moved"]
     assert (moved["fetches"], moved["redirects"], len(moved["chain"])) == (1, 1, 2)
 
-    closed = f"http://127.0.0.1:{_closed_port()}"
+    closed = f"http://127.0.0.1:{closed_port}"
     report = json.loads(robots(f"{closed}/x", "--json").stdout)
     fetch = report["robots"]
     assert (fetch["status"], fetch["state"], report["chain"]) == (
@@ -705,17 +696,6 @@ def test_an_unknown_category_drops_unless_the_page_states_it(site: DemoSite):
 # -- scrapy robots -h, the log level, outside a project ---------------------------------
 
 
-@pytest.mark.e2e
-def test_help_states_one_log_level_default():
-    """-L's own help and the description agree: WARNING, whatever the
-    project's LOG_LEVEL (INFO in the example project)."""
-    done = robots("-h")
-    assert done.returncode == 0, done.stderr
-    text = " ".join(done.stdout.split())
-    assert "-L LEVEL, --loglevel LEVEL log level (default: WARNING)" in text
-    assert "Logs go to stderr at WARNING, the default of -L for this command." in text
-
-
 def _help(columns: int) -> str:
     """``scrapy robots -h`` at a terminal width, the parser built as
     ``scrapy.cmdline.execute`` builds it."""
@@ -762,10 +742,17 @@ def test_help_has_no_heading_but_its_sections_at_any_width():
 
 
 @pytest.mark.e2e
-def test_help_at_80_columns_shows_the_json_option_as_written(monkeypatch):
+def test_help_at_80_columns_states_one_log_level_and_the_json_option_as_written(monkeypatch):
+    """-L's own help and the description agree: WARNING, whatever the
+    project's LOG_LEVEL (INFO in the example project). At 80 columns (a
+    terminal's width, and what a help without a terminal gets) no line of
+    the command's own is made a heading."""
     monkeypatch.setenv("COLUMNS", "80")
     done = robots("-h")
     assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.split())
+    assert "-L LEVEL, --loglevel LEVEL log level (default: WARNING)" in text
+    assert "Logs go to stderr at WARNING, the default of -L for this command." in text
     assert _headings(done.stdout) == ["Usage", "Options", "Global Options"]
     assert "Print The Report" not in done.stdout
     json_help = done.stdout[done.stdout.index("  --json") : done.stdout.index("  --page")]
@@ -808,8 +795,8 @@ def test_outside_a_project_the_note_says_so(site: DemoSite, tmp_path: Path):
 
 
 @pytest.mark.e2e
-def test_a_refused_connection_is_said_without_doubled_punctuation():
-    closed = f"http://127.0.0.1:{_closed_port()}"
+def test_a_refused_connection_is_said_without_doubled_punctuation(closed_port: int):
+    closed = f"http://127.0.0.1:{closed_port}"
     done = robots(f"{closed}/x")
     assert done.returncode == 1, done.stdout + done.stderr
     line = field(done.stdout, "robots.txt")

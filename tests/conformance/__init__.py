@@ -326,6 +326,21 @@ def missing(suites: Sequence[Suite], outcomes: Mapping[tuple[str, int, str], str
     )
 
 
+def shared_outcomes() -> str:
+    """This process's :data:`OUTCOMES` and :data:`SWEEP` as JSON: what a
+    pytest-xdist worker hands to the controller (tests/conftest.py)."""
+    outcomes = [[*key, value] for key, value in OUTCOMES.items()]
+    return json.dumps({"outcomes": outcomes, "sweep": SWEEP})
+
+
+def add_shared_outcomes(share: str) -> None:
+    """Add what :func:`shared_outcomes` gave in a worker to this process's."""
+    data = json.loads(share)
+    for suite, index, mode, value in data["outcomes"]:
+        OUTCOMES[(suite, index, mode)] = value
+    SWEEP.update(data["sweep"])
+
+
 def write_figures(path: Path) -> str | None:
     """Write :func:`figures` of this run's :data:`OUTCOMES` to ``path``
     (JSON), or say why not: a run that did not run every case."""

@@ -37,7 +37,7 @@ from scrapy_robots_rfc.stores._redis import KEY_PREFIX, RedisStore
 
 from ..crawling import Stage, crawl, pages, robots_origin, stat
 from ..mockserver import Hit, MockServer, Reply
-from ..redis_server import RedisServer, free_port, redis_server_fixture
+from ..redis_server import RedisServer, redis_server_fixture
 
 ORIGIN = Origin("https", "example.com", 443)
 OTHER = Origin("https", "other.example", 443)
@@ -361,9 +361,9 @@ def test_crawlers_sharing_redis_take_turns_a_crawl_delay_apart(redis_url: str) -
 
 
 @pytest_twisted.inlineCallbacks
-def test_turns_go_on_in_memory_while_the_store_is_down() -> Any:
+def test_turns_go_on_in_memory_while_the_store_is_down(closed_port: int) -> Any:
     stats = Stats()
-    pacer, shared = redis_pacer(f"redis://127.0.0.1:{free_port()}/0", stats)
+    pacer, shared = redis_pacer(f"redis://127.0.0.1:{closed_port}/0", stats)
     given: list[float] = []
 
     async def take(n: int) -> None:

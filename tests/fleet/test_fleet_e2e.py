@@ -57,6 +57,13 @@ INDEX = f"{KEY_PREFIX}heldidx:{QUEUE}"
 
 redis_server = redis_server_fixture()
 
+#: The crawls on scrapy-redis whose spider can close before the store's thread
+#: has put held requests back in the queue, or before a worker's first sweep
+#: sees what the fleet holds, when another test takes the CPU (see
+#: test_a_release_slower_than_the_idle_check_loses_no_request): they run
+#: while no other test runs (tests/alone.py) until that is fixed.
+alone = pytest.mark.alone
+
 
 def held_key(origin: Origin) -> str:
     return f"{KEY_PREFIX}held:{QUEUE}:{origin.base}"
@@ -322,6 +329,7 @@ def test_a_killed_workers_held_requests_are_crawled_by_the_others(
 
 
 @pytest.mark.e2e
+@alone
 @pytest_twisted.inlineCallbacks
 def test_a_graceful_stop_hands_held_requests_to_the_fleet(
     server: MockServer, redis_server: RedisServer, client: Any, workers: list[Worker], tmp_path
@@ -381,6 +389,7 @@ def in_process_crawl(activation: dict[str, Any], urls: list[str], **settings: An
 
 
 @pytest.mark.e2e
+@alone
 @scrapy_redis_warnings
 @pytest_twisted.inlineCallbacks
 def test_requests_wait_in_redis_and_come_back_through_the_queue(
@@ -405,6 +414,48 @@ def test_requests_wait_in_redis_and_come_back_through_the_queue(
     )
     # The private keys are gone by the time the response reaches the spider.
     assert [k for meta in spider.metas for k in meta if k.startswith("_robotstxt_rfc")] == []
+    assert keys(client, "held") == []
+
+
+@pytest.mark.e2e
+@scrapy_redis_warnings
+@pytest.mark.xfail(
+    strict=True,
+    reason="the spider closes while held requests are being released in the store's "
+    "thread: they are lost (the room is idle, the queue still empty); seen on a loaded "
+    "machine (issue 43's parallel runs), made certain here by a slow release",
+)
+@pytest_twisted.inlineCallbacks
+def test_a_release_slower_than_the_idle_check_loses_no_request(
+    server: MockServer,
+    redis_server: RedisServer,
+    client: Any,
+    activation: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """What a loaded machine does to the store's thread: the release of an
+    origin's held requests takes a second. Every request still comes back
+    through the queue and is crawled or forbidden once.
+
+    The sweep is kept from seeing the held requests, as when it last ran
+    before they were held: otherwise it keeps the spider open until its
+    next run, long after the release, and hides the loss."""
+    from scrapy_robots_rfc.stores._redis_fleet import RedisFleet
+
+    release = RedisFleet.release
+
+    def slow_release(self: RedisFleet, *args: Any, **kwargs: Any) -> Any:
+        time.sleep(1.0)  # in the store's thread, never the reactor's
+        return release(self, *args, **kwargs)
+
+    monkeypatch.setattr(RedisFleet, "release", slow_release)
+    monkeypatch.setattr(RedisFleet, "held_origins", lambda self: 0)
+    slow = server.add_origin({"/robots.txt": Reply(body=ROBOTS, delay=0.5)})
+    urls = [slow.url("/a"), slow.url("/b"), slow.url("/private/x")]
+    crawler = yield in_process_crawl(activation, urls, **scrapy_redis(redis_server.url))
+    assert sorted(crawler.spider.seen) == [slow.url("/a"), slow.url("/b")]
+    assert crawler.spider.failed_with("Forbidden by robots.txt") == [slow.url("/private/x")]
+    assert crawler.stats.get_value("robotstxt/waiting/released") == 3
     assert keys(client, "held") == []
 
 
@@ -550,6 +601,7 @@ class OwnListQueue(Base):  # type: ignore[misc]
 
 
 @pytest.mark.e2e
+@alone
 @scrapy_redis_warnings
 @pytest_twisted.inlineCallbacks
 def test_flush_on_start_drops_what_an_earlier_run_held(

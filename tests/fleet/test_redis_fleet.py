@@ -22,7 +22,7 @@ from scrapy_robots_rfc.stores import _redis_lua as redis_lua
 from scrapy_robots_rfc.stores._base import Record, StoreError
 from scrapy_robots_rfc.stores._redis import KEY_PREFIX, RedisStore
 from scrapy_robots_rfc.stores._redis_fleet import QUEUE_LAYOUTS, QueueTarget, RedisFleet
-from tests.redis_server import RedisServer, free_port, redis_server_fixture
+from tests.redis_server import RedisServer, redis_server_fixture
 
 redis = pytest.importorskip("redis")
 scrapy_redis_queue = pytest.importorskip("scrapy_redis.queue")
@@ -597,13 +597,16 @@ def test_every_key_written_has_a_ttl(
 
 
 def test_probe_tells_whether_scrapy_redis_uses_the_same_server_and_db(
-    redis_server: RedisServer, fleets: Callable[..., RedisFleet], raw: redis.Redis
+    redis_server: RedisServer,
+    fleets: Callable[..., RedisFleet],
+    raw: redis.Redis,
+    closed_port: int,
 ) -> None:
     fleet = fleets()
     base = redis_server.url.rsplit("/", 1)[0]
     same_text = redis.Redis.from_url(base + "/0", decode_responses=True)
     other_db = redis.Redis.from_url(base + "/1")
-    nowhere = redis.Redis.from_url(f"redis://127.0.0.1:{free_port()}/0")
+    nowhere = redis.Redis.from_url(f"redis://127.0.0.1:{closed_port}/0")
     try:
         assert fleet.probe(raw)
         assert fleet.probe(same_text)

@@ -500,6 +500,10 @@ def run_together(jobs: list[Callable[[], None]]) -> None:
         raise errors[0]
 
 
+# Four threads on one SQLite file, each of whose writes waits at most the
+# store's 0.5 s for the others' locks: alone, so that threads starved of CPU
+# by other tests do not hold a lock past it (tests/alone.py).
+@pytest.mark.alone
 def test_one_store_called_from_threads_at_once(backend: Backend) -> None:
     """The middleware calls a store from up to four threads at a time: each
     thread writes and reads its own origins and one origin they all share.
@@ -532,6 +536,7 @@ def test_one_store_called_from_threads_at_once(backend: Backend) -> None:
     assert store.get(shared_origin) in written
 
 
+@pytest.mark.alone  # as above
 def test_crawlers_racing_from_threads_get_one_winner_per_origin(shared: Backend) -> None:
     """Four crawlers, each in a thread, try to take the same 50 origins at
     the same moment, in orders of their own: each origin is won exactly

@@ -34,6 +34,10 @@ from scrapy_robots_rfc.stores._sqlite import BUSY_TIMEOUT, SqliteStore
 from .sqlite_holder import held, make_store_file
 from .test_store_close import Stats, wait_for
 
+#: Each test gives an SQLite lock, or a call that waits for one, a bound of
+#: wall-clock time: it runs while no other test loads the machine (tests/alone.py).
+pytestmark = pytest.mark.alone
+
 RECORD = Record(
     good=True,
     body=b"User-agent: *\nDisallow: /private\n",

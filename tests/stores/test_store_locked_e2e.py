@@ -33,7 +33,9 @@ PAGES = ("/a", "/b", "/c", "/private/x")
 #: counted from the crawl's start (its pages wait for it).
 ROBOTS_WITHIN = 3.0
 
-pytestmark = pytest.mark.e2e
+#: The crawls are timed against each other: they run while no other test
+#: loads the machine (tests/alone.py).
+pytestmark = [pytest.mark.e2e, pytest.mark.alone]
 
 
 class Run:

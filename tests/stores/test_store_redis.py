@@ -21,7 +21,7 @@ import pytest
 from scrapy_robots_rfc.stores import _redis_lua as redis_lua
 from scrapy_robots_rfc.stores._base import Record, StoreError
 from scrapy_robots_rfc.stores._redis import KEY_PREFIX, RedisStore, redact
-from tests.redis_server import RedisServer, free_port, redis_server_fixture
+from tests.redis_server import RedisServer, redis_server_fixture
 
 redis = pytest.importorskip("redis")
 
@@ -278,8 +278,8 @@ def test_server_gone_and_back(redis_server: RedisServer) -> None:
         store.close()
 
 
-def test_unreachable_url_hides_password() -> None:
-    port = free_port()  # nothing listens there
+def test_unreachable_url_hides_password(closed_port: int) -> None:
+    port = closed_port
     store = RedisStore(f"redis://robot:s3cret@127.0.0.1:{port}/0?password=s3cret")
     try:
         start = time.monotonic()
@@ -295,6 +295,7 @@ def test_unreachable_url_hides_password() -> None:
     assert "s3cret" not in repr(store)
 
 
+@pytest.mark.alone  # a bound of wall-clock time with 0.5 s to spare (tests/alone.py)
 def test_hung_server() -> None:
     """A server that accepts connections but never answers: each command
     waits ``timeout``, and is tried twice."""

@@ -24,6 +24,10 @@ from .sqlite_damage import damage_records
 from .sqlite_holder import held, make_store_file
 
 ROOT = Path(__file__).resolve().parents[2]
+#: The tests of SQLite's locks between connections give each wait a bound of
+#: wall-clock time (BUSY_TIMEOUT): they run while no other test loads the
+#: machine (tests/alone.py).
+alone = pytest.mark.alone
 
 
 def record(body: bytes | None = b"User-agent: *\nDisallow: /x\n", **changes: object) -> Record:
@@ -206,6 +210,7 @@ print(" ".join(map(str, won)))
 """
 
 
+@alone
 def test_two_processes_racing_for_origins_get_one_winner_each(tmp_path):
     path = str(tmp_path / "race.db")
     made = SqliteStore(path)
@@ -236,6 +241,7 @@ def busy_message(path: Path) -> str:
     )
 
 
+@alone
 def test_a_write_lock_held_elsewhere_fails_writes_within_the_bound(tmp_path):
     path = tmp_path / "held.db"
     store = SqliteStore(str(path))
@@ -300,6 +306,7 @@ def test_a_wal_file_commits_without_waiting_for_the_disk(tmp_path, monkeypatch):
     store.close()
 
 
+@alone
 def test_a_call_waiting_for_the_lock_does_not_hold_the_others(tmp_path):
     path = tmp_path / "held.db"
     store = SqliteStore(str(path))
@@ -322,6 +329,7 @@ def set_up_message(path: Path, tries: int) -> str:
     )
 
 
+@alone
 def test_a_rollback_journal_file_held_elsewhere_is_set_up_later(tmp_path):
     path = tmp_path / "journal.db"
     make_store_file(path, "DELETE")
@@ -346,6 +354,7 @@ def test_a_rollback_journal_file_held_elsewhere_is_set_up_later(tmp_path):
     db.close()
 
 
+@alone
 def test_closing_does_not_wait_for_a_call_waiting_for_the_lock(tmp_path):
     path = tmp_path / "held.db"
     store = SqliteStore(str(path))

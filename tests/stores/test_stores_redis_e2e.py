@@ -23,7 +23,7 @@ from twisted.internet.utils import getProcessOutputAndValue
 
 from ..crawling import Stage, crawl, pages, robots_origin, stat
 from ..mockserver import Reply
-from ..redis_server import RedisServer, free_port, redis_server_fixture
+from ..redis_server import RedisServer, redis_server_fixture
 
 pytestmark = pytest.mark.e2e
 
@@ -238,8 +238,8 @@ def test_redis_killed_mid_crawl_falls_back_to_memory(
 
 
 @pytest_twisted.inlineCallbacks
-def test_unreachable_redis_at_start_up_uses_memory(server, activation, caplog):
-    url = f"redis://robot:s3cret@127.0.0.1:{free_port()}/0"  # nothing listens there
+def test_unreachable_redis_at_start_up_uses_memory(server, activation, caplog, closed_port):
+    url = f"redis://robot:s3cret@127.0.0.1:{closed_port}/0"  # nothing listens there
     first, second = (robots_origin(server, Reply(body=ROBOTS)) for _ in range(2))
     urls = pages(first, "/a", "/private/x") + pages(second, "/b", "/private/y")
     with caplog.at_level(logging.ERROR):
