@@ -42,42 +42,32 @@ from .. import policy
 from .._logging import reaches_a_handler
 from .._runtime import Runtime
 from ..exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable
-from ..policy import Origin, Origins, State, Verdict, origin
+from ..policy import Origin, State, Verdict, origin
 from ..robotstxt import (
     NO_PREFERENCES,
     ROBOTS_TXT_PATH,
     USAGE_META_KEY,
     canonical_match_string,
 )
-from ..stores import SharedStore, store_named
-from ._announce import Announcer
+from ._assembly import assemble
 from ._config import Config
-from ._crawl_delay import CrawlDelays, Pacer
-from ._crawler_names import CrawlerNames
-from ._fetcher import DOWNLOAD_PRIORITY, Fetcher
-from ._holding import HoldEvents, MemoryHold, hold_class, let_go
+from ._fetcher import DOWNLOAD_PRIORITY
+from ._holding import let_go
 from ._jobdir import put_aside, resume_waiting
-from ._kept_responses import KeptResponses, Share
+from ._kept_responses import Share
 from ._misspelt_settings import warn_about_misspelt_settings
 from ._page_gate import PageGate
-from ._parking import Parking
-from ._progress import Progress
-from ._report import Report
-from ._robots_loader import RobotsLoader
 from ._startup_warnings import (
     warn_about_builtin,
     warn_about_page_rules,
     warn_about_robotstxt_parser,
 )
-from ._usage_gate import UsageGate
 from ._waiting_room import (
     DROP_KEY,
     NO_WAIT_KEY,
     Decided,
     Dropped,
-    EngineGate,
     Later,
-    WaitingRoom,
 )
 from .addon import OURS, refuse_as_addon
 
@@ -131,69 +121,21 @@ class RobotsTxtMiddleware:
         self._one_off = False
         warn_about_robotstxt_parser(crawler, config.mode)
         # The parts, each built once and given what it needs.
-        self._names = names = CrawlerNames(config, runtime)
-        self._report = report = Report(config.max_origins, runtime.stats)
-        self._cache: policy.LruCache[Origin, policy.Entry] = policy.LruCache(config.max_origins)
-        self._origins = origins = Origins()
-        # Built only: the store is opened when the spider opens, off the reactor.
-        store = store_named(
-            config.store,
-            config.jobdir,
-            crawler=crawler,
-            lease=config.lease,
-            ttl=config.store_ttl,
-            fetch_bound=config.fetch_bound,
-        )
-        self._shared = shared = SharedStore(store, runtime)
-        self._usage = UsageGate(runtime, config, report, origins)
-        self._pages = PageGate(runtime, config, report, origins)
-        self._kept = kept = KeptResponses(runtime, follows_redirects=config.redirect_enabled)
-
-        def downloader() -> Any:
-            return crawler.engine.downloader
-
-        pacer = Pacer(runtime, config, shared, downloader=downloader)
-        self._delays = delays = CrawlDelays(
-            runtime,
-            config,
-            pacer,
-            downloader=downloader,
-            report=report,
-            origins=origins,
-            token=names.token,
-        )
-        loader = RobotsLoader(
-            runtime,
-            crawler,
-            config,
-            self._cache,
-            report,
-            Fetcher(runtime, crawler, config),
-            shared,
-            delays=delays,
-            token=names.token,
-        )
-        events = HoldEvents()
-        #: Where requests from the scheduler wait: in memory, or in Redis.
-        self._hold = hold = hold_class(config, crawler.settings)(
-            runtime, crawler, config, shared, events
-        )
-        self._engine = EngineGate(runtime, lambda request: crawler.engine.crawl(request))
-        announcer = Announcer(runtime, config.unreachable_wait)
-        self._room = room = WaitingRoom(
-            runtime,
-            config,
-            cache=self._cache,
-            loader=loader,
-            hold=hold,
-            kept=kept,
-            announcer=announcer,
-            engine=self._engine,
-            names=names,
-            report=report,
-        )
-        events.connect(room.on_hold_event)
-        self._progress = Progress(runtime, room, announcer, config.logstats_interval)
+        self._parts = parts = assemble(crawler, config, runtime)
+        self._names = parts.names
+        self._report = parts.report
+        self._cache = parts.cache
+        self._origins = parts.origins
+        self._shared = parts.shared
+        self._usage = parts.usage
+        self._pages = parts.pages
+        self._kept = parts.kept
+        self._delays = parts.delays
+        self._hold = parts.hold
+        self._engine = parts.engine
+        self._room = parts.room
+        self._progress = parts.progress
+        self._parking = parts.parking
         #: What the crawl reads on each request and response (P-4, U-6
         #: revised): nothing unless it honours page-level rules or names
         #: usage categories; ``process_response`` exists only then.
@@ -201,9 +143,6 @@ class RobotsTxtMiddleware:
         self._reads_pages = config.page_rules or self._usage.reads_pages
         if self._usage_on or self._reads_pages:
             self.process_response = self._process_response
-        self._parking = Parking(
-            crawler.signals, runtime.stats, room, hold, marks=type(hold) is not MemoryHold
-        )
         connect = crawler.signals.connect
         connect(self._spider_idle, signal=signals.spider_idle)
         connect(self._spider_opened, signal=signals.spider_opened)
