@@ -24,7 +24,7 @@ from twisted.internet.defer import Deferred
 from .. import policy
 from ..policy import Answer, State
 from ..robotstxt import RobotsTxt, cut_at_limit
-from ..stores import entry_from_record, record_for
+from ..stores import InForce, Ours, Unshared, entry_from_record, record_for
 from ._fetcher import Fetched
 from .robotparser import RobotParser
 
@@ -216,34 +216,44 @@ class RobotsLoader:
     async def _through_store(
         self, key: Origin, trigger: Request, tokens: set[Token], previous: policy.Entry | None
     ) -> tuple[policy.Entry, Fetched | None, Unreachable | None]:
-        """The entry from the store when it is fresh there; otherwise fetch,
-        one crawler at a time, and store what was found; and what this
-        crawler's fetch found, if it fetched, and what to announce."""
-        config = self.config
-        ours: Fetched | None = None
-        said: Unreachable | None = None
+        """The entry from the store when its record is in force there;
+        otherwise fetch, one crawler at a time, and store what was found;
+        and what this crawler's fetch found, if it fetched, and what to
+        announce. The store says what it found; the loader decides."""
+        match await self.shared.claim(str(key), lease=self.config.lease):
+            case InForce(record=record, waited=waited):
+                stat = "robotstxt/store/shared" if waited else "robotstxt/store/hit"
+                entry, in_force, said = await self._from_record(key, trigger, tokens, record, stat)
+                if in_force:
+                    return entry, None, said
+                # Due in the moment since the store looked: fetch, unshared.
+                return await self._fetch_entry(key, trigger, tokens, entry)
+            case Ours(record=record, lease=lease):
+                try:
+                    if record is not None:  # a due record: the copy a failure keeps (HTTP-5)
+                        previous = await self._previous(key, trigger, tokens, record)
+                    entry, fetched, said = await self._fetch_entry(key, trigger, tokens, previous)
+                except BaseException:
+                    await lease.drop()
+                    raise
+                now = self.runtime.clock()
+                status = fetched.answer.status
+                await lease.keep(
+                    record_for(entry, body=fetched.body, status=status, old=record, now=now)
+                )
+                return entry, fetched, said
+            case Unshared(record=record):
+                if record is not None:
+                    previous = await self._previous(key, trigger, tokens, record)
+                return await self._fetch_entry(key, trigger, tokens, previous)
 
-        async def use(record: Record, stat: str) -> policy.Entry | None:
-            nonlocal previous, said
-            entry, in_force, unreachable = await self._from_record(
-                key, trigger, tokens, record, stat
-            )
-            if not in_force:
-                previous = entry
-                return None
-            said = unreachable
-            return entry
-
-        async def fetch(old: Record | None) -> tuple[policy.Entry, Record | None]:
-            nonlocal ours, said
-            entry, fetched, said = await self._fetch_entry(key, trigger, tokens, previous)
-            ours = fetched
-            status = fetched.answer.status
-            now = self.runtime.clock()
-            return entry, record_for(entry, body=fetched.body, status=status, old=old, now=now)
-
-        entry = await self.shared.fetch_once(str(key), lease=config.lease, use=use, fetch=fetch)
-        return entry, ours, said
+    async def _previous(
+        self, key: Origin, trigger: Request, tokens: set[Token], record: Record
+    ) -> policy.Entry:
+        """The entry of a due stored record: the last copy a fetch starts
+        from, as the one in the cache would be."""
+        entry, _, _ = await self._from_record(key, trigger, tokens, record, "robotstxt/store/hit")
+        return entry
 
     async def _from_record(
         self, key: Origin, trigger: Request, tokens: set[Token], record: Record, stat: str
