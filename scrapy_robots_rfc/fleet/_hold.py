@@ -206,7 +206,6 @@ class FleetHold(MemoryHold):
         self._open_later = False
         #: Fires when the work of the store's return (:meth:`_resume`) ends.
         self._resuming: Deferred[None] | None = None
-        shared.when_up(self._store_up)
 
     @property
     def watches(self) -> bool:
@@ -247,8 +246,7 @@ class FleetHold(MemoryHold):
         if so, sweep at once: a worker that stopped, or died, may have left
         requests for this one."""
         await super().open(spider)
-        if self._config.hold == "memory":
-            return
+        self._soon(self._follow_the_store())
         await self._find_out(spider, late=False)
 
     async def _find_out(self, spider: Spider, *, late: bool) -> None:
@@ -330,8 +328,14 @@ class FleetHold(MemoryHold):
 
     # -- the store answers again ---------------------------------------------------
 
+    async def _follow_the_store(self) -> None:
+        """Each time the store answers again after an error
+        (:meth:`.SharedStore.back_up`), until it closes: :meth:`_store_up`."""
+        while await self._shared.back_up():
+            self._store_up()
+
     def _store_up(self) -> None:
-        """:meth:`.SharedStore.when_up`: hold in Redis again, and move there
+        """The store answers again: hold in Redis again, and move there
         the requests parked in memory meanwhile (:meth:`_resume`)."""
         if self._closing or (self._resuming is not None and not self._resuming.called):
             return

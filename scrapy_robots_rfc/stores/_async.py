@@ -112,10 +112,13 @@ class SharedStore:
         self._describe = str(getattr(store, "source", SETTING))
         #: ``None`` without a store, once it cannot be used, and once closed.
         self.health: StoreHealth | None = None
+        #: Fires when the store is used again after an error (:meth:`back_up`).
+        self._back: Deferred[bool] | None = None
         if store is not None:
             self.health = StoreHealth(
                 store, runtime=runtime, describe=self._describe, in_thread=self._run
             )
+            self.health.on_up.append(self._came_back)
 
     @property
     def available(self) -> bool:
@@ -123,11 +126,27 @@ class SharedStore:
         it did not fail since it last answered."""
         return self.health is not None and self.health.up
 
-    def when_up(self, callback: Callable[[], None]) -> None:
-        """Call ``callback`` each time the store is used again after an
-        error (:attr:`.StoreHealth.on_up`); never without a store."""
-        if self.health is not None:
-            self.health.on_up.append(callback)
+    async def back_up(self) -> bool:
+        """Wait for the store to be used again after an error: ``True`` once
+        it is, ``False`` when it is closed first, or cannot be used for the
+        crawl (then at once). One Deferred per outage, whoever waits."""
+        if self.health is None:
+            return False
+        if self._back is None:
+            self._back = Deferred()
+        return await maybe_deferred_to_future(self._back)
+
+    def _came_back(self) -> None:
+        """:attr:`.StoreHealth.on_up`: the store is used again."""
+        back, self._back = self._back, None
+        if back is not None:
+            back.callback(True)
+
+    def _gone(self) -> None:
+        """The store will not come back (closed, or unusable for the crawl)."""
+        back, self._back = self._back, None
+        if back is not None:
+            back.callback(False)
 
     async def fleet_call(
         self, func: Callable[..., T], *args: Any, default: T, writes: str | None = None
@@ -224,6 +243,7 @@ class SharedStore:
             )
         health.close()
         self.health = None
+        self._gone()
 
     def _unwritten(self, writes: str | None) -> None:
         if writes is not None and self.closing:
@@ -358,6 +378,7 @@ class SharedStore:
         if self.health is not None:
             self.health.close()
             self.health = None
+        self._gone()
         describe = self._describe
         store, self.store = self.store, None
         pool, self._pool = self._pool, None
