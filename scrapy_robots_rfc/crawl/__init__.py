@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from ._config import MONITOR_SETTINGS, Config
 from ._holding import (
-    HOLD_KEY,
-    SINCE_KEY,
     Adopted,
     ExpiredLeft,
     FoundElsewhere,
@@ -27,15 +25,13 @@ from ._holding import (
 )
 from ._kept_responses import SERVED_FLAG
 from ._parking import SCHEDULED_KEY
-from ._waiting_room import NO_WAIT_KEY
+from ._tickets import TICKET_KEY, Ticket, carried, carry, wait_once
 
 __all__ = [
-    "HOLD_KEY",
     "MONITOR_SETTINGS",
-    "NO_WAIT_KEY",
     "SCHEDULED_KEY",
     "SERVED_FLAG",
-    "SINCE_KEY",
+    "TICKET_KEY",
     "Adopted",
     "Config",
     "ExpiredLeft",
@@ -45,5 +41,9 @@ __all__ = [
     "HoldingAgain",
     "MemoryHold",
     "Released",
+    "Ticket",
+    "carried",
+    "carry",
     "on_scrapy_redis",
+    "wait_once",
 ]

@@ -17,10 +17,10 @@ name, the way Scrapy loads its components from settings, and only for a
 crawl whose scheduler is scrapy-redis's and ``ROBOTSTXT_RFC_HOLD`` is not
 ``"memory"``. Deleting ``fleet/`` leaves every other crawl as it is.
 
-A held request keeps when it first waited (:data:`SINCE_KEY`, wall clock),
-so that the requests of an origin that stays unreachable are dropped after
-``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` (RFC 9309 §2.3.1.4) from then on, in any
-worker (:meth:`MemoryHold.expired`).
+A held request keeps when it first waited (its :class:`.Ticket`'s
+``since``, wall clock), so that the requests of an origin that stays
+unreachable are dropped after ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` (RFC 9309
+§2.3.1.4) from then on, in any worker (:meth:`MemoryHold.expired`).
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from scrapy.utils.misc import load_object
+
+from ._tickets import carried
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -42,15 +44,10 @@ if TYPE_CHECKING:
     from ..policy import Entry, Origin
     from ..stores import Record, SharedStore
     from ._config import Config
+    from ._tickets import Ticket
 
 logger = logging.getLogger(__name__)
 
-#: A random value, new at each hold, so that two identical requests are two
-#: members of the held set.
-HOLD_KEY = "_robotstxt_rfc_hold"
-#: When the request first waited for robots.txt (seconds since the epoch):
-#: ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` counts from here in every worker.
-SINCE_KEY = "_robotstxt_rfc_since"
 #: Seconds of clock skew between workers that the drop rule allows for.
 DROP_TOLERANCE = 2.0
 #: The class that holds requests in Redis for a fleet on scrapy-redis.
@@ -84,7 +81,7 @@ class Released:
 class ExpiredLeft:
     """After :meth:`Hold.release_expired`: ``left`` requests are still held
     for ``key`` (``None``: unknown, the store failed), the oldest since
-    ``oldest`` (the room's monotonic clock)."""
+    ``oldest`` (seconds since the epoch)."""
 
     key: Origin
     left: int | None
@@ -127,14 +124,6 @@ class HoldEvents:
     def emit(self, event: HoldEvent) -> None:
         if self._listener is not None:
             self._listener(event)
-
-
-def let_go(request: Request) -> None:
-    """Take the hold's keys off ``request``, which leaves the waiting for
-    good: crawled, forbidden or dropped."""
-    meta = request.meta
-    meta.pop(HOLD_KEY, None)
-    meta.pop(SINCE_KEY, None)
 
 
 def on_scrapy_redis(settings: BaseSettings) -> bool:
@@ -188,11 +177,9 @@ class Hold(Protocol):
 
     def watch(self, key: Origin, held: int, backoff: bool) -> None: ...
 
-    def to_monotonic(self, wall: float) -> float: ...
-
     def waited_since(self, request: Request) -> float: ...
 
-    async def expired(self, key: Origin, request: Request, entry: Entry) -> bool: ...
+    async def expired(self, key: Origin, ticket: Ticket, entry: Entry) -> bool: ...
 
     async def close(self, reason: str, parked: list[Request]) -> list[Request]: ...
 
@@ -204,8 +191,7 @@ class MemoryHold:
 
     The middleware builds the hold and gives it ``events``, the relay its
     reports go through (:class:`HoldEvents`). The runtime's ``clock`` is
-    the wall clock of :data:`SINCE_KEY`; its ``monotonic`` the waiting
-    room's."""
+    the wall clock of the tickets, the records and the waiting room."""
 
     def __init__(
         self,
@@ -254,25 +240,21 @@ class MemoryHold:
         """The room holds ``held`` requests for ``key`` (0: none any more),
         in its backoff or not: nothing to watch in memory."""
 
-    def to_monotonic(self, wall: float) -> float:
-        """The time ``wall`` (seconds since the epoch, the clock of
-        :data:`SINCE_KEY` and of records) on the waiting room's clock."""
-        return self._runtime.monotonic() - max(0.0, self._runtime.clock() - wall)
-
     def waited_since(self, request: Request) -> float:
-        """When held ``request`` first waited, on the waiting room's clock."""
-        return self.to_monotonic(float(request.meta.get(SINCE_KEY, self._runtime.clock())))
+        """When held ``request`` first waited (its ticket's, else now)."""
+        since = carried(request).since
+        return self._runtime.clock() if since is None else since
 
-    async def expired(self, key: Origin, request: Request, entry: Entry) -> bool:
+    async def expired(self, key: Origin, ticket: Ticket, entry: Entry) -> bool:
         """Whether ``request``, once held, for ``key`` whose robots.txt is
         unreachable with no good copy (``entry``), has waited
         ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``: from when it first waited, or
         when the origin turned unreachable, whichever is later (RFC 9309
         §2.3.1.4), with :data:`DROP_TOLERANCE` for the clocks of workers."""
-        return self._waited(request, entry)
+        return self._waited(ticket, entry)
 
-    def _waited(self, request: Request, state: Entry | Record) -> bool:
-        since = request.meta.get(SINCE_KEY)
+    def _waited(self, ticket: Ticket, state: Entry | Record) -> bool:
+        since = ticket.since if ticket.held is not None else None
         unreachable_since = state.unreachable_since
         if since is None or state.good or unreachable_since is None:
             return False

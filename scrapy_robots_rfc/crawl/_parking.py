@@ -11,8 +11,9 @@ scrapy-redis, kept out because the hold (:mod:`.crawl._holding`) has it in
 Redis. A request that never passed the scheduler (``engine.download``)
 cannot be parked: it waits in place, inside ``process_request``.
 
-The copy has ``dont_filter`` set, so that the dupefilter lets it in again;
-:data:`FILTER_KEY` says to set the user's value back when it returns.
+The copy carries the request's :class:`.Ticket` (:mod:`.crawl._tickets`):
+when it began to wait, its share of a robots.txt fetch's response, and that
+its ``dont_filter`` is to be set back when it returns.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy import signals
 from scrapy.exceptions import IgnoreRequest
 
-from ._kept_responses import TAKER_KEY
+from ._tickets import LEGACY_KEYS, TICKET_KEY, Ticket, leave
 
 if TYPE_CHECKING:
     from scrapy.http import Request
@@ -41,24 +42,18 @@ if TYPE_CHECKING:
 #: ``meta`` key rather than the request's identity, because a queue in Redis
 #: or in ``JOBDIR`` gives back a new object (:meth:`Parking.arrived`).
 SCHEDULED_KEY = "_robotstxt_rfc_scheduled"
-#: On a request that was sent back to the scheduler with ``dont_filter``
-#: set only for that; :meth:`Parking.arrived` clears the flag again, so that
-#: redirects and offsite filtering treat it as the user made it.
-FILTER_KEY = "_robotstxt_rfc_filter"
-#: On a copy given back to be parked after it waited in place for a grace:
-#: when it began to wait (monotonic), so that it keeps its place and is
-#: counted once, however it comes back.
-SINCE_KEY = "_robotstxt_rfc_waited"
+#: The legacy keys but the fleet's mark, which is still written.
+_LEGACY = LEGACY_KEYS - {SCHEDULED_KEY}
 
 
 @dataclass(frozen=True, slots=True)
 class Arrival:
     """What :meth:`Parking.arrived` says of a request: whether it came
-    through the scheduler (it may be parked), and when it began to wait if
-    it did already (a copy given back to be parked)."""
+    through the scheduler (it may be parked), and the ticket it came back
+    with, if it waited before."""
 
     scheduled: bool
-    since: float | None = None
+    ticket: Ticket | None = None
 
 
 _SCHEDULED = Arrival(True)
@@ -91,8 +86,9 @@ class Parking:
         self._hold = hold
         self._marks = marks
         #: Copies returned by ``process_request`` that the handler parks,
-        #: with when each began to wait if it waited in place first.
-        self._to_park: dict[Request, tuple[Origin, float | None]] = {}
+        #: with when each began to wait if it waited in place first, and
+        #: whether it waits for the fetch under way only.
+        self._to_park: dict[Request, tuple[Origin, float | None, bool]] = {}
         #: Copies returned by ``process_request`` once held in Redis: the
         #: handler keeps them out of the scheduler.
         self._held_copies: set[Request] = set()
@@ -113,10 +109,15 @@ class Parking:
         request: it is connected only while copies are on their way to be
         parked, and disconnected here, outside its signal's dispatch."""
         meta = request.meta
-        if meta.pop(FILTER_KEY, False):
-            request.dont_filter = False
         marked = meta.pop(SCHEDULED_KEY, False)
-        since: float | None = meta.pop(SINCE_KEY, None) if meta else None
+        found = meta.pop(TICKET_KEY, None)
+        ticket = None
+        if found is not None:
+            ticket = Ticket.from_meta(found)
+        elif not _LEGACY.isdisjoint(meta):
+            ticket = Ticket.from_legacy(meta)
+        if ticket is not None and ticket.refilter:
+            request.dont_filter = False
         if self._marks:
             scheduled = bool(marked)
         else:
@@ -127,31 +128,31 @@ class Parking:
                 scheduled = True
             else:
                 scheduled = to_park.pop(request, None) is None
-        if since is None:
+        if ticket is None:
             return _SCHEDULED if scheduled else _IN_PLACE
-        return Arrival(scheduled, since)
+        return Arrival(scheduled, ticket)
 
     async def park(
-        self, key: Origin, request: Request, share: Share | None, since: float | None = None
+        self,
+        key: Origin,
+        request: Request,
+        share: Share | None,
+        since: float | None = None,
+        *,
+        once: bool = False,
     ) -> Request:
         """The copy of scheduled ``request`` that waits for ``key`` out of the
-        downloader, carrying its ``share`` of the fetch's response, if any
-        (:mod:`.crawl._kept_responses`): held in Redis in a fleet, else parked
-        when the scheduler receives it (:meth:`scheduled`). ``dont_filter``
-        lets the copy past the dupefilter, which has seen the request once;
-        it is set back when it returns (:meth:`arrived`). ``since``: it
-        waited in place first, from then (monotonic)."""
-        copy = request
-        if not request.dont_filter:
-            copy = request.replace(dont_filter=True)
-            copy.meta[FILTER_KEY] = True
-        if share is not None and share.taker is not None:
-            copy.meta[TAKER_KEY] = share.taker
-        if since is not None:
-            copy.meta[SINCE_KEY] = since
+        downloader, carrying its ticket (:func:`.leave`): its ``share`` of the
+        fetch's response, if any (:mod:`.crawl._kept_responses`), ``since``,
+        when it began to wait if it waited in place first (wall clock), and
+        ``once``: it waits for the fetch under way only. Held in Redis in a
+        fleet, else parked when the scheduler receives it
+        (:meth:`scheduled`)."""
+        taker = None if share is None else share.taker
+        copy = leave(request, Ticket(since=since, taker=taker, once=once))
         self._listen(True)
         if not await self._hold.hold(key, copy):
-            self._to_park[copy] = (key, since)
+            self._to_park[copy] = (key, since, once)
             self._stats.inc_value("robotstxt/waiting/parked")
             return copy
         self._held_copies.add(copy)
@@ -187,7 +188,7 @@ class Parking:
             self._held_copies.discard(request)
             raise IgnoreRequest  # Redis has it
         found = self._to_park.pop(request, None)
-        if found is not None and self._room.park(found[0], request, found[1]):
+        if found is not None and self._room.park(found[0], request, found[1], once=found[2]):
             raise IgnoreRequest  # keeps it out of the scheduler; the engine logs nothing
         # Into the scheduler: not a copy to park, its origin decided meanwhile,
         # or sent back (no fetch under way for a no-wait request): decided again.

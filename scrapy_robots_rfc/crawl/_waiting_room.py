@@ -31,15 +31,13 @@ from twisted.internet.defer import Deferred
 from ..policy import OriginLife, Phase, Standing, life, standing
 from ._announce import Outlook, Wait
 from ._holding import (
-    HOLD_KEY,
-    SINCE_KEY,
     Adopted,
     ExpiredLeft,
     FoundElsewhere,
     HoldingAgain,
     Released,
-    let_go,
 )
+from ._tickets import dropped, since_set
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -57,18 +55,9 @@ if TYPE_CHECKING:
     from ._kept_responses import KeptResponses
     from ._report import Report
     from ._robots_loader import RobotsLoader, Unreachable
+    from ._tickets import Ticket
 
 logger = logging.getLogger(__name__)
-
-#: Set on a request that waited longer than ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``
-#: and was sent back to the engine to be dropped; kept in ``meta`` so that it
-#: survives a disk queue.
-DROP_KEY = "_robotstxt_rfc_drop"
-#: On a request that waits for the robots.txt fetch under way, or started
-#: for it, but not for a retry: when the fetch finds robots.txt unreachable,
-#: the request is dropped at once (``scrapy robots`` without ``--wait``).
-#: Honoured for requests that come through the scheduler.
-NO_WAIT_KEY = "_robotstxt_rfc_no_wait"
 
 #: A request in a waiting life: a parked one, or the Deferred of one that
 #: waits in place (fired with ``None`` to decide again, or a reason to drop).
@@ -94,7 +83,7 @@ class Dropped:
 @dataclass(frozen=True, slots=True)
 class Later:
     """The origin is still undecided after the request's grace in place:
-    park it, as a request that began to wait at ``since`` (monotonic) and
+    park it, as a request that began to wait at ``since`` (wall clock) and
     was counted then; ``None``: it has not waited yet."""
 
     since: float | None
@@ -115,10 +104,10 @@ class Waiting:
     tokens: set[Token] = field(default_factory=set)
     retry_timer: Timer | None = None
     drop_timer: Timer | None = None
-    #: When the last fetch began (monotonic): a request's grace in place
+    #: When the last fetch began (wall clock): a request's grace in place
     #: counts from it (:meth:`WaitingRoom.wait_in_place`).
     fetch_started: float | None = None
-    #: When the retry timer fires (monotonic), while it is armed.
+    #: When the retry timer fires (wall clock), while it is armed.
     retry_due: float | None = None
 
 
@@ -198,7 +187,7 @@ class WaitingRoom:
         return self._decided(key, self._cache.get(key), request, token)
 
     async def admit(
-        self, key: Origin, request: Request, token: Token
+        self, key: Origin, request: Request, token: Token, ticket: Ticket | None = None
     ) -> Decided | Dropped | Waiting:
         """After a miss in the cache: decided by the store after all (in a
         fleet, another worker may have decided the origin: one store read
@@ -217,13 +206,13 @@ class WaitingRoom:
                     return decided
                 entry = loaded.entry
         if entry is not None:
-            if await self._hold.expired(key, request, entry):
+            if ticket is not None and await self._hold.expired(key, ticket, entry):
                 return Dropped(entry.outcome)
             now = self._runtime.clock()
             if standing(entry, token, now, self._allow_after) is Standing.BACKOFF:
                 waiting = self._origins.get(key)
                 state = OriginLife(self.wait) if waiting is None else waiting.life
-                if state.may_not_wait(bool(request.meta.get(NO_WAIT_KEY))):
+                if state.may_not_wait(ticket is not None and ticket.once):
                     return Dropped(entry.outcome)
         return self.need(key, request, token)
 
@@ -232,8 +221,7 @@ class WaitingRoom:
     ) -> Decided | None:
         """``entry`` and its rules for ``token`` if it decides ``request``
         now (:func:`.policy.standing`), with what a hit does: the entry is
-        marked as just used, a due retry starts, a request held in Redis is
-        let go."""
+        marked as just used, a due retry starts."""
         if entry is None:
             return None
         where = standing(entry, token, self._runtime.clock(), self._allow_after)
@@ -242,9 +230,6 @@ class WaitingRoom:
         self._cache.touch(key)
         if where is Standing.RETRY_DUE:  # a good copy in force while unreachable
             self.need(key, request, token)
-        meta = request.meta
-        if HOLD_KEY in meta or SINCE_KEY in meta:  # it was held in Redis
-            let_go(request)
         rules = entry.rules
         return Decided(entry, None if rules is None else rules.get(token))
 
@@ -264,13 +249,15 @@ class WaitingRoom:
         entry = self._cache.get(key)
         now = self._runtime.clock()
         if entry is None or entry.unreachable_since is None or entry.due(now):
-            event = life.FetchWanted(self._runtime.monotonic())
+            event = life.FetchWanted(now)
         else:
-            event = life.FetchWanted(self._runtime.monotonic(), entry.retry_at - now, entry.outcome)
+            event = life.FetchWanted(now, entry.retry_at - now, entry.outcome)
         self._feed(key, waiting, event)
         return waiting
 
-    def park(self, key: Origin, request: Request, since: float | None = None) -> bool:
+    def park(
+        self, key: Origin, request: Request, since: float | None = None, *, once: bool = False
+    ) -> bool:
         """Park ``request``, which came through the scheduler, while ``key``
         is undecided (``since``: it began to wait before, in place, and was
         counted then); ``False`` when it is not parked after all (decided
@@ -279,21 +266,20 @@ class WaitingRoom:
         waiting = self._origins.get(key)
         if waiting is None:
             return False
-        no_wait = bool(request.meta.get(NO_WAIT_KEY))
-        now = self._runtime.monotonic()
-        event = life.Park(request, now, no_wait, since=since, count=since is None)
+        now = self._runtime.clock()
+        event = life.Park(request, now, once, since=since, count=since is None)
         actions = self._feed(key, waiting, event)
         return not any(type(action) is life.SendBack for action in actions)
 
     def hold_one(self, key: Origin, since: float, *, count: bool = True) -> bool:
-        """A request that began to wait at ``since`` (monotonic) is held for
+        """A request that began to wait at ``since`` (wall clock) is held for
         ``key`` by the hold (``count``: a request that waits, not one moved
         from memory); ``False`` if ``key`` was decided meanwhile (the caller
         asks the hold to release it)."""
         waiting = self._origins.get(key)
         if waiting is None:
             return False
-        self._feed(key, waiting, life.HoldOne(since, self._runtime.monotonic(), count=count))
+        self._feed(key, waiting, life.HoldOne(since, self._runtime.clock(), count=count))
         return True
 
     def wait_in_place(
@@ -314,7 +300,7 @@ class WaitingRoom:
         if waiting is None:  # decided meanwhile
             d.callback(None)
             return d
-        now = self._runtime.monotonic()
+        now = self._runtime.clock()
         first = now if since is None else since
         if grace is not None:
             started = waiting.fetch_started if waiting.life.fetching else None
@@ -340,7 +326,7 @@ class WaitingRoom:
         it leaves its place (:class:`.LeaveInPlace`), to be parked."""
         if d.called:
             return
-        self.feed(key, life.LeaveInPlace(d, self._runtime.monotonic()))
+        self.feed(key, life.LeaveInPlace(d, self._runtime.clock()))
         d.callback(Later(since))
 
     def feed(
@@ -355,7 +341,7 @@ class WaitingRoom:
 
     def on_hold_event(self, event: HoldEvent) -> None:
         """What the hold reports (:data:`.HoldEvent`), fed to the lives."""
-        now = self._runtime.monotonic()
+        now = self._runtime.clock()
         if type(event) is Released:
             self.feed(event.key, life.Unheld(now, event.count))
         elif type(event) is ExpiredLeft:
@@ -393,7 +379,7 @@ class WaitingRoom:
     def unreachable_waits(self) -> list[Wait]:
         """What waits now for each unreachable origin (RFC 9309 §2.3.1.4):
         its requests, when it is tried again, when the first is dropped."""
-        now = self._runtime.monotonic()
+        now = self._runtime.clock()
         waits = []
         for key, waiting in self._origins.items():
             state = waiting.life
@@ -412,7 +398,7 @@ class WaitingRoom:
         if self._moving is not None and not self._moving.called:
             await maybe_deferred_to_future(self._moving)
         parked: list[Request] = []
-        now = self._runtime.monotonic()
+        now = self._runtime.clock()
         for key, waiting in list(self._origins.items()):
             for action in self._feed(key, waiting, life.SpiderClosed(now)):
                 if type(action) is life.PutAside:
@@ -435,8 +421,7 @@ class WaitingRoom:
         if waiting is None:
             waiting = self._origins[key] = Waiting(trigger, OriginLife(self.wait))
         waiting.tokens.add(token)
-        since = self._hold.to_monotonic(event.since)
-        self._feed(key, waiting, life.HoldOne(since, self._runtime.monotonic(), count=False))
+        self._feed(key, waiting, life.HoldOne(event.since, self._runtime.clock(), count=False))
         self.need(key, trigger, token)
 
     def _move_to_hold(self, where: str) -> None:
@@ -464,7 +449,7 @@ class WaitingRoom:
 
     async def _move(self, where: str) -> None:
         runtime, moved = self._runtime, 0
-        now = runtime.monotonic()
+        now = runtime.clock()
         taken: list[tuple[Origin, tuple[tuple[Request, float], ...]]] = []
         for key, waiting in list(self._origins.items()):
             for action in self._feed(key, waiting, life.Unpark(now)):
@@ -473,13 +458,13 @@ class WaitingRoom:
         for key, requests in taken:
             for request, since in requests:
                 # Its wait counts from when it first waited, in every worker.
-                request.meta.setdefault(SINCE_KEY, runtime.clock() - (runtime.monotonic() - since))
+                since_set(request, since)
                 if await self._hold.hold(key, request):
                     moved += 1
                     if not self.hold_one(key, since, count=False):
                         self._hold.release_soon(key)  # decided while Redis took it
                 elif key in self._origins:
-                    self.feed(key, life.Repark(request, since, runtime.monotonic()))
+                    self.feed(key, life.Repark(request, since, runtime.clock()))
                 else:
                     self._engine.give_back([request])
         if moved:
@@ -507,7 +492,7 @@ class WaitingRoom:
         return actions
 
     def _start_fetch(self, key: Origin, waiting: Waiting, action: life.StartFetch) -> None:
-        waiting.fetch_started = self._runtime.monotonic()
+        waiting.fetch_started = self._runtime.clock()
         self._runtime.start_soon(self._load(key, waiting))
 
     async def _load(self, key: Origin, waiting: Waiting) -> None:
@@ -526,11 +511,11 @@ class WaitingRoom:
                 self._kept.keep(key, loaded.fetched, loaded.why)
             since = entry.unreachable_since
             event = life.FetchEnded(
-                self._runtime.monotonic(),
+                self._runtime.clock(),
                 usable,
                 None if usable else entry.retry_at - now,
                 # Held requests are dropped by the fleet's clock: the record's.
-                None if since is None else self._hold.to_monotonic(since),
+                since,
             )
             self.feed(key, event)
         except Exception:
@@ -546,7 +531,7 @@ class WaitingRoom:
         handle = self._runtime.call_later(action.delay, lambda: self._fired(key, timer))
         if timer is life.Timer.RETRY:
             waiting.retry_timer = handle
-            waiting.retry_due = self._runtime.monotonic() + action.delay
+            waiting.retry_due = self._runtime.clock() + action.delay
         else:
             waiting.drop_timer = handle
 
@@ -554,7 +539,7 @@ class WaitingRoom:
         waiting = self._origins.get(key)
         if waiting is None:
             return
-        now = self._runtime.monotonic()
+        now = self._runtime.clock()
         if timer is life.Timer.RETRY:
             waiting.retry_timer = waiting.retry_due = None
             self._feed(key, waiting, life.RetryFired(now))
@@ -589,7 +574,7 @@ class WaitingRoom:
         for d in action.resumed:
             d.callback(reason)
         for request in action.requests:
-            request.meta[DROP_KEY] = reason
+            dropped(request, reason)
         if action.requests:
             self._engine.give_back(action.requests)
 
@@ -624,7 +609,7 @@ class WaitingRoom:
         """What happens next to ``key``'s requests, robots.txt being
         unreachable and fetched again in ``retry_in`` seconds."""
         waiting = self._origins.get(key)
-        now = self._runtime.monotonic()
+        now = self._runtime.clock()
         when = None if waiting is None else waiting.life.drop_time(since=now)
         dropped = 0 if waiting is None else len(waiting.life.no_wait)
         return Outlook(retry_in, None if when is None else when - now, self.wait, dropped)

@@ -52,7 +52,6 @@ from ..robotstxt import (
 from ._assembly import assemble
 from ._config import Config
 from ._fetcher import DOWNLOAD_PRIORITY
-from ._holding import let_go
 from ._jobdir import put_aside, resume_waiting
 from ._kept_responses import Share
 from ._misspelt_settings import warn_about_misspelt_settings
@@ -63,8 +62,6 @@ from ._startup_warnings import (
     warn_about_robotstxt_parser,
 )
 from ._waiting_room import (
-    DROP_KEY,
-    NO_WAIT_KEY,
     Decided,
     Dropped,
     Later,
@@ -267,17 +264,18 @@ class RobotsTxtMiddleware:
                 meta[USAGE_META_KEY] = NO_PREFERENCES
             return None
         arrival = self._parking.arrived(request)
+        ticket = arrival.ticket
         # The spider's own request for this robots.txt (a SitemapSpider's)
         # carries its share of the fetch's response if it waited for it.
-        share = self._kept.share_of(request) if ROBOTS_TXT_PATH in url else None
+        share = self._kept.share_of(request, ticket) if ROBOTS_TXT_PATH in url else None
         try:
-            reason = meta.pop(DROP_KEY, None)
-            if reason is not None:  # sent back by the waiting room to be dropped
-                self._drop(key, reason, request)
+            if ticket is not None and ticket.drop is not None:  # sent back to be dropped
+                self._drop(key, ticket.drop, request)
+            once = ticket is not None and ticket.once
             token = self._names.of(request)
             decided = self._room.cached(key, request, token)
             while decided is None:  # not decided here: the store, a drop, or a wait
-                admitted = await self._room.admit(key, request, token)
+                admitted = await self._room.admit(key, request, token, ticket)
                 if type(admitted) is Dropped:
                     self._drop(key, admitted.reason, request)
                 if type(admitted) is Decided:
@@ -292,9 +290,9 @@ class RobotsTxtMiddleware:
                 # once: any worker may decide its origin.
                 grace = None
                 if arrival.scheduled:
-                    at_once = meta.get(NO_WAIT_KEY) or self._hold.holding
+                    at_once = once or self._hold.holding
                     grace = 0.0 if at_once else self.config.park_after
-                since = arrival.since
+                since = None if ticket is None else ticket.since
                 if grace != 0.0:
                     waiting = self._room.wait_in_place(key, grace, since)
                     waited = await maybe_deferred_to_future(waiting)
@@ -305,7 +303,7 @@ class RobotsTxtMiddleware:
                         continue
                     since = waited.since
                 # Out of the downloader, and back through the engine.
-                copy = await self._parking.park(key, request, share, since)
+                copy = await self._parking.park(key, request, share, since, once=once)
                 share = None  # the copy carries it
                 return copy
             return await self._verdict(key, request, decided, share)
@@ -403,7 +401,6 @@ class RobotsTxtMiddleware:
         raise ForbiddenByRobotsTxt
 
     def _drop(self, key: Origin, reason: str, request: Request) -> NoReturn:
-        let_go(request)
         self._runtime.stats.inc_value("robotstxt/unreachable/dropped")
         self._report.row(key).dropped += 1
         raise RobotsTxtUnreachable(reason)

@@ -14,7 +14,7 @@ for an origin watch it; a worker that dies stops watching, and after one
 decides it and releases its requests. A worker that stops on purpose hands
 its origins over at once.
 
-A held request keeps when it first waited (``SINCE_KEY``, wall clock), so
+A held request keeps when it first waited (its ticket's ``since``, wall clock), so
 the requests of an origin that stays unreachable are dropped after
 ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` (RFC 9309 §2.3.1.4) once, by whichever
 worker pops them (:meth:`FleetHold.expired`).
@@ -48,6 +48,7 @@ import functools
 import importlib
 import logging
 import secrets
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request
@@ -58,16 +59,16 @@ from scrapy.utils.request import request_from_dict
 from twisted.internet.defer import Deferred
 
 from ..crawl import (
-    HOLD_KEY,
-    NO_WAIT_KEY,
     SCHEDULED_KEY,
-    SINCE_KEY,
     Adopted,
     ExpiredLeft,
     FoundElsewhere,
     HoldingAgain,
     MemoryHold,
     Released,
+    Ticket,
+    carried,
+    carry,
     on_scrapy_redis,
 )
 from ..policy import origin
@@ -382,19 +383,20 @@ class FleetHold(MemoryHold):
     async def hold(self, key: Origin, request: Request) -> bool:
         """Hold ``request`` for ``key`` in Redis; it returns once Redis has
         it. ``False`` when it is not held, and must wait in memory: not
-        :attr:`holding`, a request that waits for one fetch only
-        (:data:`.crawl._waiting_room.NO_WAIT_KEY`), one that cannot be serialised
-        (logged once per callback), or a store error."""
+        :attr:`holding`, a request that waits for one fetch only (its
+        ticket's ``once``), one that cannot be serialised (logged once per
+        callback), or a store error. Its ticket says when it first waited."""
         fleet, meta = self._fleet, request.meta
-        if fleet is None or not self.holding or meta.get(NO_WAIT_KEY):
+        ticket = carried(request)
+        if fleet is None or not self.holding or ticket.once:
             return False
         meta[SCHEDULED_KEY] = True  # popped from the queue, it comes through the scheduler
-        meta[HOLD_KEY] = secrets.token_hex(8)
-        since = meta.setdefault(SINCE_KEY, self._runtime.clock())
+        since = self._runtime.clock() if ticket.since is None else ticket.since
+        carry(request, replace(ticket, since=since, held=secrets.token_hex(8)))
         try:
             blob = self._serializer.dumps(request.to_dict(spider=self._runtime.spider))
         except Exception as exc:  # a user's serializer or meta may raise anything
-            self._unholdable(request, exc)
+            self._unholdable(request, ticket, exc)
             return False
         held = await self._shared.fleet_call(
             functools.partial(fleet.hold, priority=request.priority, since=since),
@@ -405,14 +407,13 @@ class FleetHold(MemoryHold):
         )
         if held is None:
             meta.pop(SCHEDULED_KEY, None)
-            meta.pop(HOLD_KEY, None)
+            carry(request, ticket)
             return False
         return True
 
-    def _unholdable(self, request: Request, error: Exception) -> None:
-        meta = request.meta
-        meta.pop(SCHEDULED_KEY, None)
-        meta.pop(HOLD_KEY, None)
+    def _unholdable(self, request: Request, ticket: Ticket, error: Exception) -> None:
+        request.meta.pop(SCHEDULED_KEY, None)
+        carry(request, ticket)
         callback = repr(request.callback)
         if callback in self._unheld:
             return
@@ -434,12 +435,11 @@ class FleetHold(MemoryHold):
 
     def release_expired(self, key: Origin, limit: float) -> None:
         """Move back into the queue the requests of unreachable ``key``
-        held since ``limit`` (on the monotonic clock) or earlier, for the
+        held since ``limit`` (seconds since the epoch) or earlier, for the
         worker that pops them to drop (RFC 9309 §2.3.1.4); then report what
         is left (:class:`.crawl.ExpiredLeft`)."""
         if self._fleet is not None:
-            runtime = self._runtime
-            self._soon(self._expire(key, runtime.clock() - (runtime.monotonic() - limit)))
+            self._soon(self._expire(key, limit))
 
     def _soon(self, work: Coroutine[Any, Any, Any]) -> None:
         self._runtime.start_soon(work)
@@ -472,19 +472,18 @@ class FleetHold(MemoryHold):
             oldest = await self._shared.fleet_call(fleet.peek, str(key), default=None)
         # On a store error (left None, or no oldest), look again later.
         since = None if left == 0 else before if oldest is None else oldest[1]
-        oldest_here = None if since is None else self.to_monotonic(since)
-        self._events.emit(ExpiredLeft(key, left, oldest_here))
+        self._events.emit(ExpiredLeft(key, left, since))
 
-    async def expired(self, key: Origin, request: Request, entry: Entry) -> bool:
+    async def expired(self, key: Origin, ticket: Ticket, entry: Entry) -> bool:
         """:meth:`.MemoryHold.expired`; the stored record has the last word
         while requests are held: another worker may have reached robots.txt
         since ``entry``."""
-        if not self._waited(request, entry):
+        if not self._waited(ticket, entry):
             return False
         if not self.holding:
             return True
         record = await self._shared.get(str(key))
-        return record is None or self._waited(request, record)
+        return record is None or self._waited(ticket, record)
 
     # -- the sweep -----------------------------------------------------------------
 

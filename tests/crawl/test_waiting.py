@@ -34,9 +34,8 @@ from scrapy_robots_rfc.crawl._kept_responses import KeptResponses
 from scrapy_robots_rfc.crawl._parking import SCHEDULED_KEY, Parking
 from scrapy_robots_rfc.crawl._report import Report
 from scrapy_robots_rfc.crawl._robots_loader import Loaded, Unreachable
+from scrapy_robots_rfc.crawl._tickets import TICKET_KEY, Ticket, carried
 from scrapy_robots_rfc.crawl._waiting_room import (
-    DROP_KEY,
-    NO_WAIT_KEY,
     Dropped,
     EngineGate,
     Later,
@@ -49,6 +48,9 @@ from scrapy_robots_rfc.stores import SharedStore
 
 ORIGIN = Origin("https", "example.com", 443)
 WAIT = 600.0
+#: The meta of a request that waits for the fetch under way only (scrapy
+#: robots without --wait).
+NO_WAIT = {TICKET_KEY: Ticket(once=True).to_meta()}
 
 
 class Stats:
@@ -165,7 +167,10 @@ class Room:
         """``process_request`` gives the copy of ``request`` back to the
         scheduler to be parked (or held)."""
         done: list[Request] = []
-        Deferred.fromCoroutine(self.parking.park(ORIGIN, request, None)).addCallback(done.append)
+        once = carried(request).once
+        Deferred.fromCoroutine(self.parking.park(ORIGIN, request, None, once=once)).addCallback(
+            done.append
+        )
         [copy] = done
         assert copy is request  # dont_filter: no copy needed
         return copy
@@ -321,7 +326,7 @@ def test_unreachable_retries_on_the_backoff_and_drops_after_the_wait():
     assert room.released == []
     room.clock.advance(0.1)
     assert room.released == [request]
-    assert request.meta[DROP_KEY] == "HTTP 503"
+    assert carried(request).drop == "HTTP 503"
 
 
 def test_a_retry_due_while_the_one_request_moves_to_be_parked_is_fetched_when_it_arrives():
@@ -441,7 +446,7 @@ def test_a_decided_origin_answers_requests_waiting_in_place():
             "before the next try in 412 s",
             id="nobody-waits-yet-dropped-before-the-next-try",
         ),
-        # NO_WAIT_KEY (scrapy robots without --wait): those are dropped now,
+        # NO_WAIT (scrapy robots without --wait): those are dropped now,
         # and no wait is announced for them.
         pytest.param(
             Outlook(retry_in=30, drop_in=None, wait=600, dropped=1),
@@ -553,7 +558,7 @@ def test_a_request_in_the_backoff_waits_at_most_the_wait_and_is_told(caplog):
     assert room.timers() == [60, 400]
     room.clock.advance(60)
     assert room.released == [request]
-    assert request.meta[DROP_KEY] == "HTTP 503"
+    assert carried(request).drop == "HTTP 503"
     assert room.clock.getDelayedCalls() == []
 
 
@@ -574,12 +579,12 @@ def test_a_no_wait_request_waits_for_the_fetch_only():
     room = Room()
     patient = room.park("https://example.com/a")
     room.fetch()
-    impatient = room.park("https://example.com/b", **{NO_WAIT_KEY: True})
+    impatient = room.park("https://example.com/b", **NO_WAIT)
     assert room.room.busy()
     room.fail_fetch(retry_in=30)
     assert room.released == [impatient]
-    assert impatient.meta[DROP_KEY] == "HTTP 503"
-    assert DROP_KEY not in patient.meta
+    assert carried(impatient).drop == "HTTP 503"
+    assert carried(patient).drop is None
     assert room.stats.values == {"robotstxt/waiting": 2, "robotstxt/waiting/parked": 2}
     room.clock.advance(30)
     assert len(room.started) == 2, "the other request still waits for the retry"
@@ -589,7 +594,7 @@ def test_a_no_wait_request_alone_leaves_no_timer():
     room = Room()
     room.arrive("https://example.com/b")
     room.fetch()
-    impatient = room.park("https://example.com/b", **{NO_WAIT_KEY: True})
+    impatient = room.park("https://example.com/b", **NO_WAIT)
     room.fail_fetch(retry_in=30)
     assert room.released == [impatient]
     assert ORIGIN not in room.room
@@ -600,10 +605,10 @@ def test_a_no_wait_request_gets_a_decided_origin():
     room = Room()
     room.arrive("https://example.com/b")
     room.fetch()
-    impatient = room.park("https://example.com/b", **{NO_WAIT_KEY: True})
+    impatient = room.park("https://example.com/b", **NO_WAIT)
     room.decide()
     assert room.released == [impatient]
-    assert DROP_KEY not in impatient.meta
+    assert carried(impatient).drop is None
 
 
 def test_a_no_wait_request_is_not_parked_once_the_fetch_is_over():
@@ -614,7 +619,7 @@ def test_a_no_wait_request_is_not_parked_once_the_fetch_is_over():
     room.park("https://example.com/a")
     room.fetch()
     room.fail_fetch(retry_in=30)
-    late = Request("https://example.com/b", meta={NO_WAIT_KEY: True}, dont_filter=True)
+    late = Request("https://example.com/b", meta=dict(NO_WAIT), dont_filter=True)
     room.send_back(late)
     room.parking.scheduled(late)  # not ignored: into the scheduler
     assert room.parking.arrived(late).scheduled, "and parked again if it must wait"
@@ -628,9 +633,9 @@ def test_a_no_wait_request_is_not_parked_once_the_fetch_is_over():
     [
         (600, {}, False, False),
         (0, {}, False, True),
-        (600, {NO_WAIT_KEY: True}, False, True),
+        (600, NO_WAIT, False, True),
         (0, {}, True, False),
-        (600, {NO_WAIT_KEY: True}, True, False),
+        (600, NO_WAIT, True, False),
     ],
 )
 def test_who_has_no_time_to_wait_for_a_retry(wait, meta, fetching, expected):
@@ -643,8 +648,9 @@ def test_who_has_no_time_to_wait_for_a_retry(wait, meta, fetching, expected):
         room.arrive("https://example.com/other")
         room.fetch()
     request = Request("https://example.com/a", meta=meta)
+    ticket = Ticket.from_meta(meta[TICKET_KEY]) if meta else None
     admitted: list[Any] = []
-    Deferred.fromCoroutine(room.room.admit(ORIGIN, request, "examplebot")).addCallback(
+    Deferred.fromCoroutine(room.room.admit(ORIGIN, request, "examplebot", ticket)).addCallback(
         admitted.append
     )
     [answer] = admitted
