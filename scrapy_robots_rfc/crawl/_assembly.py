@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .. import policy
 from ..policy import Origin, Origins
 from ..stores import SharedStore, store_named
+from ._allowance import Allowance
 from ._announce import Announcer
 from ._crawl_delay import CrawlDelays, Pacer
 from ._crawler_names import CrawlerNames
@@ -26,6 +27,7 @@ from ._progress import Progress
 from ._report import Report
 from ._robots_loader import RobotsLoader
 from ._usage_gate import UsageGate
+from ._verdicts import Verdicts
 from ._waiting_room import EngineGate, WaitingRoom
 
 if TYPE_CHECKING:
@@ -53,6 +55,8 @@ class Parts:
     room: WaitingRoom
     progress: Progress
     parking: Parking
+    verdicts: Verdicts
+    allowance: Allowance
 
 
 def assemble(crawler: Crawler, config: Config, runtime: Runtime) -> Parts:
@@ -115,13 +119,14 @@ def assemble(crawler: Crawler, config: Config, runtime: Runtime) -> Parts:
         report=report,
     )
     events.connect(room.on_hold_event)
+    usage = UsageGate(runtime, config, report, origins)
     return Parts(
         names=names,
         report=report,
         cache=cache,
         origins=origins,
         shared=shared,
-        usage=UsageGate(runtime, config, report, origins),
+        usage=usage,
         pages=PageGate(runtime, config, report, origins),
         kept=kept,
         delays=delays,
@@ -129,7 +134,15 @@ def assemble(crawler: Crawler, config: Config, runtime: Runtime) -> Parts:
         engine=engine,
         room=room,
         progress=Progress(runtime, room, announcer, config.logstats_interval),
-        parking=Parking(
-            crawler.signals, runtime.stats, room, hold, marks=type(hold) is not MemoryHold
+        parking=Parking(crawler.signals, runtime, room, hold, marks=type(hold) is not MemoryHold),
+        verdicts=Verdicts(
+            runtime,
+            config,
+            cache=cache,
+            origins=origins,
+            names=names,
+            report=report,
+            refresher=room,
         ),
+        allowance=Allowance(config, usage, kept, delays),
     )

@@ -81,7 +81,7 @@ class Released:
 class ExpiredLeft:
     """After :meth:`Hold.release_expired`: ``left`` requests are still held
     for ``key`` (``None``: unknown, the store failed), the oldest since
-    ``oldest`` (seconds since the epoch)."""
+    ``oldest`` (the room's monotonic clock)."""
 
     key: Origin
     left: int | None
@@ -191,7 +191,8 @@ class MemoryHold:
 
     The middleware builds the hold and gives it ``events``, the relay its
     reports go through (:class:`HoldEvents`). The runtime's ``clock`` is
-    the wall clock of the tickets, the records and the waiting room."""
+    the wall clock of the tickets and the records; its ``monotonic`` the
+    waiting room's."""
 
     def __init__(
         self,
@@ -241,9 +242,11 @@ class MemoryHold:
         in its backoff or not: nothing to watch in memory."""
 
     def waited_since(self, request: Request) -> float:
-        """When held ``request`` first waited (its ticket's, else now)."""
+        """When held ``request`` first waited (its ticket's, else now), on
+        the waiting room's monotonic clock."""
         since = carried(request).since
-        return self._runtime.clock() if since is None else since
+        runtime = self._runtime
+        return runtime.monotonic() if since is None else runtime.monotonic_of(since)
 
     async def expired(self, key: Origin, ticket: Ticket, entry: Entry) -> bool:
         """Whether ``request``, once held, for ``key`` whose robots.txt is

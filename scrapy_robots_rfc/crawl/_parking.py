@@ -29,8 +29,8 @@ from ._tickets import LEGACY_KEYS, TICKET_KEY, Ticket, leave
 if TYPE_CHECKING:
     from scrapy.http import Request
     from scrapy.signalmanager import SignalManager
-    from scrapy.statscollectors import StatsCollector
 
+    from .._runtime import Runtime
     from ..policy import Origin
     from ._holding import Hold
     from ._kept_responses import Share
@@ -74,14 +74,14 @@ class Parking:
     def __init__(
         self,
         signals: SignalManager,
-        stats: StatsCollector,
+        runtime: Runtime,
         room: WaitingRoom,
         hold: Hold,
         *,
         marks: bool,
     ) -> None:
         self._signals = signals
-        self._stats = stats
+        self._runtime = runtime
         self._room = room
         self._hold = hold
         self._marks = marks
@@ -144,16 +144,17 @@ class Parking:
         """The copy of scheduled ``request`` that waits for ``key`` out of the
         downloader, carrying its ticket (:func:`.leave`): its ``share`` of the
         fetch's response, if any (:mod:`.crawl._kept_responses`), ``since``,
-        when it began to wait if it waited in place first (wall clock), and
+        when it began to wait if it waited in place first (monotonic), and
         ``once``: it waits for the fetch under way only. Held in Redis in a
         fleet, else parked when the scheduler receives it
         (:meth:`scheduled`)."""
         taker = None if share is None else share.taker
-        copy = leave(request, Ticket(since=since, taker=taker, once=once))
+        wall = None if since is None else self._runtime.wall_of(since)
+        copy = leave(request, Ticket(since=wall, taker=taker, once=once))
         self._listen(True)
         if not await self._hold.hold(key, copy):
             self._to_park[copy] = (key, since, once)
-            self._stats.inc_value("robotstxt/waiting/parked")
+            self._runtime.stats.inc_value("robotstxt/waiting/parked")
             return copy
         self._held_copies.add(copy)
         if not self._room.hold_one(key, self._hold.waited_since(copy)):

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from .._runtime import Runtime
     from .._timers import Timer
     from ..policy import Entry, LruCache, Origin
-    from ..robotstxt import AgentRules, Token
+    from ..robotstxt import Token
     from ._announce import Announcer
     from ._config import Config
     from ._crawler_names import CrawlerNames
@@ -65,15 +65,6 @@ Life = OriginLife["Request", "Deferred[str | Later | None]"]
 
 
 @dataclass(frozen=True, slots=True)
-class Decided:
-    """The origin is decided for the request: the cache's entry, and its
-    rules for the request's name (``None``: none, allow all)."""
-
-    entry: Entry
-    agent: AgentRules | None
-
-
-@dataclass(frozen=True, slots=True)
 class Dropped:
     """The request may not wait: drop it, for ``reason``."""
 
@@ -83,7 +74,7 @@ class Dropped:
 @dataclass(frozen=True, slots=True)
 class Later:
     """The origin is still undecided after the request's grace in place:
-    park it, as a request that began to wait at ``since`` (wall clock) and
+    park it, as a request that began to wait at ``since`` (monotonic) and
     was counted then; ``None``: it has not waited yet."""
 
     since: float | None
@@ -104,10 +95,10 @@ class Waiting:
     tokens: set[Token] = field(default_factory=set)
     retry_timer: Timer | None = None
     drop_timer: Timer | None = None
-    #: When the last fetch began (wall clock): a request's grace in place
+    #: When the last fetch began (monotonic): a request's grace in place
     #: counts from it (:meth:`WaitingRoom.wait_in_place`).
     fetch_started: float | None = None
-    #: When the retry timer fires (wall clock), while it is armed.
+    #: When the retry timer fires (monotonic), while it is armed.
     retry_due: float | None = None
 
 
@@ -178,33 +169,25 @@ class WaitingRoom:
 
     # -- where an origin stands ----------------------------------------------
 
-    def cached(self, key: Origin, request: Request, token: Token) -> Decided | None:
-        """The origin decided for ``request`` by this worker's cache (a usable
-        entry that keeps rules for ``token``, or has none: allow all), or
-        ``None`` on a miss (:meth:`admit` then looks further). A good copy in
-        force while robots.txt is unreachable is fetched again when its
-        backoff is due (RFC 9309 §2.3.1.4)."""
-        return self._decided(key, self._cache.get(key), request, token)
-
     async def admit(
         self, key: Origin, request: Request, token: Token, ticket: Ticket | None = None
-    ) -> Decided | Dropped | Waiting:
-        """After a miss in the cache: decided by the store after all (in a
-        fleet, another worker may have decided the origin: one store read
-        for an origin nobody here waits for), dropped at once (held long
-        enough, or unreachable in its backoff while it may not wait: RFC
-        9309 §2.3.1.4), or waiting, the fetch started unless one is under way
-        or the backoff runs."""
+    ) -> Dropped | Waiting | None:
+        """After a miss in the cache: decided by the store after all
+        (``None``: the cache has it now; in a fleet, another worker may have
+        decided the origin: one store read for an origin nobody here waits
+        for), dropped at once (held long enough, or unreachable in its
+        backoff while it may not wait: RFC 9309 §2.3.1.4), or waiting, the
+        fetch started unless one is under way or the backoff runs."""
         entry = self._cache.get(key)
         # Only a fleet's hold may hold requests (the memory one never does).
         if entry is None and self._watches and self._hold.holding and key not in self._origins:
             loaded = await self._loader.peek(key, request, token, keep=self._origins)
             if loaded is not None:
                 self._announce(key, loaded.unreachable)
-                decided = self._decided(key, loaded.entry, request, token)
-                if decided is not None:
-                    return decided
                 entry = loaded.entry
+                where = standing(entry, token, self._runtime.clock(), self._allow_after)
+                if where is Standing.DECIDED or where is Standing.RETRY_DUE:
+                    return None
         if entry is not None:
             if ticket is not None and await self._hold.expired(key, ticket, entry):
                 return Dropped(entry.outcome)
@@ -215,23 +198,6 @@ class WaitingRoom:
                 if state.may_not_wait(ticket is not None and ticket.once):
                     return Dropped(entry.outcome)
         return self.need(key, request, token)
-
-    def _decided(
-        self, key: Origin, entry: Entry | None, request: Request, token: Token
-    ) -> Decided | None:
-        """``entry`` and its rules for ``token`` if it decides ``request``
-        now (:func:`.policy.standing`), with what a hit does: the entry is
-        marked as just used, a due retry starts."""
-        if entry is None:
-            return None
-        where = standing(entry, token, self._runtime.clock(), self._allow_after)
-        if where is not Standing.DECIDED and where is not Standing.RETRY_DUE:
-            return None
-        self._cache.touch(key)
-        if where is Standing.RETRY_DUE:  # a good copy in force while unreachable
-            self.need(key, request, token)
-        rules = entry.rules
-        return Decided(entry, None if rules is None else rules.get(token))
 
     # -- coming in -----------------------------------------------------------
 
@@ -249,9 +215,9 @@ class WaitingRoom:
         entry = self._cache.get(key)
         now = self._runtime.clock()
         if entry is None or entry.unreachable_since is None or entry.due(now):
-            event = life.FetchWanted(now)
+            event = life.FetchWanted(self._runtime.monotonic())
         else:
-            event = life.FetchWanted(now, entry.retry_at - now, entry.outcome)
+            event = life.FetchWanted(self._runtime.monotonic(), entry.retry_at - now, entry.outcome)
         self._feed(key, waiting, event)
         return waiting
 
@@ -266,20 +232,20 @@ class WaitingRoom:
         waiting = self._origins.get(key)
         if waiting is None:
             return False
-        now = self._runtime.clock()
+        now = self._runtime.monotonic()
         event = life.Park(request, now, once, since=since, count=since is None)
         actions = self._feed(key, waiting, event)
         return not any(type(action) is life.SendBack for action in actions)
 
     def hold_one(self, key: Origin, since: float, *, count: bool = True) -> bool:
-        """A request that began to wait at ``since`` (wall clock) is held for
+        """A request that began to wait at ``since`` (monotonic) is held for
         ``key`` by the hold (``count``: a request that waits, not one moved
         from memory); ``False`` if ``key`` was decided meanwhile (the caller
         asks the hold to release it)."""
         waiting = self._origins.get(key)
         if waiting is None:
             return False
-        self._feed(key, waiting, life.HoldOne(since, self._runtime.clock(), count=count))
+        self._feed(key, waiting, life.HoldOne(since, self._runtime.monotonic(), count=count))
         return True
 
     def wait_in_place(
@@ -300,7 +266,7 @@ class WaitingRoom:
         if waiting is None:  # decided meanwhile
             d.callback(None)
             return d
-        now = self._runtime.clock()
+        now = self._runtime.monotonic()
         first = now if since is None else since
         if grace is not None:
             started = waiting.fetch_started if waiting.life.fetching else None
@@ -326,7 +292,7 @@ class WaitingRoom:
         it leaves its place (:class:`.LeaveInPlace`), to be parked."""
         if d.called:
             return
-        self.feed(key, life.LeaveInPlace(d, self._runtime.clock()))
+        self.feed(key, life.LeaveInPlace(d, self._runtime.monotonic()))
         d.callback(Later(since))
 
     def feed(
@@ -341,7 +307,7 @@ class WaitingRoom:
 
     def on_hold_event(self, event: HoldEvent) -> None:
         """What the hold reports (:data:`.HoldEvent`), fed to the lives."""
-        now = self._runtime.clock()
+        now = self._runtime.monotonic()
         if type(event) is Released:
             self.feed(event.key, life.Unheld(now, event.count))
         elif type(event) is ExpiredLeft:
@@ -379,7 +345,7 @@ class WaitingRoom:
     def unreachable_waits(self) -> list[Wait]:
         """What waits now for each unreachable origin (RFC 9309 §2.3.1.4):
         its requests, when it is tried again, when the first is dropped."""
-        now = self._runtime.clock()
+        now = self._runtime.monotonic()
         waits = []
         for key, waiting in self._origins.items():
             state = waiting.life
@@ -398,7 +364,7 @@ class WaitingRoom:
         if self._moving is not None and not self._moving.called:
             await maybe_deferred_to_future(self._moving)
         parked: list[Request] = []
-        now = self._runtime.clock()
+        now = self._runtime.monotonic()
         for key, waiting in list(self._origins.items()):
             for action in self._feed(key, waiting, life.SpiderClosed(now)):
                 if type(action) is life.PutAside:
@@ -421,7 +387,8 @@ class WaitingRoom:
         if waiting is None:
             waiting = self._origins[key] = Waiting(trigger, OriginLife(self.wait))
         waiting.tokens.add(token)
-        self._feed(key, waiting, life.HoldOne(event.since, self._runtime.clock(), count=False))
+        since = self._runtime.monotonic_of(event.since)
+        self._feed(key, waiting, life.HoldOne(since, self._runtime.monotonic(), count=False))
         self.need(key, trigger, token)
 
     def _move_to_hold(self, where: str) -> None:
@@ -449,7 +416,7 @@ class WaitingRoom:
 
     async def _move(self, where: str) -> None:
         runtime, moved = self._runtime, 0
-        now = runtime.clock()
+        now = runtime.monotonic()
         taken: list[tuple[Origin, tuple[tuple[Request, float], ...]]] = []
         for key, waiting in list(self._origins.items()):
             for action in self._feed(key, waiting, life.Unpark(now)):
@@ -458,13 +425,13 @@ class WaitingRoom:
         for key, requests in taken:
             for request, since in requests:
                 # Its wait counts from when it first waited, in every worker.
-                since_set(request, since)
+                since_set(request, runtime.wall_of(since))
                 if await self._hold.hold(key, request):
                     moved += 1
                     if not self.hold_one(key, since, count=False):
                         self._hold.release_soon(key)  # decided while Redis took it
                 elif key in self._origins:
-                    self.feed(key, life.Repark(request, since, runtime.clock()))
+                    self.feed(key, life.Repark(request, since, runtime.monotonic()))
                 else:
                     self._engine.give_back([request])
         if moved:
@@ -492,7 +459,7 @@ class WaitingRoom:
         return actions
 
     def _start_fetch(self, key: Origin, waiting: Waiting, action: life.StartFetch) -> None:
-        waiting.fetch_started = self._runtime.clock()
+        waiting.fetch_started = self._runtime.monotonic()
         self._runtime.start_soon(self._load(key, waiting))
 
     async def _load(self, key: Origin, waiting: Waiting) -> None:
@@ -511,11 +478,11 @@ class WaitingRoom:
                 self._kept.keep(key, loaded.fetched, loaded.why)
             since = entry.unreachable_since
             event = life.FetchEnded(
-                self._runtime.clock(),
+                self._runtime.monotonic(),
                 usable,
                 None if usable else entry.retry_at - now,
                 # Held requests are dropped by the fleet's clock: the record's.
-                since,
+                None if since is None else self._runtime.monotonic_of(since),
             )
             self.feed(key, event)
         except Exception:
@@ -531,7 +498,7 @@ class WaitingRoom:
         handle = self._runtime.call_later(action.delay, lambda: self._fired(key, timer))
         if timer is life.Timer.RETRY:
             waiting.retry_timer = handle
-            waiting.retry_due = self._runtime.clock() + action.delay
+            waiting.retry_due = self._runtime.monotonic() + action.delay
         else:
             waiting.drop_timer = handle
 
@@ -539,7 +506,7 @@ class WaitingRoom:
         waiting = self._origins.get(key)
         if waiting is None:
             return
-        now = self._runtime.clock()
+        now = self._runtime.monotonic()
         if timer is life.Timer.RETRY:
             waiting.retry_timer = waiting.retry_due = None
             self._feed(key, waiting, life.RetryFired(now))
@@ -609,7 +576,7 @@ class WaitingRoom:
         """What happens next to ``key``'s requests, robots.txt being
         unreachable and fetched again in ``retry_in`` seconds."""
         waiting = self._origins.get(key)
-        now = self._runtime.clock()
+        now = self._runtime.monotonic()
         when = None if waiting is None else waiting.life.drop_time(since=now)
         dropped = 0 if waiting is None else len(waiting.life.no_wait)
         return Outlook(retry_in, None if when is None else when - now, self.wait, dropped)

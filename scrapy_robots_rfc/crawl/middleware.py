@@ -39,7 +39,6 @@ from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
 from scrapy.utils.defer import maybe_deferred_to_future
 
 from .. import policy
-from .._logging import reaches_a_handler
 from .._runtime import Runtime
 from ..exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable
 from ..policy import Origin, State, Verdict, origin
@@ -47,14 +46,13 @@ from ..robotstxt import (
     NO_PREFERENCES,
     ROBOTS_TXT_PATH,
     USAGE_META_KEY,
-    canonical_match_string,
 )
 from ._assembly import assemble
 from ._config import Config
 from ._fetcher import DOWNLOAD_PRIORITY
 from ._jobdir import put_aside, resume_waiting
-from ._kept_responses import Share
 from ._misspelt_settings import warn_about_misspelt_settings
+from ._outcomes import Allowed, Forbidden
 from ._page_gate import PageGate
 from ._startup_warnings import (
     warn_about_builtin,
@@ -62,7 +60,6 @@ from ._startup_warnings import (
     warn_about_robotstxt_parser,
 )
 from ._waiting_room import (
-    Decided,
     Dropped,
     Later,
 )
@@ -133,6 +130,8 @@ class RobotsTxtMiddleware:
         self._room = parts.room
         self._progress = parts.progress
         self._parking = parts.parking
+        self._verdicts = parts.verdicts
+        self._allowance = parts.allowance
         #: What the crawl reads on each request and response (P-4, U-6
         #: revised): nothing unless it honours page-level rules or names
         #: usage categories; ``process_response`` exists only then.
@@ -207,22 +206,18 @@ class RobotsTxtMiddleware:
 
     def entry(self, url: str) -> policy.Entry | None:
         """What the cache holds for the origin of ``url``, if anything."""
-        key = self._origins(url)
-        return None if key is None else self._cache.get(key)
+        return self._verdicts.entry(url)
 
     def state(self, url: str) -> State | None:
         """The :class:`~.policy.State` of ``url``'s origin now, ``None``
         while no fetch has decided it."""
-        entry = self.entry(url)
-        return None if entry is None else entry.state(self.clock(), self.config.allow_after)
+        return self._verdicts.state(url)
 
     def agent_rules(self, url: str) -> AgentRules | None:
         """The rules the cache keeps for the crawler's own name (or family)
         at ``url``'s origin; ``None`` when it keeps none (undecided, or no
         rules: allow all)."""
-        entry = self.entry(url)
-        rules = None if entry is None else entry.rules
-        return None if rules is None else rules.get(self._names.token)
+        return self._verdicts.agent_rules(url)
 
     def sitemaps(self, url: str) -> tuple[str, ...] | None:
         """The ``Sitemap`` URLs of ``url``'s origin (RFC 9309 §2.2.4,
@@ -231,24 +226,12 @@ class RobotsTxtMiddleware:
         none, or the origin has no robots.txt (a 4xx); ``None`` when the
         cache holds no copy the server sent (not fetched yet, evicted,
         unreachable with no good copy, refused by a local middleware)."""
-        entry = self.entry(url)
-        return entry.sitemaps if entry is not None and entry.good else None
+        return self._verdicts.sitemaps(url)
 
     def explain(self, url: str) -> Verdict | None:
         """The verdict the cache gives ``url`` now for the crawler's name,
         with what decides it; ``None`` while the origin is undecided."""
-        key = self._origins(url)
-        entry = None if key is None else self._cache.get(key)
-        if key is None or entry is None:
-            return None
-        source = entry.url or key.robots_url
-        state = entry.state(self.clock(), self.config.allow_after)
-        agent = None if entry.rules is None else entry.rules.get(self._names.token)
-        name = self._names.name
-        if state is State.UNREACHABLE or agent is None:
-            return Verdict.of_state(url, name, state, entry.outcome, source=source)
-        path = canonical_match_string(url, self.config.mode)
-        return Verdict.of_rules(url, name, agent, path, state=state, source=source)
+        return self._verdicts.explain(url)
 
     # -- the verdict -------------------------------------------------------
 
@@ -272,15 +255,15 @@ class RobotsTxtMiddleware:
             if ticket is not None and ticket.drop is not None:  # sent back to be dropped
                 self._drop(key, ticket.drop, request)
             once = ticket is not None and ticket.once
-            token = self._names.of(request)
-            decided = self._room.cached(key, request, token)
-            while decided is None:  # not decided here: the store, a drop, or a wait
+            outcome = self._verdicts.decide(key, request)
+            while outcome is None:  # not decided here: the store, a drop, or a wait
+                token = self._names.of(request)
                 admitted = await self._room.admit(key, request, token, ticket)
                 if type(admitted) is Dropped:
                     self._drop(key, admitted.reason, request)
-                if type(admitted) is Decided:
-                    decided = admitted
-                    break
+                if admitted is None:  # decided by the store
+                    outcome = self._verdicts.decide(key, request)
+                    continue
                 if share is not None:
                     share = self._kept.wait_for(key, request, share)
                 # A request from the scheduler waits in place for a short grace
@@ -292,42 +275,32 @@ class RobotsTxtMiddleware:
                 if arrival.scheduled:
                     at_once = once or self._hold.holding
                     grace = 0.0 if at_once else self.config.park_after
-                since = None if ticket is None else ticket.since
+                since = None
+                if ticket is not None and ticket.since is not None:
+                    since = self._runtime.monotonic_of(ticket.since)
                 if grace != 0.0:
                     waiting = self._room.wait_in_place(key, grace, since)
                     waited = await maybe_deferred_to_future(waiting)
                     if type(waited) is str:
                         self._drop(key, waited, request)
                     if type(waited) is not Later:  # decided while it waited
-                        decided = self._room.cached(key, request, token)
+                        outcome = self._verdicts.decide(key, request)
                         continue
                     since = waited.since
                 # Out of the downloader, and back through the engine.
                 copy = await self._parking.park(key, request, share, since, once=once)
                 share = None  # the copy carries it
                 return copy
-            return await self._verdict(key, request, decided, share)
+            match outcome:
+                case Forbidden():
+                    raise ForbiddenByRobotsTxt
+                case Allowed(extras=False):
+                    return None
+                case Allowed():
+                    return await self._allowance.grant(key, request, outcome, share)
         except IgnoreRequest:
             self._kept.release(key, share)  # dropped: its share is let go
             raise
-
-    async def _verdict(
-        self, key: Origin, request: Request, decided: Decided, share: Share | None
-    ) -> Response | None:
-        """The verdict of a decided origin: forbidden (RFC 9309 §2.2.2), or
-        allowed, with its usage preferences, the fetch's response if it is
-        the spider's robots.txt request, and its crawl-delay turn."""
-        entry, agent = decided.entry, decided.agent
-        self._decide(request, key, entry, agent)
-        if self._usage_on:  # only a crawl for named categories (U-6 revised)
-            self._usage.on_request(request, key, agent, entry.url)
-        if share is not None:  # the spider's request for this robots.txt
-            served = self._kept.serve(key, request, share)
-            if served is not None:
-                return served
-        if agent is not None and agent.crawl_delay and self.config.crawl_delay:
-            await self._delays.turn(key, request, agent)  # Crawl-delay, across the fleet
-        return None
 
     async def _process_response(
         self, request: Request, response: Response, spider: Spider | None = None
@@ -365,40 +338,9 @@ class RobotsTxtMiddleware:
         request = response.request
         agent = None
         if request is not None and not request.meta.get("dont_obey_robotstxt"):
-            key = self._origins(request.url)
-            entry = None if key is None else self._cache.get(key)
-            rules = None if entry is None else entry.rules
-            agent = None if rules is None else rules.get(self._names.of(request))
+            agent = self._verdicts.agent_rules(request.url, self._names.of(request))
         page = self.page_rules(response) if self._usage.reads_pages else None
         return self._usage.read(response, agent, page)
-
-    def _decide(
-        self, request: Request, key: Origin, entry: policy.Entry, agent: AgentRules | None
-    ) -> None:
-        """Raise :class:`.ForbiddenByRobotsTxt` if ``agent``'s rules disallow
-        ``request`` (RFC 9309 §2.2.2; PATH-5: the longest match decides)."""
-        if agent is None:
-            return
-        rule = agent.url_rule(request.url)
-        if rule is None or rule.allow:
-            return
-        self._runtime.stats.inc_value("robotstxt/forbidden")
-        self._report.row(key).forbidden += 1
-        if reaches_a_handler(logger, logging.DEBUG):
-            source = entry.url or key.robots_url
-            path = canonical_match_string(request.url, agent.mode)
-            logger.debug(
-                "Forbidden by robots.txt: %(request)s: %(verdict)s of %(robots)s",
-                {
-                    "request": request,
-                    "verdict": Verdict.of_rules(
-                        request.url, agent.token, agent, path, source=source
-                    ),
-                    "robots": source,
-                },
-                extra=self._runtime.log,
-            )
-        raise ForbiddenByRobotsTxt
 
     def _drop(self, key: Origin, reason: str, request: Request) -> NoReturn:
         self._runtime.stats.inc_value("robotstxt/unreachable/dropped")

@@ -435,11 +435,11 @@ class FleetHold(MemoryHold):
 
     def release_expired(self, key: Origin, limit: float) -> None:
         """Move back into the queue the requests of unreachable ``key``
-        held since ``limit`` (seconds since the epoch) or earlier, for the
+        held since ``limit`` (on the monotonic clock) or earlier, for the
         worker that pops them to drop (RFC 9309 §2.3.1.4); then report what
         is left (:class:`.crawl.ExpiredLeft`)."""
         if self._fleet is not None:
-            self._soon(self._expire(key, limit))
+            self._soon(self._expire(key, self._runtime.wall_of(limit)))
 
     def _soon(self, work: Coroutine[Any, Any, Any]) -> None:
         self._runtime.start_soon(work)
@@ -472,7 +472,8 @@ class FleetHold(MemoryHold):
             oldest = await self._shared.fleet_call(fleet.peek, str(key), default=None)
         # On a store error (left None, or no oldest), look again later.
         since = None if left == 0 else before if oldest is None else oldest[1]
-        self._events.emit(ExpiredLeft(key, left, since))
+        oldest_here = None if since is None else self._runtime.monotonic_of(since)
+        self._events.emit(ExpiredLeft(key, left, oldest_here))
 
     async def expired(self, key: Origin, ticket: Ticket, entry: Entry) -> bool:
         """:meth:`.MemoryHold.expired`; the stored record has the last word

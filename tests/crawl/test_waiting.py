@@ -141,7 +141,7 @@ class Room:
         self.events.connect(self.room.on_hold_event)
         self.parking = Parking(
             self.signals,  # type: ignore[arg-type]
-            self.stats,  # type: ignore[arg-type]
+            self.runtime,
             self.room,
             self.hold,
             marks=type(self.hold) is not MemoryHold,
