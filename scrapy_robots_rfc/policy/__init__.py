@@ -10,6 +10,7 @@ time is always passed in.
 from __future__ import annotations
 
 from . import _origin_life as life
+from ._document import DOCUMENTS, ROBOTS_TXT, Document, Target, target_named
 from ._origin import Origin, Origins, origin
 from ._origin_life import OriginLife, Phase, Standing, standing
 from ._policy import (
@@ -29,8 +30,11 @@ from ._verdict import Verdict
 
 __all__ = [
     "DEFAULT_TTL",
+    "DOCUMENTS",
     "MAX_RETRY_DELAY",
+    "ROBOTS_TXT",
     "Answer",
+    "Document",
     "Entry",
     "LruCache",
     "Origin",
@@ -40,6 +44,7 @@ __all__ = [
     "Redirects",
     "Standing",
     "State",
+    "Target",
     "Verdict",
     "classify",
     "entry_for",
@@ -48,4 +53,5 @@ __all__ = [
     "origin",
     "retry_after",
     "standing",
+    "target_named",
 ]
