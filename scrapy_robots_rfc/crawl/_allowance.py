@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..robotstxt import ROBOTS_TXT_PATH
+from ._kept_responses import KeptResponses
+
 if TYPE_CHECKING:
     from scrapy.http import Request, Response
 
     from ..policy import Origin
     from ._config import Config
     from ._crawl_delay import CrawlDelays
-    from ._kept_responses import KeptResponses, Share
     from ._outcomes import Allowed
     from ._usage_gate import UsageGate
 
@@ -32,15 +34,15 @@ class Allowance:
         self._kept = kept
         self._delays = delays
 
-    async def grant(
-        self, key: Origin, request: Request, allowed: Allowed, share: Share | None
-    ) -> Response | None:
+    async def grant(self, key: Origin, request: Request, allowed: Allowed) -> Response | None:
         """``None`` to let ``request`` through, once what it comes with is
-        set going; or, for the spider's request for ``key``'s robots.txt
-        (``share``), the fetch's response."""
-        entry, agent = allowed.entry, allowed.agent
+        set going; or, for the spider's request for ``key``'s robots.txt,
+        the fetch's response, if it waited for it (its share)."""
+        entry, agent, share = allowed.entry, allowed.agent, allowed.share
         if self._usage_on and entry is not None:  # only a crawl for named categories (U-6)
             self._usage.on_request(request, key, agent, entry.url)
+        if share is None and ROBOTS_TXT_PATH in request.url:
+            share = KeptResponses.share_of(request, None)
         if share is not None:  # the spider's request for this robots.txt
             served = self._kept.serve(key, request, share)
             if served is not None:

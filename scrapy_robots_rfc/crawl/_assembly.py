@@ -4,6 +4,10 @@ calls it and keeps what it returns (:class:`Parts`). Only this module knows
 the concrete classes, the way Scrapy's ``HttpCacheMiddleware`` loads a
 policy and a storage; the parts never call back into it, nor into the
 middleware that holds them.
+
+A crawl that waits in memory and a fleet differ here only, by composition:
+the fleet (:mod:`.fleet`, loaded by name, :func:`.fleet_class`) is given to
+the parts that hold requests, or ``None`` is.
 """
 
 from __future__ import annotations
@@ -12,51 +16,51 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import policy
-from ..policy import Origin, Origins
+from ..policy import ROBOTS_TXT, Origin, Origins
 from ..stores import SharedStore, store_named
 from ._allowance import Allowance
 from ._announce import Announcer
 from ._crawl_delay import CrawlDelays, Pacer
 from ._crawler_names import CrawlerNames
+from ._engine import EngineGate
 from ._fetcher import Fetcher
-from ._holding import HoldEvents, MemoryHold, hold_class
+from ._holding import HoldEvents, fleet_class
 from ._kept_responses import KeptResponses
+from ._lives import Lives
 from ._page_gate import PageGate
-from ._parking import Parking
 from ._progress import Progress
 from ._report import Report
 from ._robots_loader import RobotsLoader
 from ._usage_gate import UsageGate
 from ._verdicts import Verdicts
-from ._waiting_room import EngineGate, WaitingRoom
+from ._waits import Waits
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
     from .._runtime import Runtime
     from ._config import Config
+    from ._holding import Holding
 
 
 @dataclass(frozen=True, slots=True)
 class Parts:
     """Every part of one crawl, as :func:`assemble` wired them."""
 
-    names: CrawlerNames
-    report: Report
-    cache: policy.LruCache[Origin, policy.Entry]
     origins: Origins
-    shared: SharedStore
+    names: CrawlerNames
+    verdicts: Verdicts
+    waits: Waits
+    allowance: Allowance
+    lives: Lives
+    holding: Holding | None
     usage: UsageGate
     pages: PageGate
     kept: KeptResponses
-    delays: CrawlDelays
-    hold: MemoryHold
+    shared: SharedStore
     engine: EngineGate
-    room: WaitingRoom
     progress: Progress
-    parking: Parking
-    verdicts: Verdicts
-    allowance: Allowance
+    report: Report
 
 
 def assemble(crawler: Crawler, config: Config, runtime: Runtime) -> Parts:
@@ -101,48 +105,68 @@ def assemble(crawler: Crawler, config: Config, runtime: Runtime) -> Parts:
         delays=delays,
         token=names.token,
     )
-    events = HoldEvents()
-    #: Where requests from the scheduler wait: in memory, or in Redis.
-    hold = hold_class(config, crawler.settings)(runtime, crawler, config, shared, events)
-    engine = EngineGate(runtime, lambda request: crawler.engine.crawl(request))
     announcer = Announcer(runtime, config.unreachable_wait)
-    room = WaitingRoom(
+    engine = EngineGate(runtime, lambda request: crawler.engine.crawl(request))
+    usage = UsageGate(runtime, config, report, origins)
+    events = HoldEvents()
+    # Requests from the scheduler wait in this worker's memory, or, for a
+    # fleet on scrapy-redis, in Redis: the fleet given, or not.
+    fleet = fleet_class(config, crawler.settings)
+    holding: Holding | None = None
+    if fleet is not None:
+        holding = fleet(
+            runtime,
+            crawler,
+            config,
+            shared,
+            events,
+            loader=loader,
+            cache=cache,
+            announcer=announcer,
+        )
+    lives = Lives(
         runtime,
         config,
+        signals=crawler.signals,
         cache=cache,
-        loader=loader,
-        hold=hold,
+        loaders={ROBOTS_TXT: loader},
         kept=kept,
         announcer=announcer,
         engine=engine,
         names=names,
         report=report,
+        holding=holding,
     )
-    events.connect(room.on_hold_event)
-    usage = UsageGate(runtime, config, report, origins)
-    return Parts(
-        names=names,
-        report=report,
+    events.connect(lives.on_fleet)
+    verdicts = Verdicts(
+        runtime,
+        config,
         cache=cache,
         origins=origins,
-        shared=shared,
+        names=names,
+        report=report,
+        refresher=lives,
+    )
+    return Parts(
+        origins=origins,
+        names=names,
+        verdicts=verdicts,
+        waits=Waits(
+            runtime,
+            verdicts=verdicts,
+            lives=lives,
+            kept=kept,
+            report=report,
+            holding=holding,
+        ),
+        allowance=Allowance(config, usage, kept, delays),
+        lives=lives,
+        holding=holding,
         usage=usage,
         pages=PageGate(runtime, config, report, origins),
         kept=kept,
-        delays=delays,
-        hold=hold,
+        shared=shared,
         engine=engine,
-        room=room,
-        progress=Progress(runtime, room, announcer, config.logstats_interval),
-        parking=Parking(crawler.signals, runtime, room, hold, marks=type(hold) is not MemoryHold),
-        verdicts=Verdicts(
-            runtime,
-            config,
-            cache=cache,
-            origins=origins,
-            names=names,
-            report=report,
-            refresher=room,
-        ),
-        allowance=Allowance(config, usage, kept, delays),
+        progress=Progress(runtime, lives, announcer, config.logstats_interval),
+        report=report,
     )

@@ -7,6 +7,10 @@
 - :class:`Dropped`: its robots.txt stayed unreachable for as long as it may
   wait (:class:`.RobotsTxtUnreachable`, RFC 9309 §2.3.1.4);
 - :class:`Away`: it waits away from the downloader, as this copy.
+
+A request that waits in place is resumed with how its wait settled
+(:data:`Settled`): :class:`Released`, :class:`Dropped`, or :class:`Away` when
+it leaves the downloader to wait out of it.
 """
 
 from __future__ import annotations
@@ -64,3 +68,17 @@ class Away:
 
 #: How a request's pass ends.
 Outcome = Allowed | Forbidden | Dropped | Away
+
+
+# -- how a waiter's wait settles (the value of its Deferred) ------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Released:
+    """The origin is decided: the request is decided now, by the cache."""
+
+
+#: How a request's wait in place settles.
+Settled = Released | Dropped | Away
+
+RELEASED = Released()

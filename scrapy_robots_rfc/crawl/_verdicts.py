@@ -13,7 +13,7 @@ import logging
 from typing import TYPE_CHECKING, Protocol
 
 from .._logging import reaches_a_handler
-from ..policy import Standing, State, Verdict, standing
+from ..policy import ROBOTS_TXT, Standing, State, Target, Verdict, standing
 from ..robotstxt import ROBOTS_TXT_PATH, canonical_match_string
 from ._outcomes import ALLOWED, Allowed, Forbidden
 
@@ -34,7 +34,7 @@ class Refresher(Protocol):
     """Who fetches an origin's robots.txt again when a hit finds its retry
     due (the undecided origins' keeper)."""
 
-    def need(self, key: Origin, trigger: Request, token: Token) -> object: ...
+    def need(self, target: Target, trigger: Request, token: Token) -> object: ...
 
 
 class Verdicts:
@@ -65,14 +65,13 @@ class Verdicts:
         self._usage = bool(config.usage)
         self._delays = config.crawl_delay
 
-    def decide(self, key: Origin, request: Request) -> Allowed | Forbidden | None:
-        """``request``'s verdict from the cache now; ``None`` while ``key``
-        is undecided for its name (no entry, one that is due, or no rules
-        kept for the name)."""
+    def decide(self, key: Origin, request: Request, token: Token) -> Allowed | Forbidden | None:
+        """``request``'s verdict from the cache now, for its name ``token``;
+        ``None`` while ``key`` is undecided for it (no entry, one that is
+        due, or no rules kept for the name)."""
         entry = self._cache.get(key)
         if entry is None:
             return None
-        token = self._names.of(request)
         rules = entry.rules
         if entry.unreachable_since is None:
             # The common case: a fetched copy, usable until it is due
@@ -89,7 +88,7 @@ class Verdicts:
                 return None
             self._cache.touch(key)
             if where is Standing.RETRY_DUE:  # a good copy in force while unreachable
-                self._refresher.need(key, request, token)
+                self._refresher.need(Target(key, ROBOTS_TXT), request, token)
             agent = None if rules is None else rules.get(token)
         if agent is not None:
             rule = agent.url_rule(request.url)

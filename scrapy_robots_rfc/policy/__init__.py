@@ -9,10 +9,11 @@ time is always passed in.
 
 from __future__ import annotations
 
-from . import _origin_life as life
+from . import _life as life
 from ._document import DOCUMENTS, ROBOTS_TXT, Document, Target, target_named
+from ._life import OriginLife, Phase
 from ._origin import Origin, Origins, origin
-from ._origin_life import OriginLife, Phase, Standing, standing
+from ._origin_life import Standing, standing
 from ._policy import (
     DEFAULT_TTL,
     MAX_RETRY_DELAY,
@@ -27,6 +28,7 @@ from ._policy import (
     retry_after,
 )
 from ._verdict import Verdict
+from ._waiters import Kind, Waiter, Waiters
 
 __all__ = [
     "DEFAULT_TTL",
@@ -36,6 +38,7 @@ __all__ = [
     "Answer",
     "Document",
     "Entry",
+    "Kind",
     "LruCache",
     "Origin",
     "OriginLife",
@@ -46,6 +49,8 @@ __all__ = [
     "State",
     "Target",
     "Verdict",
+    "Waiter",
+    "Waiters",
     "classify",
     "entry_for",
     "life",

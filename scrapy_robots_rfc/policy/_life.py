@@ -543,8 +543,8 @@ def cancel_retry(life: OriginLife[Any], event: Any, gone: Gone) -> Action[Any]:
     return _CANCEL_RETRY
 
 
-def arm_grace(life: OriginLife[Any], event: Any, gone: Gone) -> Action[Any]:
-    return Arm(Alarm.GRACE, life.grace)
+def arm_grace(life: OriginLife[Any], event: Any, gone: Gone) -> Action[Any] | None:
+    return Arm(Alarm.GRACE, life.grace) if life.grace > 0 else None
 
 
 def arm_retry(life: OriginLife[Any], event: InBackoff | FetchFailed, gone: Gone) -> Action[Any]:

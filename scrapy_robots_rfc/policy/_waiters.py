@@ -84,6 +84,9 @@ class Waiters(Generic[R]):
     def __iter__(self) -> Iterator[Waiter[R]]:
         return iter(self._line)
 
+    def __contains__(self, waiter: object) -> bool:
+        return any(w is waiter for w in self._line)
+
     def add(self, waiter: Waiter[R]) -> None:
         """``waiter`` comes, in line by when it began to wait."""
         line = self._line
