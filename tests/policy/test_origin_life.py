@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scrapy_robots_rfc.policy import Entry, Standing, standing
-from scrapy_robots_rfc.policy._life import (
+from scrapy_robots_rfc.policy._origin_life import (
     TABLE,
     Action,
     Alarm,
