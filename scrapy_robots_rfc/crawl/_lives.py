@@ -575,7 +575,7 @@ class Lives:
             armed[0].cancel()
 
     def _forget(self, target: Target, undecided: _Undecided, action: life.Forget) -> None:
-        for alarm in life.Alarm:
+        for alarm in life.ALARMS:
             armed = self._alarms.pop((target, alarm), None)
             if armed is not None:
                 armed[0].cancel()

@@ -38,16 +38,6 @@ _NO_WAIT = "_robotstxt_rfc_no_wait"
 _SCHEDULED = "_robotstxt_rfc_scheduled"
 LEGACY_KEYS = frozenset((_FILTER, _WAITED, _SINCE, _HOLD, _TAKER, _DROP, _NO_WAIT, _SCHEDULED))
 
-#: The fields of :meth:`Ticket.to_meta`, and their short keys there.
-_FIELDS = (
-    ("since", "since"),
-    ("refilter", "filter"),
-    ("taker", "taker"),
-    ("held", "hold"),
-    ("drop", "drop"),
-    ("once", "once"),
-)
-
 
 @dataclass(frozen=True, slots=True)
 class Ticket:
@@ -73,11 +63,19 @@ class Ticket:
     def to_meta(self) -> dict[str, Any]:
         """The ticket as ``meta`` keeps it: a dict of primitives (no value
         that is its default)."""
-        found = {}
-        for name, key in _FIELDS:
-            value = getattr(self, name)
-            if value is not None and value is not False:
-                found[key] = value
+        found: dict[str, Any] = {}
+        if self.since is not None:
+            found["since"] = self.since
+        if self.refilter:
+            found["filter"] = True
+        if self.taker is not None:
+            found["taker"] = self.taker
+        if self.held is not None:
+            found["hold"] = self.held
+        if self.drop is not None:
+            found["drop"] = self.drop
+        if self.once:
+            found["once"] = True
         return found
 
     @classmethod
@@ -87,13 +85,18 @@ class Ticket:
         error."""
         if not isinstance(value, dict) or not value:
             return _BLANK
-        since = value.get("since")
+        since, taker, held, drop = (
+            value.get("since"),
+            value.get("taker"),
+            value.get("hold"),
+            value.get("drop"),
+        )
         return cls(
             since=float(since) if _number(since) else None,
             refilter=value.get("filter") is True,
-            taker=_text(value.get("taker")),
-            held=_text(value.get("hold")),
-            drop=_text(value.get("drop")),
+            taker=taker if isinstance(taker, str) else None,
+            held=held if isinstance(held, str) else None,
+            drop=drop if isinstance(drop, str) else None,
             once=value.get("once") is True,
         )
 
@@ -142,15 +145,16 @@ def taken(meta: dict[str, Any]) -> Ticket | None:
 
 
 def leave(request: Request, ticket: Ticket) -> Request:
-    """The copy of ``request`` that waits away from the middleware,
-    carrying ``ticket``. ``dont_filter`` lets the copy past the dupefilter,
-    which has seen the request once; it is set back when it returns."""
-    copy = request
+    """``request``, made ready to wait away from the middleware: carrying
+    ``ticket``, and with ``dont_filter`` set, which lets it past the
+    dupefilter that has seen it once (set back when it returns: the
+    ticket's ``refilter``). It goes back itself, not a copy: nothing else
+    holds it while it waits."""
     if not request.dont_filter:
-        copy = request.replace(dont_filter=True)
+        request.dont_filter = True
         ticket = replace(ticket, refilter=True)
-    copy.meta[TICKET_KEY] = ticket.to_meta()
-    return copy
+    request.meta[TICKET_KEY] = ticket.to_meta()
+    return request
 
 
 def wait_once(meta: dict[str, Any], once: bool = True) -> None:

@@ -48,6 +48,10 @@ class OriginLifeError(RuntimeError):
 
 
 class Phase(enum.Enum):
+    # Hashed by identity, as the members are singletons: the table's keys
+    # and the caller's alarm table hash them without a Python call.
+    __hash__ = object.__hash__
+
     NEW = "new"
     FETCHING = "fetching"
     BACKOFF = "backoff"
@@ -56,6 +60,8 @@ class Phase(enum.Enum):
 
 
 class Alarm(enum.Enum):
+    __hash__ = object.__hash__
+
     #: Fetch again when the backoff ends (RFC 9309 §2.3.1.4).
     RETRY = "retry"
     #: Drop what waited longer than ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``.
@@ -64,6 +70,10 @@ class Alarm(enum.Enum):
     #: from the start of a fetch (``ROBOTSTXT_RFC_PARK_AFTER``): then it
     #: leaves the downloader, to wait out of it.
     GRACE = "grace"
+
+
+#: Every alarm (what :class:`Forget` cancels).
+ALARMS = tuple(Alarm)
 
 
 # -- events ------------------------------------------------------------------

@@ -28,6 +28,8 @@ R = TypeVar("R")
 class Kind(enum.Enum):
     """Where a waiter waits."""
 
+    __hash__ = object.__hash__
+
     #: Inside ``process_request``.
     IN_PLACE = "in place"
     #: A copy between ``process_request``'s return and the scheduler.

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scrapy import Request
 
-from scrapy_robots_rfc.crawl import TICKET_KEY, Ticket, wait_once
+from scrapy_robots_rfc.crawl import Ticket, wait_once
 from scrapy_robots_rfc.crawl._tickets import LEGACY_KEYS, carried, leave, taken
 
 tickets = st.builds(
@@ -53,17 +53,17 @@ def test_what_is_not_a_ticket_reads_as_a_blank_one(value: Any) -> None:
 
 
 def test_a_request_that_leaves_carries_its_ticket_and_gets_dont_filter_back() -> None:
+    """It goes back itself, with ``dont_filter`` set for the dupefilter that
+    has seen it once, and its ticket says to set it back."""
     request = Request("https://example.com/a", meta={"x": 1})
-    copy = leave(request, Ticket(since=5.0, taker="t"))
-    assert copy is not request
-    assert copy.dont_filter
-    assert carried(copy) == Ticket(since=5.0, taker="t", refilter=True)
-    assert taken(copy.meta) == Ticket(since=5.0, taker="t", refilter=True)
-    assert copy.meta == {"x": 1}
-    assert TICKET_KEY not in request.meta, "the request itself is left as it was"
+    assert leave(request, Ticket(since=5.0, taker="t")) is request
+    assert request.dont_filter
+    assert carried(request) == Ticket(since=5.0, taker="t", refilter=True)
+    assert taken(request.meta) == Ticket(since=5.0, taker="t", refilter=True)
+    assert request.meta == {"x": 1}
 
 
-def test_a_request_that_filters_nothing_leaves_as_itself() -> None:
+def test_a_request_that_filters_nothing_keeps_its_dont_filter() -> None:
     request = Request("https://example.com/a", dont_filter=True)
     assert leave(request, Ticket(since=1.0)) is request
     assert carried(request) == Ticket(since=1.0)
