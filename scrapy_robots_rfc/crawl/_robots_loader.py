@@ -22,7 +22,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
 from .. import policy
-from ..policy import Answer, State
+from ..policy import ROBOTS_TXT, Answer, State, Target
 from ..robotstxt import RobotsTxt, cut_at_limit
 from ..stores import InForce, Ours, Unshared, entry_from_record, record_for
 from ._fetcher import Fetched
@@ -81,7 +81,8 @@ _Found = tuple[policy.Entry, Unreachable | None]
 
 
 class RobotsLoader:
-    """Turns fetches and stored records into cache entries."""
+    """Turns fetches and stored records of an origin's robots.txt (the
+    document :data:`.ROBOTS_TXT`) into cache entries."""
 
     def __init__(
         self,
@@ -164,7 +165,7 @@ class RobotsLoader:
         self._peeks[key] = waiters = []
         loaded = None
         try:
-            record = await self.shared.get(str(key))
+            record = await self.shared.get(Target(key, ROBOTS_TXT).name)
             if record is not None:
                 found = await self._from_record(
                     key, trigger, {token}, record, "robotstxt/store/hit"
@@ -220,7 +221,8 @@ class RobotsLoader:
         otherwise fetch, one crawler at a time, and store what was found;
         and what this crawler's fetch found, if it fetched, and what to
         announce. The store says what it found; the loader decides."""
-        match await self.shared.claim(str(key), lease=self.config.lease):
+        name = Target(key, ROBOTS_TXT).name  # the store's records are per target
+        match await self.shared.claim(name, lease=self.config.lease):
             case InForce(record=record, waited=waited):
                 stat = "robotstxt/store/shared" if waited else "robotstxt/store/hit"
                 entry, in_force, said = await self._from_record(key, trigger, tokens, record, stat)

@@ -1,10 +1,12 @@
 """The per-origin documents a crawler fetches before it crawls an origin,
-and the key of one origin's document: a :class:`Document` names its
-path, and what its body is read as; a :class:`Target` is one origin's
+and the key of one origin's document: a :class:`Document` names its path
+and how its copies are named in a store; a :class:`Target` is one origin's
 document, what a fetch targets, and the key every per-origin structure of
-the crawl layer is kept by (the undecided lives, their alarms, the store's records and leases, a
-fleet's held requests), so that a second document goes through the same
-life, store, lease and status policy as robots.txt, by composition.
+the crawl layer is kept by (the undecided lives, their alarms, the store's
+records and leases, a fleet's held requests), so that a second document
+goes through the same life, store, lease and status policy as robots.txt,
+by composition: the crawl's assembly gives each document the loader that
+turns its body into a cache entry.
 
 robots.txt (RFC 9309 §2.3) is the only one for now.
 
@@ -38,9 +40,6 @@ class Document:
     title: str
     #: Its path on every origin (RFC 9309 §2.3: ``/robots.txt``).
     path: str
-    #: What its body is read as (``"robots.txt"``: groups of rules,
-    #: RFC 9309 §2.2): the loader that turns a body into a cache entry.
-    reads_as: str
     #: What follows the origin in the name of a target in a store and in a
     #: fleet's held set: nothing for robots.txt, whose records are named by
     #: their origin alone (the format every crawler of a store shares).
@@ -51,7 +50,7 @@ class Document:
 
 
 #: RFC 9309 §2.3: the robots.txt file at the root of every origin.
-ROBOTS_TXT = Document("robots.txt", ROBOTS_TXT_PATH, "robots.txt")
+ROBOTS_TXT = Document("robots.txt", ROBOTS_TXT_PATH)
 
 #: Every document, the longest suffix first (:func:`target_named`).
 DOCUMENTS: tuple[Document, ...] = (ROBOTS_TXT,)
