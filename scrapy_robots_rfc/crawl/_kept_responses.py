@@ -5,7 +5,7 @@ Scrapy issue 8069; docs/sitemaps.rst, "Sitemaps").
 
 Such a request (its URL is its origin's robots.txt URL, its meta has no
 ``dont_obey_robotstxt``) waits for the origin's fetch like any other request
-(:mod:`.crawl._waiting_room`). When the fetch decides the origin, its response is kept
+(:mod:`.crawl._lives`). When the fetch decides the origin, its response is kept
 for the requests that waited for it (*takers*, each known by an id that its
 :class:`.Ticket` carries, so that a copy or a disk queue keeps it), and each
 gets a copy whose ``request`` is itself. A taker that is dropped instead

@@ -3,7 +3,7 @@ Scrapy's log-stats interval (``LOGSTATS_INTERVAL``) says how many wait, for
 how many origins, and when the next try and the first drop are due: a wait
 of ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` (600 s by default) is never silent
 between the WARNINGs of failed fetches (RFC 9309 §2.3.1.4: the crawler keeps
-to a full disallow, and tries again). The waiting room says what waits
+to a full disallow, and tries again). The undecided origins say what waits
 (:meth:`.Lives.snapshot`), the announcer words it
 (:meth:`.Announcer.waiting`); this part only keeps time.
 """

@@ -5,7 +5,7 @@ the crawl-delay (:mod:`.crawl._crawl_delay`) and the ``robots_parsed``
 signal.
 
 The loader never calls back into whoever asked: :meth:`RobotsLoader.load`
-answers with a :class:`Loaded`, which says what the waiting room is to
+answers with a :class:`Loaded`, which says what the undecided origins are to
 announce when robots.txt is unreachable (:class:`Unreachable`). Each step
 returns what it found, with what it has to announce, rather than setting
 it on a shared object."""
@@ -51,8 +51,8 @@ FROM_THE_STORE = "the copy in use came from ROBOTSTXT_RFC_STORE, not from a fetc
 @dataclass(frozen=True, slots=True)
 class Unreachable:
     """robots.txt is unreachable (HTTP-4 to HTTP-6), or a stored record
-    says so: the WARNING the waiting room says, with what happens next to
-    the requests that wait (:class:`.crawl._waiting_room.Outlook`)."""
+    says so: the WARNING :class:`.Lives` says, with what happens next to
+    the requests that wait (:class:`.crawl._announce.Outlook`)."""
 
     outcome: str
     #: When robots.txt is fetched again (wall clock, RFC 9309 §2.3.1.4).

@@ -174,15 +174,3 @@ def carried(request: Request) -> Ticket:
 def carry(request: Request, ticket: Ticket) -> None:
     """Let a copy that waits away carry ``ticket`` from now on."""
     request.meta[TICKET_KEY] = ticket.to_meta()
-
-
-def dropped(request: Request, reason: str) -> None:
-    """A copy that waited is sent back to be dropped: its ticket says why."""
-    carry(request, replace(carried(request), drop=reason))
-
-
-def since_set(request: Request, since: float) -> None:
-    """A copy that waited carries when it began to wait, unless it does already."""
-    ticket = carried(request)
-    if ticket.since is None:
-        carry(request, replace(ticket, since=since))
