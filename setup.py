@@ -1,5 +1,5 @@
-"""The build switch for the compiled build of the pure core (README.rst,
-"Two builds"; docs/install.rst).
+"""The build switch for the compiled build of the pure core
+(docs/quickstart.rst, "Two builds").
 
 Pure Python is the reference and the default: ``pip install .``, the sdist
 and an editable install build nothing. With ``SCRAPY_ROBOTS_RFC_USE_MYPYC=1``

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "_ext"))
@@ -31,6 +32,7 @@ extensions = [
     "myst_parser",  # docs/decisions.md and docs/spec-ids.md stay Markdown
     "clihelp",  # the CLI's --help, rendered from its argparse parsers
     "conformance",  # the other projects' test suites, from the conformance run's figures
+    "navbreaks",  # long names in the sidebar wrap at their underscores
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
@@ -38,8 +40,15 @@ master_doc = "index"
 exclude_patterns = ["_build", "_generated", "dev"]
 html_theme = "sphinx_rtd_theme"
 html_title = f"scrapy_robots_rfc {release}"
-html_baseurl = "https://scrapy-robots-rfc.readthedocs.io/en/latest/"
-# Table cells wrap instead of clipping (the theme keeps them on one line).
+# The site's address: only the one a host that publishes it gives the build
+# (Read the Docs sets READTHEDOCS_CANONICAL_URL). Nothing is published yet,
+# so a build names no address: no canonical link, no sitemap (which needs
+# one), and sphinx_scrapy's guess of an address is undone in setup() below.
+html_baseurl = os.environ.get("READTHEDOCS_CANONICAL_URL", "")
+suppress_warnings = ["sitemap.configuration"] if not html_baseurl else []
+# docs/_static/custom.css: table cells wrap between words, never inside one
+# (the theme keeps a cell on one line and lets a link break anywhere), and
+# the sidebar wraps long names (the theme clips them).
 html_static_path = ["_static"]
 html_css_files = ["custom.css"]
 
@@ -47,9 +56,12 @@ html_css_files = ["custom.css"]
 # stable anchor the project cites), and its tables render.
 myst_heading_anchors = 3
 myst_enable_extensions = ["attrs_inline"]
-suppress_warnings = ["myst.header"]
+suppress_warnings += ["myst.header"]
 
 autodoc_member_order = "bysource"
+# The sidebar lists an object by its own name (RobotsTxt, parse()), under its
+# module and class.
+toc_object_entries_show_parents = "hide"
 autodoc_typehints = "description"
 autodoc_default_options = {"members": True, "show-inheritance": True}
 
@@ -67,3 +79,14 @@ nitpick_ignore_regex = [
     (r"py:.*", r"(?!scrapy_robots_rfc\b).*"),
     (r"py:.*", r"scrapy_robots_rfc\..*\._.*"),  # private modules' names in type hints
 ]
+
+
+def _published_address_only(app: Any, config: Any) -> None:
+    """sphinx_scrapy (config-inited, priority 500) fills an empty
+    ``html_baseurl`` with an address on Read the Docs where nothing is
+    published; keep the one this file set."""
+    config.html_baseurl = html_baseurl
+
+
+def setup(app: Any) -> None:
+    app.connect("config-inited", _published_address_only, priority=900)

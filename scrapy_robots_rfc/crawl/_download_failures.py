@@ -12,6 +12,13 @@ Twisted exception that says what happened is in the chain: a cause
 ``ResponseNeverReceived`` carries (``reasons``). :func:`reason` finds it
 and says it in words; the exception's class still names the stat
 (``robotstxt/exception_count/<class>``).
+
+A connection closed in the middle of a response is told apart by what had
+arrived: Twisted hands the body's failure a ``ResponseFailed`` that carries
+the response (its headers had all come: a truncated body), and the
+headers' failure one without (they had not ended: a header line too long
+for its HTTP client, which then closes the connection itself, or a server
+that closed in the middle of them).
 """
 
 from __future__ import annotations
@@ -22,10 +29,15 @@ import scrapy.exceptions
 from OpenSSL import SSL
 from scrapy.exceptions import IgnoreRequest
 from twisted.internet import error
+from twisted.protocols.basic import LineReceiver
 from twisted.web.client import ResponseFailed, ResponseNeverReceived
 
 #: How much of an unforeseen exception's text is shown at most.
 _MOST = 200
+#: The longest header line Twisted's HTTP client reads (its parser is a
+#: ``LineReceiver``): at a longer one it closes the connection, and the
+#: download fails as a response whose headers never ended.
+MAX_HEADER_LINE: int = LineReceiver.MAX_LENGTH
 
 
 def _scrapy(*names: str) -> tuple[type[BaseException], ...]:
@@ -122,10 +134,18 @@ def reason(exc: BaseException, timeout: float) -> str:
             else "the connection was reset in the middle of the response"
         )
     closed = first(error.ConnectionDone) is not None
-    if (_DATA_LOSS and first(*_DATA_LOSS)) or (closed and not before_response):
+    # Twisted's ResponseFailed of a body cut short carries the response.
+    headers_ended = any(isinstance(e, ResponseFailed) and e.response is not None for e in chain)
+    if (_DATA_LOSS and first(*_DATA_LOSS)) or (closed and headers_ended):
         return (
             "truncated body: the connection closed before the body was complete "
             "(its Content-Length or chunked encoding said there was more)"
+        )
+    if closed and not before_response:
+        return (
+            "the response's headers are too long or cut off: the connection closed before "
+            "they ended (Scrapy's HTTP client closes it at a header line longer than "
+            f"{MAX_HEADER_LINE:,} bytes)"
         )
     if closed:
         return "the connection closed before the response"

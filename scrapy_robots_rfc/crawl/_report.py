@@ -28,12 +28,19 @@ logger = logging.getLogger(__name__)
 #: beside one per state (``robotstxt/origins/<state>``, :class:`.policy.State`).
 ORIGINS = "robotstxt/origins"
 
-#: The summary line's words for each state, in its order; ``None`` is an
-#: origin no fetch has decided yet.
-_LABELS: dict[State | None, str] = {state: state.label for state in State}
-_LABELS[None] = "undecided"
-# The summary counts origins: "1 with rules", never "1 rules".
-_LABELS[State.RULES] = "with rules"
+#: An origin whose robots.txt in force is an HTML page (:attr:`Row.html_page`):
+#: the summary counts it apart from those with rules.
+_HTML = "html_page"
+#: The summary line's words for each kind of origin, in its order: each
+#: state, an HTML page after "with rules", and ``None``, an origin no fetch
+#: has decided yet. The summary counts origins: "1 with rules", never
+#: "1 rules".
+_LABELS: dict[State | str | None, str] = {
+    State.RULES: "with rules",
+    _HTML: "with an HTML page",
+    **{state: state.label for state in State if state is not State.RULES},
+    None: "undecided",
+}
 
 
 @dataclass(eq=False, slots=True)
@@ -74,6 +81,10 @@ class Row:
     #: Items a callback yielded from a ``noindex`` page, or one past its
     #: ``unavailable_after``, dropped (``ROBOTSTXT_RFC_NOINDEX``, P-4).
     page_noindex: int = 0
+    #: The last 2xx body fetched looks like an HTML page, not a robots.txt
+    #: (:func:`.robotstxt.looks_like_html`): the summary counts the origin
+    #: apart from those with rules while its state is ``rules``.
+    html_page: bool = False
 
     def counts(self) -> dict[str, Any]:
         """What happened to the origin's requests, for JSON: every field
@@ -81,8 +92,9 @@ class Row:
         return {name: getattr(self, name) for name in self.__slots__ if name not in _FETCH}
 
 
-#: The fields of :class:`Row` that the ``robots`` object says.
-_FETCH = frozenset(("state", "outcome", "status", "source"))
+#: The fields of :class:`Row` that the ``robots`` object says, and one
+#: that only the summary line says.
+_FETCH = frozenset(("state", "outcome", "status", "source", "html_page"))
 
 
 class Report:
@@ -168,7 +180,11 @@ class Report:
         """The INFO line."""
         rows = self._rows.values()
         other = self._other
-        states = Counter(row.state for row in rows) + self._other_states
+        # Past max_origins an origin is counted by its state alone.
+        states: Counter[State | str | None] = Counter(
+            _HTML if row.html_page and row.state is State.RULES else row.state for row in rows
+        )
+        states.update(self._other_states)
         origins = len(self._rows) + self._other_origins
         forbidden = sum(row.forbidden for row in rows) + other.forbidden
         waited = sum(row.waited for row in rows) + other.waited

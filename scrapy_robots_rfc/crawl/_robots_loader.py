@@ -23,7 +23,7 @@ from twisted.internet.defer import Deferred
 
 from .. import policy
 from ..policy import ROBOTS_TXT, Answer, State, Target
-from ..robotstxt import RobotsTxt, cut_at_limit
+from ..robotstxt import RobotsTxt, cut_at_limit, looks_like_html
 from ..stores import InForce, Ours, Unshared, entry_from_record, record_for
 from ._fetcher import Fetched
 from .robotparser import RobotParser
@@ -206,7 +206,11 @@ class RobotsLoader:
         if fetched.body is not None:
             robots, rules = self._rules(key, tokens, fetched.body)
             sitemaps = robots.sitemaps
-            self.runtime.stats.inc_value("robotstxt/rules")
+            # An HTML page is counted apart from the files with rules.
+            row.html_page = self._html_page(key, fetched, robots, rules[self.token])
+            self.runtime.stats.inc_value(
+                "robotstxt/html_page" if row.html_page else "robotstxt/rules"
+            )
             # The first fetch counts as the origin's first turn (OTHER-2).
             await self._adopt(key, trigger, robots, rules, seed=not paced)
         entry, unreachable = self._entry(key, fetched, previous, rules, sitemaps)
@@ -317,11 +321,7 @@ class RobotsLoader:
         unreachable = None
         if answer.state is State.ALLOW_ALL:  # HTTP-2, HTTP-3
             self.runtime.stats.inc_value("robotstxt/allow_all")
-            logger.debug(
-                "%(url)s: %(outcome)s",
-                {"url": key.robots_url, "outcome": answer.outcome},
-                extra=self.runtime.log,
-            )
+            self._say_allow_all(key, answer)
         elif answer.state is State.UNREACHABLE:  # HTTP-4 to HTTP-6
             self.runtime.stats.inc_value("robotstxt/unreachable")
             self.runtime.stats.inc_value(
@@ -334,6 +334,77 @@ class RobotsLoader:
                 level=logging.ERROR if fetched.error else logging.WARNING,
             )
         return entry, unreachable
+
+    def _html_page(
+        self, key: Origin, fetched: Fetched, robots: RobotsTxt, ours: AgentRules
+    ) -> bool:
+        """Whether the body fetched looks like an HTML page, not a robots.txt
+        (:func:`.robotstxt.looks_like_html`: a soft 404, a log-in page); if
+        so, the WARNING that says what the crawl makes of it. Its lines that
+        parse as robots.txt lines are used, the others ignored (RFC 9309
+        §2.3.1.5), so what applies is what they say: ``ours``, the rules of
+        this crawler's group."""
+        assert fetched.body is not None
+        response = fetched.response
+        raw = None if response is None else response.headers.get(b"Content-Type")
+        media = (raw or b"").decode("latin-1").partition(";")[0].strip()
+        found = looks_like_html(fetched.body, media, robots=robots)
+        if found is None:
+            return False
+        if ours.rules:
+            count = len(ours.rules)
+            means = (
+                f"its lines that parse as robots.txt lines are used and the rest is ignored, "
+                f"and {count} {'rule' if count == 1 else 'rules'} of them "
+                f"{'applies' if count == 1 else 'apply'} to {self.token}"
+            )
+        else:
+            read = "its lines that parse as robots.txt lines have" if found.read else "it has"
+            means = (
+                f"{read} no rule for {self.token}, so every request to {key} is allowed until "
+                "robots.txt is fetched again"
+            )
+        logger.warning(
+            "%(url)s looks like an HTML page, not a robots.txt (%(why)s): %(means)s "
+            "(RFC 9309 §2.3.1.5)",
+            {"url": fetched.answer.url or key.robots_url, "why": found.why, "means": means},
+            extra=self.runtime.log,
+        )
+        return True
+
+    def _say_allow_all(self, key: Origin, answer: Answer) -> None:
+        """The line of a fetch that found no robots.txt: DEBUG for a 4xx
+        asked for (the usual way to have none); INFO when redirects led to
+        it, or were given up on (a loop, too many, no ``Location``, not
+        HTTP: RFC 9309 §2.3.1.2, HTTP-3), since the site may mean to serve
+        rules there, with the chain followed."""
+        status = answer.status
+        gave_up = status is not None and policy.classify(status) == "redirect"
+        hops = answer.redirects
+        if not gave_up and not hops:
+            logger.debug(
+                "%(url)s: %(outcome)s",
+                {"url": key.robots_url, "outcome": answer.outcome},
+                extra=self.runtime.log,
+            )
+            return
+        if hops:
+            followed = f"{hops} {'redirect' if hops == 1 else 'redirects'} followed, the last "
+            followed += f"to {answer.url}"
+        else:
+            followed = "no redirect followed"
+        logger.info(
+            "%(url)s: %(outcome)s (%(followed)s): every request to %(origin)s is allowed "
+            "until robots.txt is fetched again (RFC 9309 %(section)s)",
+            {
+                "url": key.robots_url,
+                "outcome": answer.outcome,
+                "followed": followed,
+                "origin": key,
+                "section": "§2.3.1.2" if gave_up else "§2.3.1.3",
+            },
+            extra=self.runtime.log,
+        )
 
     def _rules(
         self, key: Origin, tokens: set[Token], body: bytes

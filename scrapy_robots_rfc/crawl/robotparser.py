@@ -49,6 +49,10 @@ class RobotParser(_ScrapyRobotParser):
 
     @classmethod
     def from_crawler(cls, crawler: Crawler | None, robotstxt_body: bytes) -> Self:
+        """The parser of ``robotstxt_body`` (bytes, as the built-in fetched
+        it), in the crawl's ``ROBOTSTXT_RFC_MODE`` and with its
+        ``ROBOTSTXT_USER_AGENT`` names; ``rfc`` mode and no names without a
+        crawler."""
         mode: Mode = "rfc"
         names = None
         if crawler is not None:

@@ -4,14 +4,19 @@ product token, the usage preferences of content-usage lines and headers, and
 lint. Never imports Scrapy, Twisted or another layer of this package
 (``lint-imports`` checks it).
 
+``escape_pattern`` and ``pattern_matches`` are how one path pattern is
+matched, for every document whose patterns robots.txt's matching rules
+govern: allow/disallow and content-usage lines here, the locations of a
+TDMRep file in :mod:`scrapy_robots_rfc.tdmrep`.
+
 The modules are private; these names are the layer's interface.
 """
 
 from __future__ import annotations
 
 from ._build import COMPILED, build
-from ._canonical import MODES, Mode, canonical_match_string
-from ._lint import CODES, html_page, lint
+from ._canonical import MODES, Mode, canonical_match_string, escape_pattern
+from ._lint import CODES, HtmlPage, html_page, lint, looks_like_html
 from ._matcher import ROBOTS_TXT_PATH, AgentRules
 from ._names import (
     GLOBAL_NAME,
@@ -24,7 +29,7 @@ from ._names import (
     product_token,
 )
 from ._parser import MAX_BYTES, Explanation, Name, RobotsTxt, cut_at_limit
-from ._patterns import CrawlDelay, Rule
+from ._patterns import CrawlDelay, Rule, pattern_matches
 from ._usage import (
     CATEGORIES,
     HEADERS,
@@ -54,6 +59,7 @@ __all__ = [
     "AgentRules",
     "CrawlDelay",
     "Explanation",
+    "HtmlPage",
     "Mode",
     "Name",
     "Preferences",
@@ -68,12 +74,15 @@ __all__ = [
     "crawler_name",
     "crawler_names",
     "cut_at_limit",
+    "escape_pattern",
     "header_preferences",
     "header_source",
     "html_page",
     "lint",
+    "looks_like_html",
     "name_problem",
     "parse_statement",
+    "pattern_matches",
     "product_token",
     "robots_preferences",
 ]

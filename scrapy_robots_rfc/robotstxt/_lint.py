@@ -16,9 +16,10 @@ two places:
   state nothing, keys and values that are ignored, and preferences for URLs
   robots.txt disallows, which never apply.
 
-Every code is listed in :data:`CODES`. :func:`html_page` tells a body that
-looks like an HTML page (a server's answer that is not a robots.txt), which
-the command says first. The command prints one ``SOURCE:LINE: CODE:
+Every code is listed in :data:`CODES`. :func:`looks_like_html` tells a body
+that looks like an HTML page (a server's answer that is not a robots.txt),
+which the command says first (:func:`html_page`) and the crawl says in a
+WARNING. The command prints one ``SOURCE:LINE: CODE:
 message`` line per finding. With ``--json`` it prints
 one JSON object per finding (the ``lint`` schema of :mod:`.schemas`).
 """
@@ -85,6 +86,9 @@ MAX_COMPARISONS = 5_000_000
 
 #: How an HTML page starts, lower-cased, after white space and a BOM.
 _HTML_STARTS = (b"<!doctype html", b"<html")
+#: The bytes looked at for how a body starts: white space beyond them is
+#: not an HTML page's start.
+_HTML_PEEK = 4096
 #: The media types of an HTML page; RFC 9309 §2.3 asks for text/plain.
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 
@@ -129,32 +133,78 @@ def lint(
     return sorted(set(found))
 
 
-def html_page(body: bytes, content_type: str = "", mode: Mode = "rfc") -> str | None:
-    """What to say first about ``body`` if it looks like an HTML page, not a
-    robots.txt, or ``None``.
+@dataclass(frozen=True)
+class HtmlPage:
+    """Why a body served as robots.txt looks like an HTML page (a server's
+    answer that is not a robots.txt: a soft 404, a log-in page), and what a
+    crawler reads of it (:func:`looks_like_html`).
 
-    It does when it starts, after white space and a BOM, with
-    ``<!doctype html`` or ``<html`` (in any case), or when it was served as
-    ``text/html`` (``content_type``, the media type) and not one line of it
-    is read. A crawler parses such a page anyway and uses the lines that
-    parse (RFC 9309 §2.3.1.5; Google's robots.txt specification, "File
-    format"), so every other line of it is a finding.
+    A crawler parses such a page anyway and uses the lines that parse as
+    robots.txt lines, ignoring the others (RFC 9309 §2.3.1.5: "Crawlers MUST
+    try to parse each line of the robots.txt file. Crawlers MUST use the
+    parseable rules"; Google's robots.txt specification, "File format").
     """
-    start = body.removeprefix(b"\xef\xbb\xbf").lstrip(WHITESPACE)
+
+    #: How it starts (``'<!DOCTYPE html'``, as written), when that is a sign.
+    starts: str | None
+    #: The media type it was served as (``text/html``), when that is a sign.
+    served_as: str | None
+    #: Whether any line of it parses as a robots.txt line: a group or a
+    #: sitemap was read.
+    read: bool
+
+    @property
+    def why(self) -> str:
+        """The signs, for people: "it starts with '<html' and it was served
+        as text/html"."""
+        why = [f"it starts with {self.starts!r}"] if self.starts is not None else []
+        why += [f"it was served as {self.served_as}"] if self.served_as is not None else []
+        return " and ".join(why)
+
+    def __str__(self) -> str:
+        """What ``lint`` says first about the file."""
+        ignored = (
+            "a crawler reads only the lines that parse as robots.txt lines and ignores the rest"
+            if self.read
+            else "every line is ignored, so a crawler finds no rule in it"
+        )
+        return f"this looks like an HTML page, not a robots.txt ({self.why}): {ignored}"
+
+
+def looks_like_html(
+    body: bytes, content_type: str = "", mode: Mode = "rfc", *, robots: RobotsTxt | None = None
+) -> HtmlPage | None:
+    """Whether ``body`` looks like an HTML page, not a robots.txt: an
+    :class:`HtmlPage` that says why, or ``None``.
+
+    It does when it starts, after white space and a BOM (within its first
+    4 KiB: the body is never copied), with ``<!doctype html`` or ``<html``
+    (in any case), or when it was served as
+    ``text/html`` or ``application/xhtml+xml`` (``content_type``, the media
+    type) and not one line of it is read. ``robots`` is ``body`` parsed,
+    when the caller has it (the crawl does); else it is parsed in ``mode``.
+    """
+    start = body[:_HTML_PEEK].removeprefix(b"\xef\xbb\xbf").lstrip(WHITESPACE)
     starts = next((s for s in _HTML_STARTS if start[: len(s)].lower() == s), b"")
     served = content_type.lower() in HTML_TYPES
-    robots = RobotsTxt.parse(body, mode)
+    if robots is None:
+        robots = RobotsTxt.parse(body, mode)
     read = bool(robots.groups or robots.sitemaps)
     if not starts and (read or not served):
         return None
-    why = [f"it starts with {start[: len(starts)].decode('ascii')!r}"] if starts else []
-    why += [f"it was served as {content_type.lower()}"] if served else []
-    ignored = (
-        "a crawler reads only the lines that parse as robots.txt lines and ignores the rest"
-        if read
-        else "every line is ignored, so a crawler finds no rule in it"
+    return HtmlPage(
+        starts=start[: len(starts)].decode("ascii") if starts else None,
+        served_as=content_type.lower() if served else None,
+        read=read,
     )
-    return f"this looks like an HTML page, not a robots.txt ({' and '.join(why)}): {ignored}"
+
+
+def html_page(body: bytes, content_type: str = "", mode: Mode = "rfc") -> str | None:
+    """What to say first about ``body`` if it looks like an HTML page, not a
+    robots.txt (:func:`looks_like_html`), or ``None``. Every line of it that
+    is not read is a finding."""
+    found = looks_like_html(body, content_type, mode)
+    return None if found is None else str(found)
 
 
 def _never_matches(pattern: str) -> bool:

@@ -164,9 +164,11 @@ class Store(Protocol):
 
     def ping(self) -> None:
         """Raise :class:`StoreError` unless the store could serve the crawl
-        now, writes included (a store that failed is probed with it until it
-        is back): a store whose reads answer while its writes wait or fail
-        (a write lock held elsewhere, a read-only replica) is not back."""
+        now, reads and writes of its records included (a store that failed
+        is probed with it until it is back): a store whose reads answer
+        while its writes wait or fail (a write lock held elsewhere, a
+        read-only replica), or whose records read in part (a file damaged
+        in places), is not back."""
 
     def close(self) -> None:
         """Release resources; called once, from a thread of its own (never

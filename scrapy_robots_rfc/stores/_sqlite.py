@@ -18,7 +18,16 @@ A call waits at most :data:`BUSY_TIMEOUT` for a lock another connection
 holds (another process's transaction), then fails with
 :class:`~.stores._base.StoreBusy`: the crawl goes on with memory until the
 store answers again (docs/stores.rst, "Stores"). Each call has a
-connection of its own, so that no call waits behind another's wait.
+connection of its own, so that no call waits behind another's wait. The
+file's set-up (the switch to WAL, the tables) waits within the same bound,
+trying again where SQLite itself gives up at once: several processes that
+open a new file together each find it set up, or set it up.
+
+The health probe (:meth:`SqliteStore.ping`) proves what the crawl needs:
+every page of the file reads back sound, and a write to the records and
+locks tables goes through, so that a store whose records table is damaged
+in part (the crawl's reads and writes fail while one row still reads) is
+never said to answer again.
 """
 
 from __future__ import annotations
@@ -41,20 +50,40 @@ SCHEME = "sqlite://"
 #: ``sqlite://`` and the slash that ends its (empty) host part.
 _PREFIX = SCHEME + "/"
 
+#: The tables. Each statement is its own transaction, and takes the write
+#: lock only when its table is missing: a file whose write lock another
+#: process holds still opens, and its reads answer (WAL).
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (origin TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS locks (
     origin TEXT PRIMARY KEY, token TEXT NOT NULL, expires REAL NOT NULL
 );
 """
+#: The origin of the rows the health probe writes and deletes: no origin
+#: is empty (``scheme://host:port``).
+_PROBE_ORIGIN = ""
+#: What the probe writes in the records table and reads back.
+_PROBE_DATA = b"robotstxt-rfc probe"
 #: Seconds a call waits for a lock that another connection holds before it
 #: gives up (:class:`StoreBusy`), and the crawl goes on with memory until the
 #: store answers again: a write of ours holds the lock for milliseconds, and
 #: every robots.txt behind a longer wait would wait too (SQLite's own
 #: default of 5 s in Python, 30 s here before, held the crawl).
 BUSY_TIMEOUT = 0.5
+#: Seconds between two tries of the file's set-up that SQLite refused at
+#: once, doubling up to :data:`_SET_UP_PAUSE_MAX`, within :data:`BUSY_TIMEOUT`
+#: in all (SQLite's own busy handler sleeps 1 ms, then 2, 5, 10... likewise).
+_SET_UP_PAUSE = 0.001
+_SET_UP_PAUSE_MAX = 0.025
 
 T = TypeVar("T")
+
+
+def _busy(exc: sqlite3.Error) -> bool:
+    """Whether ``exc`` is a lock that another connection holds
+    (``SQLITE_BUSY``, ``SQLITE_LOCKED`` and their extended codes)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
 def sqlite_path(url: str) -> str:
@@ -117,13 +146,13 @@ class SqliteStore:
         again)."""
         self._call(lambda db: None)
 
-    def _connection(self) -> sqlite3.Connection:
-        """An idle connection, or a new one (setting the file up first if
-        no connection did yet)."""
+    def _connection(self, *, fresh: bool = False) -> sqlite3.Connection:
+        """An idle connection, or a new one (``fresh``: always a new one),
+        setting the file up first if no connection did yet."""
         with self._lock:
             if self._closed:
                 raise StoreError(f"{self.source}: the store is closed")
-            if self._idle:
+            if self._idle and not fresh:
                 return self._idle.pop()
         try:
             db = sqlite3.connect(
@@ -131,17 +160,77 @@ class SqliteStore:
             )
         except sqlite3.Error as exc:
             raise self._error(exc, opening=True) from exc
-        if self._ready:
-            return db
         try:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(_SCHEMA)
-            db.execute("SELECT count(*) FROM records").fetchone()
-        except sqlite3.Error as exc:
+            if not self._ready:
+                self._set_up(db)
+                self._ready = True
+            self._sync_at_checkpoints(db)
+        except BaseException:
             db.close()
-            raise self._error(exc, opening=True) from exc
-        self._ready = True
+            raise
         return db
+
+    def _sync_at_checkpoints(self, db: sqlite3.Connection) -> None:
+        """In WAL mode, let a commit go without waiting for the disk
+        (``synchronous = NORMAL``; the WAL is synced at its checkpoints): a
+        write holds the file's lock for the time of the write, not of a disk
+        sync, which on a busy disk took 0.2 to 0.3 s, most of the 0.5 s that
+        other calls wait (:data:`BUSY_TIMEOUT`). The file stays consistent
+        whatever happens; a power loss may lose the last records written,
+        which a crawl fetches again. A rollback-journal file (WAL refused
+        by its file system, or forced by another program) keeps SQLite's
+        full sync, without which a power loss may damage it."""
+        try:
+            if db.execute("PRAGMA journal_mode").fetchone() == ("wal",):
+                db.execute("PRAGMA synchronous = NORMAL")
+        except sqlite3.Error as exc:
+            raise self._error(exc, opening=True) from exc
+
+    def _set_up(self, db: sqlite3.Connection) -> None:
+        """Switch the file to WAL and create the tables, waiting at most
+        ``timeout`` for the locks this takes, as every call does.
+
+        SQLite waits for a lock another connection holds (its busy handler)
+        only when it starts a transaction, not when it must turn a read into
+        a write: the switch to WAL does that, and is refused at once while
+        another connection writes, as when several processes open a new file
+        together (each switches it, and creates the tables). Such a refusal is
+        tried again after a pause, each try waiting at most what is left of
+        ``timeout``; past it, :class:`StoreBusy` says how long the file's lock
+        was held and through how many tries."""
+        deadline = time.monotonic() + self.timeout
+        pause = _SET_UP_PAUSE
+        tries = 0
+        try:
+            while True:
+                tries += 1
+                try:
+                    db.execute("PRAGMA journal_mode=WAL").fetchone()
+                    db.executescript(_SCHEMA)
+                    db.execute("SELECT count(*) FROM records").fetchone()
+                    break
+                except sqlite3.Error as exc:
+                    if db.in_transaction:
+                        db.execute("ROLLBACK")
+                    left = deadline - time.monotonic()
+                    if not _busy(exc):
+                        raise self._error(exc, opening=True) from exc
+                    if left <= 0:
+                        raise StoreBusy(
+                            f"{self.source}: {exc} while the file was set up (its switch to "
+                            f"WAL and its tables): another connection held its lock for more "
+                            f"than {duration(self.timeout)} s ({tries} "
+                            f"{'try' if tries == 1 else 'tries'})"
+                        ) from exc
+                time.sleep(min(pause, left))
+                pause = min(pause * 2, _SET_UP_PAUSE_MAX)
+                # The next try's own wait ends by the deadline too.
+                left_ms = max(1, int((deadline - time.monotonic()) * 1000))
+                db.execute(f"PRAGMA busy_timeout = {left_ms}")
+            if tries > 1:
+                db.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
+        except sqlite3.Error as exc:  # a ROLLBACK or a PRAGMA busy_timeout
+            raise self._error(exc, opening=True) from exc
 
     def _give_back(self, db: sqlite3.Connection) -> None:
         """Keep ``db`` for the next call; close it once the store is closed,
@@ -156,8 +245,7 @@ class SqliteStore:
     def _error(self, exc: sqlite3.Error, *, opening: bool = False) -> StoreError:
         """The :class:`StoreError` of ``exc``: :class:`StoreBusy` when it is
         a lock that another connection held longer than ``timeout``."""
-        code = getattr(exc, "sqlite_errorcode", None)
-        if code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        if _busy(exc):
             return StoreBusy(
                 f"{self.source}: {exc} (another connection held it for more than "
                 f"{duration(self.timeout)} s)"
@@ -167,15 +255,25 @@ class SqliteStore:
             return StoreError(f"{self.source}: cannot use the SQLite file {where}: {exc}")
         return StoreError(f"{self.source}: {exc}")
 
-    def _call(self, body: Callable[[sqlite3.Connection], T]) -> T:
-        """``body(db)`` on a connection of this call's own."""
-        db = self._connection()
+    def _call(self, body: Callable[[sqlite3.Connection], T], *, fresh: bool = False) -> T:
+        """``body(db)`` on a connection of this call's own (``fresh``: a new
+        one). A connection that met anything but a lock held elsewhere is
+        closed, not kept: it may hold pages of a damaged file in its cache."""
+        db = self._connection(fresh=fresh)
+        keep = False
         try:
-            return body(db)
+            result = body(db)
+            keep = True
+            return result
         except sqlite3.Error as exc:
-            raise self._error(exc) from exc
+            error = self._error(exc)
+            keep = isinstance(error, StoreBusy)
+            raise error from exc
         finally:
-            self._give_back(db)
+            if keep:
+                self._give_back(db)
+            else:
+                db.close()
 
     def _run(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
         return self._call(lambda db: db.execute(sql, args).fetchall())
@@ -192,15 +290,15 @@ class SqliteStore:
         except StoreError as exc:
             raise StoreError(f"{self.source}: {origin}: {exc}") from exc
 
-    def _transaction(self, body: Callable[[sqlite3.Connection], T], *, keep: bool = True) -> T:
-        """``body(db)`` in one write transaction, committed if ``keep``,
-        else rolled back: other processes wait, at most their timeout."""
+    def _transaction(self, body: Callable[[sqlite3.Connection], T]) -> T:
+        """``body(db)`` in one write transaction, committed: other processes
+        wait, at most their timeout."""
 
         def run(db: sqlite3.Connection) -> T:
             db.execute("BEGIN IMMEDIATE")
             try:
                 result = body(db)
-                db.execute("COMMIT" if keep else "ROLLBACK")
+                db.execute("COMMIT")
             except BaseException:
                 if db.in_transaction:
                     db.execute("ROLLBACK")
@@ -273,16 +371,48 @@ class SqliteStore:
             )
 
     def ping(self) -> None:
-        """Raise :class:`StoreError` unless the crawl could write now: a read
-        of the records, then a write to the locks table as :meth:`acquire`
-        makes, in a transaction rolled back. A read alone answers while
-        another process holds the write lock of a WAL file."""
+        """Raise :class:`StoreError` unless the crawl could use the store
+        now, reads and writes of its records included; on a new connection,
+        whose cache holds nothing of the file yet.
 
-        def probe(db: sqlite3.Connection) -> None:
-            db.execute("SELECT 1 FROM records LIMIT 1").fetchall()
-            db.execute("INSERT OR REPLACE INTO locks (origin, token, expires) VALUES ('', '', 0)")
+        First every page of the file is read and checked (``PRAGMA
+        quick_check``, which reads the whole file): a records table damaged
+        in part fails the crawl's reads and writes of the origins on its
+        damaged pages while other rows still read, so reading one row proves
+        nothing. Then a row is written to the records table, read back, and
+        deleted, and the same in the locks table, in one transaction that
+        is committed: a write that cannot go through (a write lock another
+        process holds, which a read of a WAL file does not wait for; a full
+        disk) fails here. Nothing is left in either table."""
 
-        self._transaction(probe, keep=False)
+        def check(db: sqlite3.Connection) -> None:
+            found = db.execute("PRAGMA quick_check(1)").fetchall()
+            if found != [("ok",)]:
+                said = "; ".join(
+                    line
+                    for row in found
+                    for line in str(row[0]).splitlines()
+                    if not line.startswith("***")
+                )
+                raise StoreError(f"{self.source}: the file is damaged (PRAGMA quick_check: {said})")
+
+        def write(db: sqlite3.Connection) -> None:
+            db.execute(
+                "INSERT OR REPLACE INTO records (origin, data) VALUES (?, ?)",
+                (_PROBE_ORIGIN, _PROBE_DATA),
+            )
+            read = db.execute("SELECT data FROM records WHERE origin = ?", (_PROBE_ORIGIN,))
+            if read.fetchall() != [(_PROBE_DATA,)]:
+                raise StoreError(f"{self.source}: a record written did not read back")
+            db.execute("DELETE FROM records WHERE origin = ?", (_PROBE_ORIGIN,))
+            db.execute(
+                "INSERT OR REPLACE INTO locks (origin, token, expires) VALUES (?, '', 0)",
+                (_PROBE_ORIGIN,),
+            )
+            db.execute("DELETE FROM locks WHERE origin = ?", (_PROBE_ORIGIN,))
+
+        self._call(check, fresh=True)
+        self._transaction(write)
 
     def close(self) -> None:
         """Close the idle connections; those of calls under way are closed

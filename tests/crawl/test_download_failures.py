@@ -55,11 +55,23 @@ FAILURES = [
     pytest.param(
         _scrapy_219(
             "ResponseDataLossError",
-            ResponseFailed([_failure(error.ConnectionDone()), _failure(_DataLoss())]),
+            # Twisted's failure of a body carries the response: its headers came.
+            ResponseFailed(
+                [_failure(error.ConnectionDone()), _failure(_DataLoss())], response=object()
+            ),
         ),
         "truncated body: the connection closed before the body was complete (its "
         "Content-Length or chunked encoding said there was more)",
         id="truncated",
+    ),
+    pytest.param(
+        # Twisted's HTTP client closed the connection at a header line
+        # longer than it reads (or the server closed it mid-headers): no
+        # response in the failure, and no data loss.
+        _scrapy_219("DownloadFailedError", ResponseFailed([_failure(error.ConnectionDone())])),
+        "the response's headers are too long or cut off: the connection closed before they "
+        "ended (Scrapy's HTTP client closes it at a header line longer than 16,384 bytes)",
+        id="header-too-long",
     ),
     pytest.param(
         _scrapy_219(

@@ -416,3 +416,56 @@ def test_dns_and_a_refused_connection_are_said_in_words(activation, caplog):
     assert unreachable_said(caplog, f"{refused}/robots.txt") == "connection refused"
     assert unreachable_said(caplog, f"{unknown}/robots.txt").startswith("DNS lookup failed")
     no_failure_repr(caplog)
+
+
+HEADERS_CUT = (
+    "the response's headers are too long or cut off: the connection closed before they "
+    "ended (Scrapy's HTTP client closes it at a header line longer than 16,384 bytes)"
+)
+
+
+@pytest.mark.e2e
+@pytest_twisted.inlineCallbacks
+def test_a_100_kb_header_is_said_as_such(server, activation, caplog):
+    """Issue 41: a robots.txt response with a 100 KB header was said to be
+    a "truncated body". Twisted's HTTP client closes the connection at a
+    header line longer than it reads: robots.txt is unreachable (the server's
+    answer cannot be read), and the line names the header."""
+    origin = robots_origin(server, Reply(body=HEAD, headers={"X-Big": "a" * 100_000}))
+    with caplog.at_level(logging.DEBUG):
+        crawler = yield crawl(activation, [Stage(pages(origin, "/a", "/early"))], **QUICK)
+    robots = origin.url("/robots.txt")
+    said = unreachable_said(caplog, robots)
+    assert said == HEADERS_CUT
+    assert "truncated" not in said
+    # What reached the spider: both pages dropped, with this outcome.
+    spider = crawler.spider
+    assert sorted(spider.failed_with("robots.txt unreachable")) == pages(origin, "/a", "/early")
+    assert [exc.outcome for _, exc in spider.failures] == [said, said]
+    assert spider.seen == []
+    assert server.paths(origin) == ["/robots.txt"]
+    assert stat(crawler, "robotstxt/unreachable") == 1
+    assert stat(crawler, "robotstxt/disallow_all") == 1
+    assert stat(crawler, "robotstxt/exception_count/total") == 1
+    assert stat(crawler, "robotstxt/response_count") is None
+    assert stat(crawler, "robotstxt/truncated") is None
+    no_failure_repr(caplog)
+
+
+@pytest.mark.e2e
+@pytest_twisted.inlineCallbacks
+def test_headers_cut_off_by_the_server_are_said_alike(activation, caplog):
+    """A server that closes in the middle of its headers fails the same way
+    (Twisted tells the two apart in nothing it hands Scrapy): the same
+    words, which say both."""
+    listening, host = raw_server(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Cut: ab")
+    base = f"http://{host}"
+    try:
+        with caplog.at_level(logging.DEBUG):
+            crawler = yield crawl(activation, [Stage([f"{base}/a"])], **QUICK)
+    finally:
+        listening.close()
+    assert crawler.spider.failed_with("robots.txt unreachable") == [f"{base}/a"]
+    assert unreachable_said(caplog, f"{base}/robots.txt") == HEADERS_CUT
+    assert stat(crawler, "robotstxt/unreachable") == 1
+    no_failure_repr(caplog)

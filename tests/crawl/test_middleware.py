@@ -95,10 +95,12 @@ def test_odd_bodies_are_parsed(server, activation, body, served_as):
         # "User-agent: *<br>Disallow: /x</body></html>" is one line whose
         # user-agent value is "*<br>Disallow:..." (GRP-1): no rules.
         assert sorted(crawler.spider.seen) == sorted(urls)
+        # An HTML page, counted apart from the files with rules (issue 41).
+        assert (stat(crawler, "robotstxt/html_page"), stat(crawler, "robotstxt/rules")) == (1, None)
     else:
         assert "/private/a" not in server.paths(origin)
         assert crawler.spider.seen == [origin.url("/public")]
-    assert stat(crawler, "robotstxt/rules") == 1
+        assert (stat(crawler, "robotstxt/html_page"), stat(crawler, "robotstxt/rules")) == (None, 1)
 
 
 @pytest_twisted.inlineCallbacks

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import configparser
+import dataclasses
 import importlib
 import importlib.util
 import os
@@ -22,13 +23,15 @@ import pkgutil
 import re
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import pytest
 
 import scrapy_robots_rfc
 from scrapy_robots_rfc.cli import build_parser
-from scrapy_robots_rfc.crawl._config import setting_names
+from scrapy_robots_rfc.crawl._config import Config, setting_names
 
 from ..doc_tables import broken_rows, html_tables, simple_table_wraps
 
@@ -418,3 +421,318 @@ def test_no_heading_repeats_its_page_title(site: Path) -> None:
     assert repeated == {}
     quickstart = _headings((site / "quickstart.html").read_text(encoding="utf-8"))
     assert quickstart[:3] == [(1, "Quick start"), (2, "Requirements"), (2, "First crawl")]
+
+
+# -- every link of the built site leads somewhere (issue 43) ---------------------
+
+
+class _Anchors(HTMLParser):
+    """A page's ids (and old-style ``<a name>``) and its links."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        for key in ("id", "name") if tag == "a" else ("id",):
+            if found.get(key):
+                self.ids.add(str(found[key]))
+        if tag == "a" and found.get("href") is not None:
+            self.links.append(str(found["href"]))
+
+
+def broken_links(site: Path) -> tuple[list[str], int]:
+    """Each link of the site's HTML pages to a page of the site that does
+    not exist, or to a ``#fragment`` that is no id of that page, as
+    ``page -> href``; and how many links were followed. Links with a scheme
+    (``https:``, ``mailto:``) leave the site and are not followed."""
+    pages = {}
+    for path in site.rglob("*.html"):
+        parser = _Anchors()
+        parser.feed(path.read_text(encoding="utf-8"))
+        pages[path.resolve()] = parser
+    broken = []
+    followed = 0
+    for path, parser in sorted(pages.items()):
+        for href in parser.links:
+            parts = urlsplit(href)
+            if parts.scheme or parts.netloc:
+                continue
+            followed += 1
+            target = (path.parent / unquote(parts.path)).resolve() if parts.path else path
+            if target.is_dir():
+                target = target / "index.html"
+            where = f"{path.relative_to(site.resolve()).as_posix()} -> {href}"
+            if not target.is_file() or (
+                parts.fragment
+                and target.suffix == ".html"
+                and unquote(parts.fragment) not in pages[target].ids
+            ):
+                broken.append(where)
+    return broken, followed
+
+
+def test_every_link_of_the_site_resolves(site: Path) -> None:
+    """The API page documented the package root with ``:no-index:``: the 31
+    "[docs]" links of the source pages (viewcode) led to anchors that did
+    not exist. Every page is checked, the source pages too."""
+    broken, followed = broken_links(site)
+    assert broken == []
+    assert followed > 1000
+    sources = [
+        path
+        for path in (site / "_modules").rglob("*.html")
+        if 'class="viewcode-back"' in path.read_text(encoding="utf-8")
+    ]
+    assert len(sources) > 10  # the "[docs]" links were followed too
+
+
+def test_the_link_check_finds_a_missing_page_or_anchor(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "api.html").write_text(
+        '<dt id="scrapy_robots_rfc.RobotsTxt"></dt><a name="old"></a>', encoding="utf-8"
+    )
+    (tmp_path / "sub" / "page.html").write_text(
+        '<a href="../api.html#scrapy_robots_rfc.RobotsTxt">ok</a>'
+        '<a href="../api.html#old">ok</a><a href="#here">ok</a><p id="here"></p>'
+        '<a href="https://example.com/missing.html#x">away</a>'
+        '<a href="../api.html#scrapy_robots_rfc.Addon">[docs]</a>'
+        '<a href="../gone.html">gone</a>',
+        encoding="utf-8",
+    )
+    assert broken_links(tmp_path) == (
+        [
+            "sub/page.html -> ../api.html#scrapy_robots_rfc.Addon",
+            "sub/page.html -> ../gone.html",
+        ],
+        5,
+    )
+
+
+def test_the_package_root_names_are_in_the_index(site: Path) -> None:
+    """Every name the package root exports has one documented place: the
+    API page, under its name in the package root, or the exceptions'
+    module for the exceptions; the general index lists it."""
+    assert ":no-index:" not in page_text("api")
+    api = _Anchors()
+    api.feed((site / "api.html").read_text(encoding="utf-8"))
+    index = (site / "genindex.html").read_text(encoding="utf-8")
+    names = [name for name in scrapy_robots_rfc.__all__ if name != "__version__"]
+    assert {"RobotsTxt", "Addon", "RobotsTxtMiddleware", "product_token"} <= set(names)
+    missing = []
+    for name in names:
+        value = getattr(scrapy_robots_rfc, name)
+        is_exception = isinstance(value, type) and issubclass(value, BaseException)
+        anchor = f"scrapy_robots_rfc.{'exceptions.' if is_exception else ''}{name}"
+        if anchor not in api.ids or f'href="api.html#{anchor}"' not in index:
+            missing.append(anchor)
+    assert missing == []
+
+
+# -- no token is split, no name is clipped (issue 43) ---------------------------
+
+
+def _css_rules(css: str) -> list[tuple[list[str], dict[str, str]]]:
+    """The stylesheet's rules: their selectors and declarations (no nesting
+    but ``@media``'s, whose rules are read as if outside it)."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.DOTALL)
+    css = re.sub(r"@media[^{]*\{", "", css)
+    rules = []
+    for selectors, body in re.findall(r"([^{}]+)\{([^{}]*)\}", css):
+        declarations = dict(
+            (part.partition(":")[0].strip(), part.partition(":")[2].strip())
+            for part in body.split(";")
+            if ":" in part
+        )
+        rules.append(([s.strip() for s in selectors.split(",")], declarations))
+    return rules
+
+
+def _specificity(selector: str) -> tuple[int, int, int]:
+    """CSS specificity of a simple selector (ids, classes and pseudo-classes,
+    elements); ``:not(x)`` counts as ``x``."""
+    selector = re.sub(r":not\(([^)]*)\)", r" \1", selector)
+    ids = len(re.findall(r"#[\w-]+", selector))
+    classes = len(re.findall(r"\.[\w-]+|\[[^]]*\]|:(?!:)[\w-]+", selector))
+    elements = len(re.findall(r"(?:^|[\s>+~])([a-z][\w-]*)", selector))
+    return ids, classes, elements
+
+
+def test_the_specificity_of_the_selectors_used() -> None:
+    assert _specificity(".rst-content p a") == (0, 1, 2)
+    assert _specificity(".rst-content table.docutils td p a") == (0, 2, 4)
+    assert _specificity(".rst-content table.conformance td:not(:first-child) a") == (0, 3, 3)
+    assert _css_rules("/* x { a: b } */ a, b.c { color: red; overflow-wrap: normal }") == [
+        (["a", "b.c"], {"color": "red", "overflow-wrap": "normal"})
+    ]
+
+
+def test_no_table_cell_splits_a_word(site: Path) -> None:
+    """The theme lets a link in a paragraph break anywhere
+    (``.rst-content p a { overflow-wrap: anywhere }``): the conformance table
+    showed ``RobotsTxtMidd|leware``, ``D-|22`` and commit hashes cut in two.
+    The site's stylesheet overrides it, with a more specific selector, for
+    every link and literal in a table cell, and breaks no word anywhere
+    else in a table; the conformance table keeps each decision and commit
+    on one line."""
+    theme = _css_rules((site / "_static" / "css" / "theme.css").read_text(encoding="utf-8"))
+    [(theirs, _)] = [
+        (selector, rule)
+        for selectors, rule in theme
+        for selector in selectors
+        if selector == ".rst-content p a" and rule.get("overflow-wrap") == "anywhere"
+    ]
+    ours = _css_rules((site / "_static" / "custom.css").read_text(encoding="utf-8"))
+    kept_whole = {
+        selector
+        for selectors, rule in ours
+        for selector in selectors
+        if rule.get("overflow-wrap") == "normal" and rule.get("word-break") == "keep-all"
+    }
+    for cell in ("td", "th"):
+        link = f".rst-content table.docutils {cell} p a"
+        assert link in kept_whole
+        assert _specificity(link) > _specificity(theirs)
+        assert f".rst-content table.docutils {cell} code.literal" in kept_whole
+    splitting = [
+        selector
+        for selectors, rule in ours
+        for selector in selectors
+        if "table" in selector
+        and (
+            rule.get("overflow-wrap") in ("anywhere", "break-word")
+            or rule.get("word-break") in ("break-all", "break-word")
+            or rule.get("hyphens") == "auto"
+        )
+    ]
+    assert splitting == []
+    nowrap = [
+        selector
+        for selectors, rule in ours
+        for selector in selectors
+        if rule.get("white-space") == "nowrap"
+    ]
+    assert nowrap == [".rst-content table.conformance td:not(:first-child) a"]
+    # The conformance table carries the class, and its decisions and commits
+    # are links outside the first column.
+    page = (site / "conformance.html").read_text(encoding="utf-8")
+    [table] = re.findall(r'<table class="[^"]*\bconformance\b[^"]*">(.*?)</table>', page, re.S)
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", table, re.S)[1:]
+    assert len(rows) >= 8
+    tokens = 0
+    for row in rows:
+        first, *rest = re.findall(r"<td>(.*?)</td>", row, re.S)
+        assert not re.search(r">(D-\d+|[0-9a-f]{10})</a>", first)
+        tokens += len(re.findall(r"<a [^>]*>(?:D-\d+|[0-9a-f]{10})</a>", "".join(rest)))
+    assert tokens > 3 * len(rows)
+
+
+def _nav_runs(html: str) -> list[tuple[str, bool]]:
+    """The sidebar's link texts, cut where a line may break (at a space, a
+    hyphen, or a ``<wbr>``), each with whether it is a literal."""
+    nav = html[html.index('class="wy-menu wy-menu-vertical"') :]
+    nav = nav[: nav.index("</div>")]
+    runs = []
+    for text in re.findall(r"<a [^>]*>(.*?)</a>", nav, re.S):
+        literal = "<code" in text
+        text = re.sub(r"<(?!wbr>)[^>]+>", "", text)
+        runs += [(run, literal) for run in re.split(r"\s+|<wbr>|(?<=-)", text) if run]
+    return runs
+
+
+def test_the_sidebar_wraps_long_names(site: Path) -> None:
+    """The sidebar (300 px, the rest clipped) cut ROBOTSTXT_RFC_UNREACHABLE_RETRY
+    off. Names now break after an underscore or a dot (docs/_ext/navbreaks.py),
+    literals in the sidebar wrap, and what is still too long wraps
+    anywhere. No run of the sidebar without a place to break is longer than
+    what fits at the deepest level it is shown at: 20 characters of text
+    (the setting's name was 31), 28 of a literal (in a smaller, monospace
+    font: the API's objects)."""
+    settings = (site / "settings.html").read_text(encoding="utf-8")
+    assert "ROBOTSTXT_<wbr>RFC_<wbr>UNREACHABLE_<wbr>RETRY</a>" in settings
+    css = _css_rules((site / "_static" / "custom.css").read_text(encoding="utf-8"))
+    [sidebar] = [rule for selectors, rule in css if ".wy-menu-vertical a code" in selectors]
+    assert sidebar == {"white-space": "normal", "overflow-wrap": "anywhere"}
+    long_runs = {
+        page.name: [
+            run
+            for run, literal in _nav_runs(page.read_text(encoding="utf-8"))
+            if len(run) > (28 if literal else 20)
+        ]
+        for page in site.glob("*.html")
+        if page.name not in ("genindex.html", "search.html", "py-modindex.html")
+    }
+    assert {page: runs for page, runs in long_runs.items() if runs} == {}
+    assert len(_nav_runs(settings)) > 40
+    assert any(literal for _, literal in _nav_runs((site / "api.html").read_text("utf-8")))
+
+
+def test_the_site_names_no_address_of_its_own(site: Path) -> None:
+    """Nothing is published yet (issue 43): sphinx_scrapy guessed an address
+    on Read the Docs for the canonical links and sitemap.xml; the site now
+    names only the address its host gives the build
+    (``READTHEDOCS_CANONICAL_URL``), so none in a local build, and makes no
+    sitemap (which needs one)."""
+    published = os.environ.get("READTHEDOCS_CANONICAL_URL")
+    pages = {page.name: page.read_text(encoding="utf-8") for page in site.glob("*.html")}
+    assert len(pages) > 15
+    canonical = {
+        name: found
+        for name, html in pages.items()
+        if (found := re.findall(r'<link rel="canonical" href="([^"]*)"', html))
+    }
+    guessed = sorted(name for name, html in pages.items() if "readthedocs.io/en/" in html)
+    if published:
+        assert all(link[0].startswith(published) for link in canonical.values())
+    else:
+        assert canonical == {}
+        assert guessed == []
+    conf = (DOCS / "conf.py").read_text(encoding="utf-8")
+    assert re.findall(r"^html_baseurl = (.*)$", conf, re.MULTILINE) == [
+        'os.environ.get("READTHEDOCS_CANONICAL_URL", "")'
+    ]
+
+
+def test_the_settings_page_opens_with_its_table() -> None:
+    """About 450 words of caveats stood between the settings page's title and
+    its table (issue 43): the table comes first, after a few lines, and the
+    checks and caveats follow it in a section of their own."""
+    page = page_text("settings")
+    title = page.index("\nSettings\n========\n")
+    table = page.index(".. list-table::")
+    words = len(re.sub(r"[:`*]", " ", page[title:table]).split())
+    assert words <= 80, words
+    checks = page.index("\nHow settings are checked\n------------------------\n")
+    first_entry = page.index(".. setting:: ")
+    assert table < checks < first_entry
+    rows = re.findall(r"^   \* - :setting:`(\w+)`$", page[table:checks], re.MULTILINE)
+    assert len(rows) == len(re.findall(r"^\.\. setting:: ", page, re.MULTILINE))
+
+
+def test_the_performance_page_is_written_for_users() -> None:
+    """The page read as an engineering journal (issue 43): 4,600 words, 12
+    tables, issue numbers, commit hashes, targets met and not met, and a park
+    grace of 0.2 s where the settings said 0.05. It opens with one table,
+    this package beside the built-in and the peers; how each figure was
+    reached is in the changelog and docs/dev/performance-history.rst."""
+    page = page_text("performance")
+    assert re.findall(r"\bissues? \d+|\btargets?\b|\bnot met\b|\b[0-9a-f]{7,40}\b", page) == []
+    assert len(page.split()) < 2_500
+    assert page.count(".. list-table::") + len(re.findall(r"^=+  +=+", page, re.M)) // 3 <= 8
+    title = page.index("\nPerformance\n===========\n")
+    first_table = page.index(".. list-table::")
+    assert len(page[title:first_table].split()) < 80
+    header = page[first_table : page.index("   * - ", page.index("   * - ", first_table) + 1)]
+    for peer in ("scrapy_robots_rfc", "Scrapy's built-in", "Google's parser", "texting-robots-py"):
+        assert peer in header
+    assert "\n**How it was measured.**" in page
+    assert (ROOT / "docs/dev/performance-history.rst").is_file()
+    # the grace it states is the one in force, as the settings page states it
+    [grace] = [f.default for f in dataclasses.fields(Config) if f.name == "park_after"]
+    assert f":setting:`ROBOTSTXT_RFC_PARK_AFTER` ({grace:g} s)" in page
+    assert f"   * - {grace:g} s (the default)\n" in page
+    assert f"   * - :setting:`ROBOTSTXT_RFC_PARK_AFTER`\n     - ``{grace:g}`` s\n" in (
+        page_text("settings")
+    )

@@ -23,6 +23,7 @@ def test_parser_does_not_import_scrapy() -> None:
         "import scrapy_robots_rfc.robotstxt._names, scrapy_robots_rfc.robotstxt._directives\n"
         "import scrapy_robots_rfc.robotstxt._canonical, scrapy_robots_rfc.robotstxt._lint\n"
         "import scrapy_robots_rfc.policy, scrapy_robots_rfc.pagerules\n"
+        "import scrapy_robots_rfc.tdmrep._file, scrapy_robots_rfc.tdmrep._values\n"
         "assert not RobotsTxt.parse(b'user-agent: *\\ndisallow: /').allowed('http://e/', 'a')\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('scrapy', 'twisted')))\n"
     )
@@ -73,3 +74,19 @@ def test_usage_preferences_import_http_sf_only_when_read() -> None:
         "none stated False",
         "train-ai=n (content-usage line 3) True",
     ]
+
+
+def test_tdmrep_imports_no_html_parser() -> None:
+    """Reading TDMRep, the file and the header fields, loads neither Scrapy
+    nor an HTML parser: the meta tags are handed to it (T-1)."""
+    code = (
+        "import sys\n"
+        "from scrapy_robots_rfc.tdmrep import TdmFile, header_statement, meta_statement\n"
+        'file = TdmFile.parse(b\'[{"location": "/a/", "tdm-reservation": 1}]\')\n'
+        "value = file.value('https://e.com/a/x').superseded(header_statement([b'0']))\n"
+        "value = value.superseded(meta_statement([('tdm-reservation', '1')]))\n"
+        "assert value.reserved, value\n"
+        "loaded = ('scrapy', 'twisted', 'parsel', 'lxml', 'redis')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in loaded))\n"
+    )
+    assert _run(code) == "[]"

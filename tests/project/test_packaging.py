@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import ast
 import configparser
+import email.parser
 import re
 import shutil
 import subprocess
 import sys
+from email.message import Message
 from pathlib import Path
 
 import pytest
@@ -183,3 +185,79 @@ def test_every_module_the_package_imports_is_declared() -> None:
         if not names & declared:
             undeclared[module] = sorted(names)
     assert undeclared == {}
+
+
+def _built_metadata(egg_base: Path) -> Message:
+    """The core metadata setuptools builds from setup.cfg (``PKG-INFO``, as
+    the sdist and the wheel carry it, and as ``pip show`` reads it)."""
+    setup = "from setuptools import setup; setup()"
+    subprocess.run(
+        [sys.executable, "-c", setup, "egg_info", "--egg-base", str(egg_base)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
+    info = egg_base / "scrapy_robots_rfc.egg-info" / "PKG-INFO"
+    return email.parser.Parser().parsestr(info.read_text(encoding="utf-8"))
+
+
+def test_the_metadata_names_author_license_status_and_versions(tmp_path: Path) -> None:
+    """``pip show`` had no author, and the classifiers named no Python
+    version and no development status (issue 43)."""
+    metadata = _built_metadata(tmp_path)
+    assert metadata["Author"] == "The scrapy-robots-rfc developers"
+    assert metadata["License"] == "BSD-3-Clause"
+    assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("BSD 3-Clause License\n")
+    assert "robots.txt" in metadata["Keywords"].split(",")
+    assert "scrapy" in metadata["Keywords"].split(",")
+    classifiers = metadata.get_all("Classifier")
+    for classifier in (
+        "Framework :: Scrapy",
+        "Intended Audience :: Developers",
+        "Operating System :: OS Independent",
+        "Typing :: Typed",
+    ):
+        assert classifier in classifiers
+    [status] = [c for c in classifiers if c.startswith("Development Status :: ")]
+    assert status == "Development Status :: 4 - Beta"
+    # PEP 639 deprecates License classifiers for the license field above
+    assert [c for c in classifiers if c.startswith("License :: ")] == []
+    # Python: from the oldest python_requires allows, each minor version in turn
+    [oldest] = re.findall(r"^>=3\.(\d+)$", metadata["Requires-Python"])
+    minors = [
+        int(found[0])
+        for c in classifiers
+        if (found := re.findall(r"^Programming Language :: Python :: 3\.(\d+)$", c))
+    ]
+    assert minors == list(range(int(oldest), int(oldest) + len(minors)))
+    assert len(minors) >= 2
+
+
+def test_the_metadata_links_nothing_unpublished(tmp_path: Path) -> None:
+    """No home page or project URL until there is a published place to point
+    at (issue 43: the README named a documentation site where nothing was
+    published); the long description is the README, whose links
+    tests/project/test_readme.py checks."""
+    metadata = _built_metadata(tmp_path)
+    assert metadata.get("Home-page") in (None, "UNKNOWN")
+    assert metadata.get_all("Project-URL") is None
+    assert metadata.get("Download-URL") in (None, "UNKNOWN")
+    assert "readthedocs" not in metadata.as_string().lower()
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg", encoding="utf-8")
+    assert {"url", "project_urls", "download_url"}.isdisjoint(config["metadata"])
+
+
+def test_setup_py_cites_what_exists() -> None:
+    """setup.py's docstring pointed at README.rst's "Two builds" and at an
+    install page of the docs, neither of which exists (issue 43)."""
+    text = (ROOT / "setup.py").read_text(encoding="utf-8")
+    docstring = ast.get_docstring(ast.parse(text)) or ""
+    for path, section in re.findall(
+        r"((?:docs/)?[\w-]+\.(?:rst|md|py|cfg)),\s+\"([^\"]+)\"", docstring
+    ):
+        page = (ROOT / path).read_text(encoding="utf-8")
+        assert f"\n{section}\n" in page, (path, section)
+    for path in re.findall(r"\b((?:docs/)?[\w-]+\.(?:rst|md|cfg))\b", docstring):
+        assert (ROOT / path).is_file(), path
+    assert "docs/quickstart.rst" in docstring

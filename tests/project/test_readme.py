@@ -50,11 +50,13 @@ def test_the_readme_tables_render_one_row_per_entry() -> None:
 
 
 def test_the_first_screen_says_what_why_how_and_the_two_commands() -> None:
-    """The first 40 lines: one sentence of what, the table of what changes
-    against the built-in, the one-line activation, ``make demo`` and
-    ``make test``."""
+    """The first 55 lines, in this order (issue 43): one sentence of what,
+    the table of what changes against the built-in, the install command,
+    the one-line activation, ``make demo`` and ``make test`` with how long
+    it takes, and the quick ``make test-unit``. (40 lines until issue 43
+    put Install, ten lines, before the activation that needs it.)"""
     readme = README.read_text(encoding="utf-8")
-    screen = "\n".join(readme.splitlines()[:40])
+    screen = "\n".join(readme.splitlines()[:55])
     what = screen[screen.index("=\n\n") + 3 :].split("\n\n")[0]
     assert "robots.txt" in what
     assert "RFC 9309" in what
@@ -64,28 +66,39 @@ def test_the_first_screen_says_what_why_how_and_the_two_commands() -> None:
     [table] = html_tables(_html(screen))
     assert table.rows[0] == ["robots.txt", "Scrapy's built-in", "scrapy_robots_rfc"]
     situations = " ".join(row[0] for row in table.rows[1:])
-    for situation in ("5xx", "DNS", "fetched", "awaited", "cached", "500 KiB"):
+    for situation in ("5xx", "DNS", "fetched", "awaited", "cached", "500 KiB", "X-Robots-Tag"):
         assert situation in situations
     assert 5 <= len(table.rows) - 1 <= 8
+    # install, before the activation that needs it
+    install = screen.index("\n    pip install ./scrapy-robots-rfc\n")
     # how: startproject wrote the rest; one line to fill in
-    assert '\n    ADDONS = {"scrapy_robots_rfc.Addon": 100}\n' in screen
+    activation = screen.index('\n    ADDONS = {"scrapy_robots_rfc.Addon": 100}\n')
+    assert screen.index("\nInstall\n=") < install < screen.index("\nActivation\n=") < activation
     assert "``ADDONS = {}``" in screen
     assert "\n    ROBOTSTXT_OBEY" not in screen
-    # the two commands, before any section on contributing
-    assert re.search(r"^    make demo +# ", screen, re.MULTILINE)
-    assert re.search(r"^    make test +# ", screen, re.MULTILINE)
+    # the two commands, before any section on contributing, and the quick run
+    demo = re.search(r"^    make demo +# ", screen, re.MULTILINE)
+    test = re.search(r"^    make test +# ", screen, re.MULTILINE)
+    unit = re.search(r"^    make test-unit +# .*quick", screen, re.MULTILINE)
+    assert demo
+    assert test
+    assert unit
+    assert activation < demo.start() < test.start() < unit.start()
+    assert re.search(r"``make test`` takes about \d+ minutes", screen)
     assert "Contributing" not in screen
 
 
-def test_the_readme_links_the_docs_and_the_repository() -> None:
-    """The docs by the URL docs/conf.py names and by their place in the
-    tree; the repository has no public URL of its own yet, so the README
-    says "this repository" and never shows a placeholder."""
+def test_the_readme_links_nothing_unpublished() -> None:
+    """Nothing of this project is published yet (issue 43): the README
+    names no address of its own (the docs are built from ``docs/`` with
+    ``make docs``), says "this repository" and never shows a placeholder;
+    its only links are to published documents (RFC 9309)."""
     readme = README.read_text(encoding="utf-8")
-    conf = (ROOT / "docs" / "conf.py").read_text(encoding="utf-8")
-    [base] = re.findall(r'^html_baseurl = "(https://[^/"]+/)', conf, re.MULTILINE)
-    assert base in readme
+    links = re.findall(r'href="([^"#][^"]*)"', _html(readme))
+    assert links == ["https://www.rfc-editor.org/rfc/rfc9309.html"]
+    assert "readthedocs" not in readme.lower()
     assert "docs/index.rst" in readme
+    assert "``make docs`` builds it into ``docs/_build/html``" in readme
     assert "this repository" in readme
     assert "<repository URL>" not in readme
 

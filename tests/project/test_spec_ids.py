@@ -5,8 +5,9 @@
   a row in docs/spec-ids.md.
 * A decision (``D-21``, ``U-4``, or a title such as ``docs/decisions.md
   "crawler name"``) has a section in docs/decisions.md, with a stable
-  anchor, what the package does, its source (an RFC 9309 section or a
-  passage of Google's spec), why, and what ``google`` mode does.
+  anchor, what the package does, its source (an RFC 9309 section, a
+  passage of Google's spec, or for a T decision a section of the W3C TDM
+  Reservation Protocol), why, and what ``google`` mode does.
 * A document the project names is one it contains: no working document
   that stays outside the checkout and the sdist.
 
@@ -36,7 +37,7 @@ RANGE = re.compile(r"\b([A-Z]+)-(\d+)\s*(?:\.\.|to)\s*(?:\1-)?(\d+)\b")
 #: Words that have the shape of an ID but name no rule.
 NOT_IDS = frozenset({"UTF-8", "UTF-16", "UTF-32", "ISO-8859", "SHA-1", "SHA-256", "BSD-3", "PDF-1"})
 #: The families whose IDs are decisions (docs/decisions.md), not rules.
-DECISION_FAMILIES = frozenset({"D", "U", "P"})
+DECISION_FAMILIES = frozenset({"D", "U", "P", "T"})
 #: A decision cited by its title: docs/decisions.md "crawler name" (or
 #: docs/decisions.md section "..."), the title possibly wrapped.
 NAMED = re.compile(r'docs/decisions\.md,?\s+(?:section\s+)?"([^"]+)"')
@@ -54,6 +55,8 @@ OUTSIDE = re.compile(r"\bDECISIONS\b|\brobots-spec\b|\bSTYLE\.md\b|\bshared/(?:s
 PARTS = ("What we do.", "Source.", "Why.", "In `google` mode.")
 #: A source: an RFC 9309 section, or a passage of Google's spec.
 SOURCE = re.compile(r"RFC 9309 §\d|Google's spec\b")
+#: The source of a T decision (TDMRep): the W3C TDM Reservation Protocol.
+TDM_SOURCE = re.compile(r"W3C TDM Reservation Protocol\b")
 
 
 def _text_files() -> list[Path]:
@@ -361,14 +364,19 @@ def test_every_decision_has_its_four_parts() -> None:
 
 
 def test_every_decision_cites_rfc_9309_or_googles_spec() -> None:
+    """A T decision (TDMRep) cites the W3C TDM Reservation Protocol
+    instead: RFC 9309 and Google's spec do not cover it."""
     unsourced = [
         spec_id or title
         for spec_id, title, _, body in sections()
-        if body and not SOURCE.search(_part(body, "Source."))
+        if body
+        and not (TDM_SOURCE if spec_id.startswith("T-") else SOURCE).search(_part(body, "Source."))
     ]
     assert not unsourced, (
-        f"decisions whose source names no RFC 9309 section or Google's spec: {unsourced}"
+        "decisions whose source names no RFC 9309 section or Google's spec (for a T "
+        f"decision: the W3C TDM Reservation Protocol): {unsourced}"
     )
+    assert {"T-1", "T-3"} <= set(decision_ids())
 
 
 def test_the_table_of_modes_lists_the_decisions_whose_google_mode_differs() -> None:

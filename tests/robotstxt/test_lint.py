@@ -18,8 +18,10 @@ from scrapy_robots_rfc.robotstxt._lint import (
     MAX_COMPARISONS,
     NOTE_ONLY,
     Finding,
+    HtmlPage,
     html_page,
     lint,
+    looks_like_html,
 )
 from scrapy_robots_rfc.robotstxt._matcher import literal_prefix
 from scrapy_robots_rfc.robotstxt._parser import MAX_BYTES, MAX_LINE_BYTES, NOTE_CODES, cut_at_limit
@@ -543,6 +545,38 @@ def test_corpus_content_signal_lines(name: str, mode: Mode) -> None:
 )
 def test_html_page(body: bytes, content_type: str, summary: str | None) -> None:
     assert html_page(body, content_type) == summary
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "found"),
+    [
+        (
+            b"  <!doctype HTML><p>x</p>\n",
+            "text/html",
+            HtmlPage(starts="<!doctype HTML", served_as="text/html", read=False),
+        ),
+        (
+            b"<html>\nUser-agent: *\nDisallow: /a\n",
+            "",
+            HtmlPage(starts="<html", served_as=None, read=True),
+        ),
+        (b"Oops\n", "text/html", HtmlPage(starts=None, served_as="text/html", read=False)),
+        (b"User-agent: *\nDisallow: /a\n", "text/html", None),
+        # How it starts is looked for in the first 4 KiB: the body is never copied.
+        (b" " * 4096 + b"<html>", "", None),
+        (b" " * 4000 + b"<html>", "", HtmlPage(starts="<html", served_as=None, read=False)),
+    ],
+)
+def test_looks_like_html_says_why_and_what_is_read(
+    body: bytes, content_type: str, found: HtmlPage | None
+) -> None:
+    """The one detection, for ``lint`` and the crawl; the crawl hands it
+    the body it parsed already."""
+    assert looks_like_html(body, content_type) == found
+    assert looks_like_html(body, content_type, robots=RobotsTxt.parse(body)) == found
+    if found is not None:
+        assert html_page(body, content_type) == str(found)
+        assert found.why in str(found)
 
 
 # -- the public matcher functions lint uses (PATH-1..PATH-3) ---------------

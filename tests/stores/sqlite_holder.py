@@ -1,6 +1,7 @@
-"""Another process that holds an SQLite file's lock (``BEGIN EXCLUSIVE``)
-until the test lets go: what a backup, a ``sqlite3`` shell left open or a
-stuck crawl does to a shared store (issue 35)."""
+"""Another process that holds an SQLite file's lock (``BEGIN EXCLUSIVE``,
+or ``BEGIN IMMEDIATE``: its write lock only) until the test lets go: what a
+backup, a ``sqlite3`` shell left open, a stuck crawl or another crawl
+setting up the same new file does to a shared store (issues 35, 41)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 _HOLDER = """
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1], isolation_level=None)
-db.execute("BEGIN EXCLUSIVE")
+db.execute("BEGIN " + sys.argv[2])
 print("held", flush=True)
 sys.stdin.read()  # until the test closes our stdin
 db.execute("ROLLBACK")
@@ -42,11 +43,14 @@ def make_store_file(path: Path, journal_mode: str) -> None:
 
 
 @contextmanager
-def held(path: Path) -> Iterator[subprocess.Popen[str]]:
-    """``path`` locked by ``BEGIN EXCLUSIVE`` in another process for the
-    ``with`` block."""
+def held(path: Path, how: str = "EXCLUSIVE") -> Iterator[subprocess.Popen[str]]:
+    """``path`` locked by ``BEGIN <how>`` in another process for the
+    ``with`` block: ``EXCLUSIVE`` (readers of a rollback-journal file wait
+    too), or ``IMMEDIATE`` (the write lock only, as a writer holds it); a
+    file that does not exist is created, empty."""
+    assert how in ("EXCLUSIVE", "IMMEDIATE"), how
     holder = subprocess.Popen(
-        [sys.executable, "-c", _HOLDER, str(path)],
+        [sys.executable, "-c", _HOLDER, str(path), how],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
