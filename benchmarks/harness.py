@@ -29,6 +29,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import tracemalloc
@@ -824,8 +825,13 @@ def crawl_child_arguments(parser: argparse.ArgumentParser, modes: Sequence[str])
 
 def crawl_child_urls(args: argparse.Namespace) -> Iterator[str]:
     """A crawl process's URLs (:func:`crawl_child_arguments`): the plan's,
-    the disallowed ones only in the modes that obey robots.txt."""
-    for url, allowed in plan(args.crawl_origins.split(","), args.crawl_pages):
+    the disallowed ones only in the modes that obey robots.txt. The origins
+    are ``HOST:PORT,…``, or ``@FILE`` that holds them (thousands of hosts
+    exceed what one command-line argument may hold)."""
+    origins = args.crawl_origins
+    if origins.startswith("@"):
+        origins = Path(origins[1:]).read_text()
+    for url, allowed in plan(origins.split(","), args.crawl_pages):
         if allowed or obeys(args.crawl):
             yield url
 
@@ -894,6 +900,11 @@ def check_crawl(found: dict[str, Any], mode: str, origins: Sequence[str], pages:
     ]
 
 
+#: Characters of the origins passed in a command-line argument at most; more
+#: go through a file (Linux takes at most 128 KiB in one argument).
+_MOST_ARGUMENT = 64 * 1024
+
+
 @dataclass(frozen=True)
 class CrawlRunner:
     """Runs a script's crawls, each in a fresh process of ``script``
@@ -912,8 +923,15 @@ class CrawlRunner:
         """One crawl of ``spec`` in ``mode``, checked (:func:`check_crawl`);
         raises :class:`CrawlFailed`."""
         origins = self.origins[: spec.origins]
+        given = ",".join(origins)
+        listed = None
+        if len(given) > _MOST_ARGUMENT:  # in a file: more than an argument holds
+            with tempfile.NamedTemporaryFile("w", suffix=".origins", delete=False) as f:
+                f.write(given)
+            listed = Path(f.name)
+            given = f"@{listed}"
         command = [sys.executable, self.script, "--crawl", mode]
-        command += ["--crawl-origins", ",".join(origins), "--crawl-pages", str(spec.pages)]
+        command += ["--crawl-origins", given, "--crawl-pages", str(spec.pages)]
         command += self.child_args
         if profile_out:
             command += ["--profile-out", profile_out]
@@ -929,6 +947,9 @@ class CrawlRunner:
             )
         except subprocess.TimeoutExpired:
             raise CrawlFailed(f"{where}: no end after {self.timeout:.0f} s") from None
+        finally:
+            if listed is not None:
+                listed.unlink()
         lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
         if done.returncode != 0 or not lines:
             raise CrawlFailed(

@@ -18,14 +18,20 @@ and left, up to its verdict (the page request reaching the downloader): a
 return to the caller is none, nor a coroutine resumed. ``--own`` counts them
 only in the page request's own calls (its ``process_request`` passes and the
 handler that parks it), not in the robots.txt load it waits for.
+``--slow-robots SECONDS`` answers robots.txt after that long: with more than
+``ROBOTSTXT_RFC_PARK_AFTER`` (0.05 s), the first page waits its grace in
+place, is parked, and comes back through the engine (a *parked miss*),
+whatever the machine's load.
 
     python benchmarks/request_path.py [--core-as-one | --io-only] [--own] [--show]
+        [--slow-robots SECONDS]
 """
 
 from __future__ import annotations
 
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import FrameType
 from typing import Any
@@ -48,7 +54,12 @@ ROBOTS = b"User-agent: *\nDisallow: /private\nCrawl-delay: 0\n"
 
 
 class _Handler(BaseHTTPRequestHandler):
+    #: Seconds robots.txt is answered after (``--slow-robots``).
+    delay = 0.0
+
     def do_GET(self) -> None:
+        if self.path == "/robots.txt" and self.delay:
+            time.sleep(self.delay)
         body = ROBOTS if self.path == "/robots.txt" else b"<html><body>page</body></html>"
         kind = "text/plain" if self.path == "/robots.txt" else "text/html"
         self.send_response(200)
@@ -200,7 +211,15 @@ def main() -> None:
         "handler that parks it), not in the robots.txt fetch it waits for",
     )
     parser.add_argument("--show", action="store_true", help="print each path's modules")
+    parser.add_argument(
+        "--slow-robots",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="answer robots.txt after SECONDS (0.3: the first page is parked, a parked miss)",
+    )
     options = parser.parse_args()
+    _Handler.delay = options.slow_robots
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
@@ -242,6 +261,8 @@ def main() -> None:
         server.shutdown()
     harness.title("request path", False)
     print(f"tree: {harness.git_state()}")
+    if options.slow_robots:
+        print(f"robots.txt answered after {options.slow_robots:g} s")
     if options.io_only:
         print("Scrapy-facing modules only (robotstxt/ and policy/ are library calls)")
     else:

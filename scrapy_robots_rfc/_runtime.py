@@ -41,6 +41,18 @@ class Runtime:
     #: ``None`` until the spider opens.
     spider: Spider | None = None
 
+    def monotonic_of(self, wall: float) -> float:
+        """``wall`` (seconds since the epoch: a ticket's time, a stored
+        record's) on the monotonic clock that times waits: how long ago it
+        is counts, so a time saved before a restart reads right; a time
+        ahead of the wall clock is now."""
+        return self.monotonic() - max(0.0, self.clock() - wall)
+
+    def wall_of(self, monotonic: float) -> float:
+        """A time of the monotonic clock in seconds since the epoch, to be
+        saved with a request (its ticket) or shared with other workers."""
+        return self.clock() - (self.monotonic() - monotonic)
+
     @property
     def log(self) -> dict[str, Any]:
         """The ``extra`` of a log line: the spider, as Scrapy's own lines

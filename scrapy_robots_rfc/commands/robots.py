@@ -10,9 +10,9 @@ request for the URL itself gets its verdict from the middleware and is then
 answered by a small downloader middleware placed right after it, so that the
 page is never downloaded.
 
-The request is marked ``NO_WAIT_KEY``: an unreachable robots.txt (RFC 9309
-§2.3.1.4) drops it after the first fetch instead of holding it for the
-retry, unless ``--wait`` is given.
+The request waits for one fetch only (:func:`..crawl.wait_once`): an
+unreachable robots.txt (RFC 9309 §2.3.1.4) drops it after the first fetch
+instead of holding it for the retry, unless ``--wait`` is given.
 
 robots.txt's usage preferences for the URL are shown (U-6),
 and whether ``ROBOTSTXT_RFC_USAGE`` drops it; the page's header is not seen.
@@ -417,7 +417,7 @@ class Command(ScrapyCommand):
             )
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        from ..crawl import NO_WAIT_KEY
+        from ..crawl import wait_once
         from ..policy import origin
 
         if len(args) != 1:
@@ -439,10 +439,10 @@ class Command(ScrapyCommand):
                 "dont_cache": True,
                 "handle_httpstatus_all": True,
                 "allow_offsite": True,
-                NO_WAIT_KEY: not opts.wait,
                 PROBE_PAGE: opts.page,
             },
         )
+        wait_once(request.meta, not opts.wait)
         process = self.crawler_process
         assert process is not None
         spidercls = self._spider_class(request, opts)

@@ -3,47 +3,55 @@
 made of.
 
 These few names are what the optional :mod:`..fleet`, the Spidermon
-:mod:`..monitors` and the ``scrapy robots`` command build on: the hold's
-interface (:class:`MemoryHold`, what a hold reports, :data:`HoldEvent`) and
-the request meta keys they read. The middleware never imports the fleet
-(:func:`._holding.hold_class` loads it by name).
+:mod:`..monitors` and the ``scrapy robots`` command build on: the interface
+a fleet implements (:class:`Holding`, what it reports, :data:`HoldEvent`),
+what it is given at wiring, and a request's ticket (:class:`Ticket`, under
+:data:`TICKET_KEY`). The middleware never imports the fleet (the assembly
+loads it by name, :func:`._holding.fleet_class`).
 """
 
 from __future__ import annotations
 
+from ._announce import Announcer, Outlook
 from ._config import MONITOR_SETTINGS, Config
 from ._holding import (
-    HOLD_KEY,
-    SINCE_KEY,
+    DROP_TOLERANCE,
     Adopted,
     ExpiredLeft,
     FoundElsewhere,
     HoldEvent,
     HoldEvents,
+    Holding,
     HoldingAgain,
-    MemoryHold,
     Released,
     on_scrapy_redis,
 )
 from ._kept_responses import SERVED_FLAG
-from ._parking import SCHEDULED_KEY
-from ._waiting_room import NO_WAIT_KEY
+from ._outcomes import Dropped
+from ._robots_loader import RobotsLoader
+from ._tickets import TICKET_KEY, Ticket, carried, carry, wait_once
 
 __all__ = [
-    "HOLD_KEY",
+    "DROP_TOLERANCE",
     "MONITOR_SETTINGS",
-    "NO_WAIT_KEY",
-    "SCHEDULED_KEY",
     "SERVED_FLAG",
-    "SINCE_KEY",
+    "TICKET_KEY",
     "Adopted",
+    "Announcer",
     "Config",
+    "Dropped",
     "ExpiredLeft",
     "FoundElsewhere",
     "HoldEvent",
     "HoldEvents",
+    "Holding",
     "HoldingAgain",
-    "MemoryHold",
+    "Outlook",
     "Released",
+    "RobotsLoader",
+    "Ticket",
+    "carried",
+    "carry",
     "on_scrapy_redis",
+    "wait_once",
 ]

@@ -1,7 +1,7 @@
 """The log lines of waiting origins, in words: the WARNING of an unreachable
 robots.txt with what happens next to the requests that wait for it
 (:class:`Outlook`), and the WARNING when they start to be dropped. Nothing
-here decides anything: the waiting room (:mod:`.crawl._waiting_room`) says
+here decides anything: the undecided origins (:mod:`.crawl._lives`) say
 what happened and when the timers fire; this module only words it, so that
 no wait is silent (RFC 9309 §2.3.1.4: the crawler keeps to a full disallow
 while robots.txt is unreachable).

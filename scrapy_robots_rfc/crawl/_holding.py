@@ -1,102 +1,94 @@
-"""Where a request that comes through the scheduler waits for its origin's
-robots.txt: in this worker's memory (:class:`MemoryHold`, every crawl), or
-held in Redis by the optional :mod:`.fleet` when the crawl runs on
-scrapy-redis (its ``FleetHold`` implements the same :class:`Hold`).
+"""What a crawl on scrapy-redis may add: requests that wait for robots.txt
+held in Redis, where every worker of the fleet reaches them, instead of in
+one worker's memory (docs/fleets.rst, "Fleets with scrapy-redis").
 
-The waiting room (:mod:`.crawl._waiting_room`) asks a hold to keep and give
-back requests; the hold never calls the room. What happens in the fleet
-meanwhile (another worker released the requests, an orphan origin was
-adopted, the store answers again...) the hold reports as a
-:data:`HoldEvent` through :class:`HoldEvents`, a relay the middleware
-wires to the room, which feeds each to the origin's life
-(:class:`.policy.OriginLife`). These two, :class:`Hold` and the events, are
-the whole interface between the room and a hold.
+This module is the interface between the crawl layer and the optional
+:mod:`.fleet`: :class:`Holding`, what the crawl asks of a fleet, and the
+events a fleet reports (:data:`HoldEvent`) through :class:`HoldEvents`, a
+relay that the assembly wires to :class:`.Lives`. A memory crawl has no
+holding at all: ``holding`` is ``None`` in every part that takes one, decided
+once when the crawl is wired (:func:`fleet_class`), never by a flag or an
+object that does nothing. The middleware never imports the fleet: the
+assembly loads it by name, the way Scrapy loads its components from
+settings, and only for a crawl whose scheduler is scrapy-redis's and
+``ROBOTSTXT_RFC_HOLD`` is not ``"memory"``. Deleting ``fleet/`` leaves every
+other crawl as it is.
 
-The middleware never imports the fleet: :func:`hold_class` loads it by
-name, the way Scrapy loads its components from settings, and only for a
-crawl whose scheduler is scrapy-redis's and ``ROBOTSTXT_RFC_HOLD`` is not
-``"memory"``. Deleting ``fleet/`` leaves every other crawl as it is.
+A held request keeps when it first waited (its :class:`.Ticket`'s
+``since``, wall clock), so that the requests of an origin that stays
+unreachable are dropped after ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` (RFC 9309
+§2.3.1.4) from then on, in any worker; :data:`DROP_TOLERANCE` allows for the
+workers' clocks.
 
-A held request keeps when it first waited (:data:`SINCE_KEY`, wall clock),
-so that the requests of an origin that stays unreachable are dropped after
-``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` (RFC 9309 §2.3.1.4) from then on, in any
-worker (:meth:`MemoryHold.expired`).
+Times in the events are seconds since the epoch: the fleet's clock, which
+every worker shares.
 """
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from scrapy.utils.misc import load_object
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Container
 
     from scrapy import Request, Spider
-    from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
-    from .._runtime import Runtime
-    from ..policy import Entry, Origin
-    from ..stores import Record, SharedStore
+    from ..policy import Origin, Target
+    from ..robotstxt import Token
     from ._config import Config
+    from ._outcomes import Dropped
+    from ._tickets import Ticket
 
-logger = logging.getLogger(__name__)
-
-#: A random value, new at each hold, so that two identical requests are two
-#: members of the held set.
-HOLD_KEY = "_robotstxt_rfc_hold"
-#: When the request first waited for robots.txt (seconds since the epoch):
-#: ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` counts from here in every worker.
-SINCE_KEY = "_robotstxt_rfc_since"
 #: Seconds of clock skew between workers that the drop rule allows for.
 DROP_TOLERANCE = 2.0
 #: The class that holds requests in Redis for a fleet on scrapy-redis.
-FLEET_HOLD = "scrapy_robots_rfc.fleet.FleetHold"
+FLEET = "scrapy_robots_rfc.fleet.Fleet"
 
 
-# -- what a hold reports -----------------------------------------------------
+# -- what a fleet reports --------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
 class Adopted:
-    """This worker adopted ``key``, whose held requests a worker that died
-    left: ``trigger`` stands for them, the oldest of which began to wait at
-    ``since`` (seconds since the epoch)."""
+    """This worker adopted ``target``, whose held requests a worker that
+    died left: ``trigger`` stands for them, the oldest of which began to
+    wait at ``since``."""
 
-    key: Origin
+    target: Target
     trigger: Request
     since: float
 
 
 @dataclass(frozen=True, slots=True)
 class Released:
-    """``count`` of the requests held for ``key`` are no longer held:
+    """``count`` of the requests held for ``target`` are no longer held:
     another worker released them."""
 
-    key: Origin
+    target: Target
     count: int
 
 
 @dataclass(frozen=True, slots=True)
 class ExpiredLeft:
-    """After :meth:`Hold.release_expired`: ``left`` requests are still held
-    for ``key`` (``None``: unknown, the store failed), the oldest since
-    ``oldest`` (the room's monotonic clock)."""
+    """After :meth:`Holding.expire`: ``left`` requests are still held for
+    ``target`` (``None``: unknown, the store failed), the oldest since
+    ``oldest``."""
 
-    key: Origin
+    target: Target
     left: int | None
     oldest: float | None
 
 
 @dataclass(frozen=True, slots=True)
 class FoundElsewhere:
-    """Another worker reached ``key``'s robots.txt while this one waits in
+    """Another worker reached ``target``'s document while this one waits in
     its backoff: fetch now (the fetch reads the stored record)."""
 
-    key: Origin
+    target: Target
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,16 +99,16 @@ class HoldingAgain:
     where: str
 
 
-#: Everything a hold reports to the waiting room.
+#: Everything a fleet reports.
 HoldEvent = Adopted | Released | ExpiredLeft | FoundElsewhere | HoldingAgain
 
 
 class HoldEvents:
-    """The relay of a hold's events: the middleware makes it, gives it to
-    the hold, and connects the waiting room to it; so the hold reports
-    without knowing who listens, and the room is never called by the
-    object it holds. Events before a listener is connected are dropped
-    (nothing waits yet)."""
+    """The relay of a fleet's events: the assembly makes it, gives it to the
+    fleet, and connects :class:`.Lives` to it; so the fleet reports without
+    knowing who listens, and is never the caller of the object that holds
+    it. Events before a listener is connected are dropped (nothing waits
+    yet)."""
 
     def __init__(self) -> None:
         self._listener: Callable[[HoldEvent], None] | None = None
@@ -129,12 +121,50 @@ class HoldEvents:
             self._listener(event)
 
 
-def let_go(request: Request) -> None:
-    """Take the hold's keys off ``request``, which leaves the waiting for
-    good: crawled, forbidden or dropped."""
-    meta = request.meta
-    meta.pop(HOLD_KEY, None)
-    meta.pop(SINCE_KEY, None)
+class Holding(Protocol):
+    """What the crawl asks of a fleet that holds requests in Redis; what
+    happens besides, the fleet reports as :data:`HoldEvent`."""
+
+    @property
+    def holding(self) -> bool:
+        """Whether requests are held outside this worker now."""
+
+    @property
+    def busy(self) -> bool:
+        """Whether other workers' held requests keep the spider open."""
+
+    async def open(self, spider: Spider) -> None:
+        """The spider opened: find out whether requests can be held."""
+
+    async def admit(
+        self,
+        target: Target,
+        request: Request,
+        ticket: Ticket | None,
+        token: Token,
+        keep: Container[Origin],
+    ) -> Dropped | None:
+        """A request missed the cache: what the store knows of ``target`` is
+        read into the cache if another worker decided it (one store read,
+        shared by the requests that miss it at once, unless this worker
+        waits for it already: ``keep``); :class:`.Dropped` if the request
+        was held as long as it may wait (RFC 9309 §2.3.1.4)."""
+
+    async def hold(self, target: Target, copy: Request) -> bool:
+        """Hold ``copy`` in Redis for ``target``; ``False`` when it cannot
+        be (it waits in this worker's memory)."""
+
+    def release(self, target: Target) -> None:
+        """``target`` is decided: its held requests go back to the crawl."""
+
+    def expire(self, target: Target, limit: float) -> None:
+        """Send back, to be dropped, the requests held for ``target`` since
+        ``limit`` or earlier; answered with :class:`ExpiredLeft`."""
+
+    async def close(self, reason: str, parked: list[Request]) -> list[Request]:
+        """The spider closed (``reason``) with ``parked`` waiting in memory:
+        hold what can be held and hand every origin over to the fleet; what
+        could not be held is returned (``JOBDIR``'s, or abandoned)."""
 
 
 def on_scrapy_redis(settings: BaseSettings) -> bool:
@@ -152,138 +182,12 @@ def on_scrapy_redis(settings: BaseSettings) -> bool:
     )
 
 
-def hold_class(config: Config, settings: BaseSettings) -> type[MemoryHold]:
-    """:class:`MemoryHold`, or the fleet's hold (:data:`FLEET_HOLD`) for a
-    crawl on scrapy-redis that may hold requests in Redis
-    (``ROBOTSTXT_RFC_HOLD``); it finds out at spider open whether it can."""
+def fleet_class(config: Config, settings: BaseSettings) -> type | None:
+    """The fleet's class (:data:`FLEET`), loaded by name, for a crawl on
+    scrapy-redis that may hold requests in Redis (``ROBOTSTXT_RFC_HOLD``);
+    ``None`` for every other crawl. The fleet finds out at spider open
+    whether it can hold."""
     if config.hold == "memory" or not on_scrapy_redis(settings):
-        return MemoryHold
-    hold: type[MemoryHold] = load_object(FLEET_HOLD)
-    return hold
-
-
-class Hold(Protocol):
-    """What the waiting room asks of a hold; what happens besides, the hold
-    reports as :data:`HoldEvent`."""
-
-    @property
-    def holding(self) -> bool:
-        """Whether requests are held outside this worker now."""
-
-    @property
-    def busy(self) -> bool:
-        """Whether other workers' held requests keep the spider open."""
-
-    @property
-    def watches(self) -> bool:
-        """Whether the hold wants :meth:`watch` calls (a fleet's does)."""
-
-    async def open(self, spider: Spider) -> None: ...
-
-    async def hold(self, key: Origin, request: Request) -> bool: ...
-
-    def release_soon(self, key: Origin) -> None: ...
-
-    def release_expired(self, key: Origin, limit: float) -> None: ...
-
-    def watch(self, key: Origin, held: int, backoff: bool) -> None: ...
-
-    def to_monotonic(self, wall: float) -> float: ...
-
-    def waited_since(self, request: Request) -> float: ...
-
-    async def expired(self, key: Origin, request: Request, entry: Entry) -> bool: ...
-
-    async def close(self, reason: str, parked: list[Request]) -> list[Request]: ...
-
-
-class MemoryHold:
-    """Requests wait in this worker's memory only (the
-    :class:`.WaitingRoom`): nothing is held elsewhere, and nothing is
-    reported. The fleet's hold extends it.
-
-    The middleware builds the hold and gives it ``events``, the relay its
-    reports go through (:class:`HoldEvents`). The runtime's ``clock`` is
-    the wall clock of :data:`SINCE_KEY`; its ``monotonic`` the waiting
-    room's."""
-
-    def __init__(
-        self,
-        runtime: Runtime,
-        crawler: Crawler,
-        config: Config,
-        shared: SharedStore,
-        events: HoldEvents,
-    ) -> None:
-        self._runtime = runtime
-        self._crawler = crawler
-        self._config = config
-        self._shared = shared
-        self._events = events
-
-    @property
-    def holding(self) -> bool:
-        """Whether requests are held outside this worker now: never."""
-        return False
-
-    @property
-    def busy(self) -> bool:
-        """Whether other workers' held requests keep the spider open: no."""
-        return False
-
-    @property
-    def watches(self) -> bool:
-        """Whether :meth:`watch` is wanted: not in memory."""
-        return False
-
-    async def open(self, spider: Spider) -> None:
-        """The spider opened."""
-
-    async def hold(self, key: Origin, request: Request) -> bool:
-        """Hold ``request`` for ``key`` outside this worker; ``False``: it
-        waits in memory."""
-        return False
-
-    def release_soon(self, key: Origin) -> None:
-        """``key`` is decided: nothing is held to release."""
-
-    def release_expired(self, key: Origin, limit: float) -> None:
-        """Nothing is held to drop."""
-
-    def watch(self, key: Origin, held: int, backoff: bool) -> None:
-        """The room holds ``held`` requests for ``key`` (0: none any more),
-        in its backoff or not: nothing to watch in memory."""
-
-    def to_monotonic(self, wall: float) -> float:
-        """The time ``wall`` (seconds since the epoch, the clock of
-        :data:`SINCE_KEY` and of records) on the waiting room's clock."""
-        return self._runtime.monotonic() - max(0.0, self._runtime.clock() - wall)
-
-    def waited_since(self, request: Request) -> float:
-        """When held ``request`` first waited, on the waiting room's clock."""
-        return self.to_monotonic(float(request.meta.get(SINCE_KEY, self._runtime.clock())))
-
-    async def expired(self, key: Origin, request: Request, entry: Entry) -> bool:
-        """Whether ``request``, once held, for ``key`` whose robots.txt is
-        unreachable with no good copy (``entry``), has waited
-        ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``: from when it first waited, or
-        when the origin turned unreachable, whichever is later (RFC 9309
-        §2.3.1.4), with :data:`DROP_TOLERANCE` for the clocks of workers."""
-        return self._waited(request, entry)
-
-    def _waited(self, request: Request, state: Entry | Record) -> bool:
-        since = request.meta.get(SINCE_KEY)
-        unreachable_since = state.unreachable_since
-        if since is None or state.good or unreachable_since is None:
-            return False
-        now, config = self._runtime.clock(), self._config
-        if now - unreachable_since >= config.allow_after:
-            return False  # allowed now (RFC 9309 §2.3.1.4)
-        return (
-            now - max(float(since), unreachable_since) >= config.unreachable_wait - DROP_TOLERANCE
-        )
-
-    async def close(self, reason: str, parked: list[Request]) -> list[Request]:
-        """The spider closed (``reason``) with ``parked`` still waiting in
-        memory: they stay there, for JOBDIR or to count as abandoned."""
-        return parked
+        return None
+    found: type = load_object(FLEET)
+    return found

@@ -5,9 +5,9 @@ Scrapy issue 8069; docs/sitemaps.rst, "Sitemaps").
 
 Such a request (its URL is its origin's robots.txt URL, its meta has no
 ``dont_obey_robotstxt``) waits for the origin's fetch like any other request
-(:mod:`.crawl._waiting_room`). When the fetch decides the origin, its response is kept
-for the requests that waited for it (*takers*, each known by an id in its
-meta, :data:`TAKER_KEY`, so that a copy or a disk queue keeps it), and each
+(:mod:`.crawl._lives`). When the fetch decides the origin, its response is kept
+for the requests that waited for it (*takers*, each known by an id that its
+:class:`.Ticket` carries, so that a copy or a disk queue keeps it), and each
 gets a copy whose ``request`` is itself. A taker that is dropped instead
 (``ForbiddenByRobotsTxt``, ``ROBOTSTXT_RFC_USAGE``, an unreachable origin)
 gives up its share. The body is let go when the last taker has had its
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from .._timers import Timer
     from ..policy import Origin
     from ._fetcher import Fetched
+    from ._tickets import Ticket
 
 logger = logging.getLogger(__name__)
 
@@ -53,9 +54,6 @@ KEEP_FOR = 300.0
 #: In the ``flags`` of a response answered from the fetch (shown in the
 #: "Crawled" log line, as Scrapy's HTTP cache shows ``cached``).
 SERVED_FLAG = "robotstxt_fetch"
-#: In the ``meta`` of a request parked while it waits for the fetch: the id
-#: of its share of the fetch's response (:meth:`KeptResponses.taker`).
-TAKER_KEY = "_robotstxt_rfc_taker"
 
 
 def asks_for_robots_txt(url: str) -> bool:
@@ -107,7 +105,7 @@ def unlike_the_fetch(request: Request) -> str | None:
 class Share:
     """The spider's own request for its origin's robots.txt, and its share
     of a fetch's response: ``taker``, the id it waited for a fetch with
-    (:data:`TAKER_KEY`), or ``None`` when it did not wait for one."""
+    (its :class:`.Ticket`'s), or ``None`` when it did not wait for one."""
 
     taker: str | None = None
 
@@ -153,13 +151,13 @@ class KeptResponses:
         return len(self._kept)
 
     @staticmethod
-    def share_of(request: Request) -> Share | None:
+    def share_of(request: Request, ticket: Ticket | None) -> Share | None:
         """If ``request`` is the spider's request for its origin's
-        robots.txt, its :class:`Share` (the taker it carries is taken off
-        its meta); ``None`` for any other request."""
+        robots.txt, its :class:`Share` (the taker its ``ticket`` carries, if
+        it waited for a fetch); ``None`` for any other request."""
         if not asks_for_robots_txt(request.url):
             return None
-        return Share(request.meta.pop(TAKER_KEY, None))
+        return Share(None if ticket is None else ticket.taker)
 
     def wait_for(self, key: Origin, request: Request, share: Share | None) -> Share | None:
         """``request`` waits for ``key``'s next fetch: a robots.txt request

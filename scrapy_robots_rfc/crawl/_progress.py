@@ -3,8 +3,8 @@ Scrapy's log-stats interval (``LOGSTATS_INTERVAL``) says how many wait, for
 how many origins, and when the next try and the first drop are due: a wait
 of ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` (600 s by default) is never silent
 between the WARNINGs of failed fetches (RFC 9309 §2.3.1.4: the crawler keeps
-to a full disallow, and tries again). The waiting room says what waits
-(:meth:`.WaitingRoom.unreachable_waits`), the announcer words it
+to a full disallow, and tries again). The undecided origins say what waits
+(:meth:`.Lives.snapshot`), the announcer words it
 (:meth:`.Announcer.waiting`); this part only keeps time.
 """
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from .._runtime import Runtime
     from .._timers import Timer
     from ._announce import Announcer
-    from ._waiting_room import WaitingRoom
+    from ._lives import Lives
 
 
 class Progress:
@@ -25,10 +25,10 @@ class Progress:
     at all when ``interval`` is 0 (``LOGSTATS_INTERVAL = 0``)."""
 
     def __init__(
-        self, runtime: Runtime, room: WaitingRoom, announcer: Announcer, interval: float
+        self, runtime: Runtime, lives: Lives, announcer: Announcer, interval: float
     ) -> None:
         self._runtime = runtime
-        self._room = room
+        self._lives = lives
         self._announcer = announcer
         self._interval = interval
         self._timer: Timer | None = None
@@ -44,7 +44,7 @@ class Progress:
 
     def _tick(self) -> None:
         self._timer = None
-        waits = self._room.unreachable_waits()
+        waits = self._lives.snapshot()
         if waits:
             self._announcer.waiting(waits)
         self.start()

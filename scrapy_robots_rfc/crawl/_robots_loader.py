@@ -5,7 +5,7 @@ the crawl-delay (:mod:`.crawl._crawl_delay`) and the ``robots_parsed``
 signal.
 
 The loader never calls back into whoever asked: :meth:`RobotsLoader.load`
-answers with a :class:`Loaded`, which says what the waiting room is to
+answers with a :class:`Loaded`, which says what the undecided origins are to
 announce when robots.txt is unreachable (:class:`Unreachable`). Each step
 returns what it found, with what it has to announce, rather than setting
 it on a shared object."""
@@ -22,9 +22,9 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
 from .. import policy
-from ..policy import Answer, State
+from ..policy import ROBOTS_TXT, Answer, State, Target
 from ..robotstxt import RobotsTxt, cut_at_limit, looks_like_html
-from ..stores import entry_from_record, record_for
+from ..stores import InForce, Ours, Unshared, entry_from_record, record_for
 from ._fetcher import Fetched
 from ._parsing import Parses
 from .robotparser import RobotParser
@@ -52,8 +52,8 @@ FROM_THE_STORE = "the copy in use came from ROBOTSTXT_RFC_STORE, not from a fetc
 @dataclass(frozen=True, slots=True)
 class Unreachable:
     """robots.txt is unreachable (HTTP-4 to HTTP-6), or a stored record
-    says so: the WARNING the waiting room says, with what happens next to
-    the requests that wait (:class:`.crawl._waiting_room.Outlook`)."""
+    says so: the WARNING :class:`.Lives` says, with what happens next to
+    the requests that wait (:class:`.crawl._announce.Outlook`)."""
 
     outcome: str
     #: When robots.txt is fetched again (wall clock, RFC 9309 §2.3.1.4).
@@ -82,7 +82,8 @@ _Found = tuple[policy.Entry, Unreachable | None]
 
 
 class RobotsLoader:
-    """Turns fetches and stored records into cache entries."""
+    """Turns fetches and stored records of an origin's robots.txt (the
+    document :data:`.ROBOTS_TXT`) into cache entries."""
 
     def __init__(
         self,
@@ -167,7 +168,7 @@ class RobotsLoader:
         self._peeks[key] = waiters = []
         loaded = None
         try:
-            record = await self.shared.get(str(key))
+            record = await self.shared.get(Target(key, ROBOTS_TXT).name)
             if record is not None:
                 found = await self._from_record(
                     key, trigger, {token}, record, "robotstxt/store/hit"
@@ -223,34 +224,45 @@ class RobotsLoader:
     async def _through_store(
         self, key: Origin, trigger: Request, tokens: set[Token], previous: policy.Entry | None
     ) -> tuple[policy.Entry, Fetched | None, Unreachable | None]:
-        """The entry from the store when it is fresh there; otherwise fetch,
-        one crawler at a time, and store what was found; and what this
-        crawler's fetch found, if it fetched, and what to announce."""
-        config = self.config
-        ours: Fetched | None = None
-        said: Unreachable | None = None
+        """The entry from the store when its record is in force there;
+        otherwise fetch, one crawler at a time, and store what was found;
+        and what this crawler's fetch found, if it fetched, and what to
+        announce. The store says what it found; the loader decides."""
+        name = Target(key, ROBOTS_TXT).name  # the store's records are per target
+        match await self.shared.claim(name, lease=self.config.lease):
+            case InForce(record=record, waited=waited):
+                stat = "robotstxt/store/shared" if waited else "robotstxt/store/hit"
+                entry, in_force, said = await self._from_record(key, trigger, tokens, record, stat)
+                if in_force:
+                    return entry, None, said
+                # Due in the moment since the store looked: fetch, unshared.
+                return await self._fetch_entry(key, trigger, tokens, entry)
+            case Ours(record=record, lease=lease):
+                try:
+                    if record is not None:  # a due record: the copy a failure keeps (HTTP-5)
+                        previous = await self._previous(key, trigger, tokens, record)
+                    entry, fetched, said = await self._fetch_entry(key, trigger, tokens, previous)
+                except BaseException:
+                    await lease.drop()
+                    raise
+                now = self.runtime.clock()
+                status = fetched.answer.status
+                await lease.keep(
+                    record_for(entry, body=fetched.body, status=status, old=record, now=now)
+                )
+                return entry, fetched, said
+            case Unshared(record=record):
+                if record is not None:
+                    previous = await self._previous(key, trigger, tokens, record)
+                return await self._fetch_entry(key, trigger, tokens, previous)
 
-        async def use(record: Record, stat: str) -> policy.Entry | None:
-            nonlocal previous, said
-            entry, in_force, unreachable = await self._from_record(
-                key, trigger, tokens, record, stat
-            )
-            if not in_force:
-                previous = entry
-                return None
-            said = unreachable
-            return entry
-
-        async def fetch(old: Record | None) -> tuple[policy.Entry, Record | None]:
-            nonlocal ours, said
-            entry, fetched, said = await self._fetch_entry(key, trigger, tokens, previous)
-            ours = fetched
-            status = fetched.answer.status
-            now = self.runtime.clock()
-            return entry, record_for(entry, body=fetched.body, status=status, old=old, now=now)
-
-        entry = await self.shared.fetch_once(str(key), lease=config.lease, use=use, fetch=fetch)
-        return entry, ours, said
+    async def _previous(
+        self, key: Origin, trigger: Request, tokens: set[Token], record: Record
+    ) -> policy.Entry:
+        """The entry of a due stored record: the last copy a fetch starts
+        from, as the one in the cache would be."""
+        entry, _, _ = await self._from_record(key, trigger, tokens, record, "robotstxt/store/hit")
+        return entry
 
     async def _from_record(
         self, key: Origin, trigger: Request, tokens: set[Token], record: Record, stat: str

@@ -1,32 +1,26 @@
-"""The downloader middleware: it wires Scrapy to the parts that do the
-work, the way Scrapy's ``HttpCacheMiddleware`` wires a policy and a storage
-(docs/how-it-works.rst, "How it works"). It builds every part from the one
-:class:`.Config` and hands each what it needs; the parts never call back
-into it, nor into each other's owners.
+"""The downloader middleware: Scrapy's hooks, mapped onto the parts that do
+the work, the way Scrapy's ``HttpCacheMiddleware`` maps them onto a policy
+and a storage (docs/how-it-works.rst, "How it works"). :func:`.assemble`
+builds every part from the one :class:`.Config`; the parts never call back
+into the middleware, nor into each other's owners.
 
 How a request travels, top to bottom in :meth:`RobotsTxtMiddleware.process_request`:
 
-1. Its origin (:mod:`.policy._origin`), and the name it is decided for
-   (:mod:`.crawl._crawler_names`).
-2. Decided by the cache (:meth:`.WaitingRoom.cached`): the verdict now,
-   ``None`` or :class:`.ForbiddenByRobotsTxt`.
-3. Otherwise the waiting room admits it (:meth:`.WaitingRoom.admit`): decided
-   by the store after all, dropped at once, or waiting while the robots.txt
-   load runs (:mod:`.crawl._robots_loader`). A request from the scheduler
-   waits out of the downloader (:mod:`.crawl._parking`: parked, or held in
-   Redis for a fleet, :mod:`.crawl._holding`) and comes back through the
-   engine, as a cache hit; another waits in place, then gets its verdict.
-   A request still waiting after ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` seconds
-   is dropped with :class:`.RobotsTxtUnreachable`.
-4. A spider request for an origin's robots.txt itself (a ``SitemapSpider``
-   on ``/robots.txt``) is answered with the fetch's response instead of a
-   second download (:mod:`.crawl._kept_responses`).
+1. Its origin (:mod:`.policy._origin`), and its ticket if it waited before
+   (:mod:`.crawl._tickets`).
+2. A **hit**: its verdict from the cache (:meth:`.Verdicts.decide`, RFC 9309
+   §2.2.2), allowed or forbidden.
+3. A **miss**, or back from a wait: one ``await`` of :meth:`.Waits.wait`,
+   which ends in allowed, forbidden, dropped (robots.txt unreachable for
+   ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``, RFC 9309 §2.3.1.4), or away: a copy
+   that waits out of the downloader, and comes back through the engine.
+4. One ``match`` on that outcome; an allowed request that comes with
+   something more (usage preferences, the fetch's response for the
+   spider's robots.txt request, its crawl-delay turn) gets it from
+   :meth:`.Allowance.grant`.
 
 Every outcome is counted in ``robotstxt/*`` stats and in the crawl report
-(:mod:`.crawl._report`). Usage preferences (``Content-Usage``,
-``Content-Signal``) go into each request's and response's meta, and drop
-those ``ROBOTSTXT_RFC_USAGE`` says the crawl may not use
-(:mod:`.crawl._usage_gate`).
+(:mod:`.crawl._report`).
 """
 
 from __future__ import annotations
@@ -35,62 +29,46 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
-from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
+from scrapy.exceptions import DontCloseSpider, NotConfigured
 from scrapy.utils.defer import maybe_deferred_to_future
 
 from .. import policy
-from .._logging import reaches_a_handler
 from .._runtime import Runtime
 from ..exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable
-from ..policy import Origin, Origins, State, Verdict, origin
-from ..robotstxt import (
-    NO_PREFERENCES,
-    ROBOTS_TXT_PATH,
-    USAGE_META_KEY,
-    canonical_match_string,
-)
-from ..stores import SharedStore, store_named
-from ._announce import Announcer
+from ..policy import Origin, State, Verdict, origin
+from ..robotstxt import NO_PREFERENCES, USAGE_META_KEY
+from ._assembly import assemble
 from ._config import Config
-from ._crawl_delay import CrawlDelays, Pacer
-from ._crawler_names import CrawlerNames
-from ._fetcher import DOWNLOAD_PRIORITY, Fetcher
-from ._holding import HoldEvents, MemoryHold, hold_class, let_go
+from ._fetcher import DOWNLOAD_PRIORITY
 from ._jobdir import put_aside, resume_waiting
-from ._kept_responses import KeptResponses, Share
 from ._misspelt_settings import warn_about_misspelt_settings
+from ._outcomes import Allowed, Away, Dropped, Forbidden, Outcome
 from ._page_gate import PageGate
-from ._parking import Parking
-from ._progress import Progress
-from ._report import Report
-from ._robots_loader import RobotsLoader
 from ._startup_warnings import (
     warn_about_builtin,
     warn_about_page_rules,
     warn_about_robotstxt_parser,
 )
-from ._usage_gate import UsageGate
-from ._waiting_room import (
-    DROP_KEY,
-    NO_WAIT_KEY,
-    Decided,
-    Dropped,
-    EngineGate,
-    Later,
-    WaitingRoom,
-)
+from ._tickets import LEGACY_KEYS, TICKET_KEY
 from .addon import OURS, refuse_as_addon
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import NoReturn, Self
+    from typing import Self
 
     from scrapy import Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Request, Response
 
     from ..pagerules import PageRules
+    from ..policy import Origins
     from ..robotstxt import AgentRules, Preferences
+    from ._allowance import Allowance
+    from ._crawler_names import CrawlerNames
+    from ._kept_responses import KeptResponses
+    from ._usage_gate import UsageGate
+    from ._verdicts import Verdicts
+    from ._waits import Waits
 
 __all__ = ["Origin", "RobotsTxtMiddleware", "origin", "page_rules", "usage_preferences"]
 
@@ -130,75 +108,17 @@ class RobotsTxtMiddleware:
         #: opens): no JOBDIR advice then.
         self._one_off = False
         warn_about_robotstxt_parser(crawler, config.mode)
-        # The parts, each built once and given what it needs.
-        self._names = names = CrawlerNames(config, runtime)
-        self._report = report = Report(config.max_origins, runtime.stats)
-        self._cache: policy.LruCache[Origin, policy.Entry] = policy.LruCache(
-            config.max_origins,
-            max_bytes=config.cache_bytes,
-            weigh=policy.charge,
-            final=policy.Entry.settled,
-        )
-        self._origins = origins = Origins()
-        # Built only: the store is opened when the spider opens, off the reactor.
-        store = store_named(
-            config.store,
-            config.jobdir,
-            crawler=crawler,
-            lease=config.lease,
-            ttl=config.store_ttl,
-            fetch_bound=config.fetch_bound,
-        )
-        self._shared = shared = SharedStore(store, runtime)
-        self._usage = UsageGate(runtime, config, report, origins)
-        self._pages = PageGate(runtime, config, report, origins)
-        self._kept = kept = KeptResponses(runtime, follows_redirects=config.redirect_enabled)
-
-        def downloader() -> Any:
-            return crawler.engine.downloader
-
-        pacer = Pacer(runtime, config, shared, downloader=downloader)
-        self._delays = delays = CrawlDelays(
-            runtime,
-            config,
-            pacer,
-            downloader=downloader,
-            report=report,
-            origins=origins,
-            token=names.token,
-        )
-        loader = RobotsLoader(
-            runtime,
-            crawler,
-            config,
-            self._cache,
-            report,
-            Fetcher(runtime, crawler, config),
-            shared,
-            delays=delays,
-            token=names.token,
-        )
-        events = HoldEvents()
-        #: Where requests from the scheduler wait: in memory, or in Redis.
-        self._hold = hold = hold_class(config, crawler.settings)(
-            runtime, crawler, config, shared, events
-        )
-        self._engine = EngineGate(runtime, lambda request: crawler.engine.crawl(request))
-        announcer = Announcer(runtime, config.unreachable_wait)
-        self._room = room = WaitingRoom(
-            runtime,
-            config,
-            cache=self._cache,
-            loader=loader,
-            hold=hold,
-            kept=kept,
-            announcer=announcer,
-            engine=self._engine,
-            names=names,
-            report=report,
-        )
-        events.connect(room.on_hold_event)
-        self._progress = Progress(runtime, room, announcer, config.logstats_interval)
+        # The parts, each built once and given what it needs; the request
+        # path's four at hand.
+        self._parts = parts = assemble(crawler, config, runtime)
+        self._origins: Origins = parts.origins
+        self._verdicts: Verdicts = parts.verdicts
+        self._waits: Waits = parts.waits
+        self._allowance: Allowance = parts.allowance
+        self._names: CrawlerNames = parts.names
+        self._usage: UsageGate = parts.usage
+        self._pages: PageGate = parts.pages
+        self._kept: KeptResponses = parts.kept
         #: What the crawl reads on each request and response (P-4, U-6
         #: revised): nothing unless it honours page-level rules or names
         #: usage categories; ``process_response`` exists only then.
@@ -206,9 +126,6 @@ class RobotsTxtMiddleware:
         self._reads_pages = config.page_rules or self._usage.reads_pages
         if self._usage_on or self._reads_pages:
             self.process_response = self._process_response
-        self._parking = Parking(
-            crawler.signals, runtime.stats, room, hold, marks=type(hold) is not MemoryHold
-        )
         connect = crawler.signals.connect
         connect(self._spider_idle, signal=signals.spider_idle)
         connect(self._spider_opened, signal=signals.spider_opened)
@@ -262,7 +179,8 @@ class RobotsTxtMiddleware:
     def busy(self) -> bool:
         """Whether a robots.txt fetch is under way or requests wait for one:
         the engine may look idle meanwhile (a store read in a thread)."""
-        return self._room.waiting() or self._room.fetching()
+        lives = self._parts.lives
+        return lives.waiting() or lives.fetching()
 
     @property
     def waiting_requests(self) -> int:
@@ -272,26 +190,22 @@ class RobotsTxtMiddleware:
         are the ones about to be saved in ``JOBDIR`` or abandoned
         (``robotstxt/waiting/saved``, ``robotstxt/waiting/abandoned``): the
         close-time monitor (:mod:`..monitors`) reads it then."""
-        return self._room.waiting_requests()
+        return self._parts.lives.waiting_requests()
 
     def entry(self, url: str) -> policy.Entry | None:
         """What the cache holds for the origin of ``url``, if anything."""
-        key = self._origins(url)
-        return None if key is None else self._cache.get(key)
+        return self._verdicts.entry(url)
 
     def state(self, url: str) -> State | None:
         """The :class:`~.policy.State` of ``url``'s origin now, ``None``
         while no fetch has decided it."""
-        entry = self.entry(url)
-        return None if entry is None else entry.state(self.clock(), self.config.allow_after)
+        return self._verdicts.state(url)
 
     def agent_rules(self, url: str) -> AgentRules | None:
         """The rules the cache keeps for the crawler's own name (or family)
         at ``url``'s origin; ``None`` when it keeps none (undecided, or no
         rules: allow all)."""
-        entry = self.entry(url)
-        rules = None if entry is None else entry.rules
-        return None if rules is None else rules.get(self._names.token)
+        return self._verdicts.agent_rules(url)
 
     def sitemaps(self, url: str) -> tuple[str, ...] | None:
         """The ``Sitemap`` URLs of ``url``'s origin (RFC 9309 §2.2.4,
@@ -300,24 +214,12 @@ class RobotsTxtMiddleware:
         none, or the origin has no robots.txt (a 4xx); ``None`` when the
         cache holds no copy the server sent (not fetched yet, evicted,
         unreachable with no good copy, refused by a local middleware)."""
-        entry = self.entry(url)
-        return entry.sitemaps if entry is not None and entry.good else None
+        return self._verdicts.sitemaps(url)
 
     def explain(self, url: str) -> Verdict | None:
         """The verdict the cache gives ``url`` now for the crawler's name,
         with what decides it; ``None`` while the origin is undecided."""
-        key = self._origins(url)
-        entry = None if key is None else self._cache.get(key)
-        if key is None or entry is None:
-            return None
-        source = entry.url or key.robots_url
-        state = entry.state(self.clock(), self.config.allow_after)
-        agent = None if entry.rules is None else entry.rules.get(self._names.token)
-        name = self._names.name
-        if state is State.UNREACHABLE or agent is None:
-            return Verdict.of_state(url, name, state, entry.outcome, source=source)
-        path = canonical_match_string(url, self.config.mode)
-        return Verdict.of_rules(url, name, agent, path, state=state, source=source)
+        return self._verdicts.explain(url)
 
     # -- the verdict -------------------------------------------------------
 
@@ -326,76 +228,35 @@ class RobotsTxtMiddleware:
         a copy of it to take it out of the downloader while it waits, or the
         fetch's response for the spider's own request for a robots.txt."""
         meta = request.meta
-        url = request.url
-        key = None if meta.get("dont_obey_robotstxt") else self._origins(url)
+        key = None if meta.get("dont_obey_robotstxt") else self._origins(request.url)
         if key is None:
-            if self._usage_on:  # the header's part only (U-6)
-                meta[USAGE_META_KEY] = NO_PREFERENCES
-            return None
-        arrival = self._parking.arrived(request)
-        # The spider's own request for this robots.txt (a SitemapSpider's)
-        # carries its share of the fetch's response if it waited for it.
-        share = self._kept.share_of(request) if ROBOTS_TXT_PATH in url else None
-        try:
-            reason = meta.pop(DROP_KEY, None)
-            if reason is not None:  # sent back by the waiting room to be dropped
-                self._drop(key, reason, request)
-            token = self._names.of(request)
-            decided = self._room.cached(key, request, token)
-            while decided is None:  # not decided here: the store, a drop, or a wait
-                admitted = await self._room.admit(key, request, token)
-                if type(admitted) is Dropped:
-                    self._drop(key, admitted.reason, request)
-                if type(admitted) is Decided:
-                    decided = admitted
-                    break
-                if share is not None:
-                    share = self._kept.wait_for(key, request, share)
-                # A request from the scheduler waits in place for a short grace
-                # (most robots.txt files answer within it: no park), then out
-                # of the downloader; another waits in place until decided.
-                # In a fleet holding requests in Redis, a request is held at
-                # once: any worker may decide its origin.
-                grace = None
-                if arrival.scheduled:
-                    at_once = meta.get(NO_WAIT_KEY) or self._hold.holding
-                    grace = 0.0 if at_once else self.config.park_after
-                since = arrival.since
-                if grace != 0.0:
-                    waiting = self._room.wait_in_place(key, grace, since)
-                    waited = await maybe_deferred_to_future(waiting)
-                    if type(waited) is str:
-                        self._drop(key, waited, request)
-                    if type(waited) is not Later:  # decided while it waited
-                        decided = self._room.cached(key, request, token)
-                        continue
-                    since = waited.since
-                # Out of the downloader, and back through the engine.
-                copy = await self._parking.park(key, request, share, since)
-                share = None  # the copy carries it
+            return self._ungoverned(request)
+        token = self._names.of(request)  # the name it is decided for
+        # A request that waited before carries its ticket (or the keys of 0.1).
+        returning = TICKET_KEY in meta or not LEGACY_KEYS.isdisjoint(meta)
+        outcome: Outcome | None = None
+        if not returning:
+            outcome = self._verdicts.decide(key, request, token)
+        if outcome is None:  # a miss, or back from a wait
+            outcome = await self._waits.wait(key, request, token, returning)
+        match outcome:
+            case Allowed(extras=False):
+                return None
+            case Allowed():
+                return await self._allowance.grant(key, request, outcome)
+            case Forbidden():
+                raise ForbiddenByRobotsTxt
+            case Dropped(reason=reason):
+                raise RobotsTxtUnreachable(reason)
+            case Away(copy=copy):
                 return copy
-            return await self._verdict(key, request, decided, share)
-        except IgnoreRequest:
-            self._kept.release(key, share)  # dropped: its share is let go
-            raise
 
-    async def _verdict(
-        self, key: Origin, request: Request, decided: Decided, share: Share | None
-    ) -> Response | None:
-        """The verdict of a decided origin: forbidden (RFC 9309 §2.2.2), or
-        allowed, with its usage preferences, the fetch's response if it is
-        the spider's robots.txt request, and its crawl-delay turn."""
-        entry, agent = decided.entry, decided.agent
-        self._decide(request, key, entry, agent)
-        if self._usage_on:  # only a crawl for named categories (U-6 revised)
-            self._usage.on_request(request, key, agent, entry.url)
-        if share is not None:  # the spider's request for this robots.txt
-            served = self._kept.serve(key, request, share)
-            if served is not None:
-                return served
-        if agent is not None and agent.crawl_delay and self.config.crawl_delay:
-            await self._delays.turn(key, request, agent)  # Crawl-delay, across the fleet
-        return None
+    def _ungoverned(self, request: Request) -> None:
+        """A request that robots.txt does not govern (``dont_obey_robotstxt``,
+        or a URL without an origin): in a crawl for named usage categories,
+        only the header's part of its preferences (U-6)."""
+        if self._usage_on:
+            request.meta[USAGE_META_KEY] = NO_PREFERENCES
 
     async def _process_response(
         self, request: Request, response: Response, spider: Spider | None = None
@@ -433,88 +294,50 @@ class RobotsTxtMiddleware:
         request = response.request
         agent = None
         if request is not None and not request.meta.get("dont_obey_robotstxt"):
-            key = self._origins(request.url)
-            entry = None if key is None else self._cache.get(key)
-            rules = None if entry is None else entry.rules
-            agent = None if rules is None else rules.get(self._names.of(request))
+            agent = self._verdicts.agent_rules(request.url, self._names.of(request))
         page = self.page_rules(response) if self._usage.reads_pages else None
         return self._usage.read(response, agent, page)
-
-    def _decide(
-        self, request: Request, key: Origin, entry: policy.Entry, agent: AgentRules | None
-    ) -> None:
-        """Raise :class:`.ForbiddenByRobotsTxt` if ``agent``'s rules disallow
-        ``request`` (RFC 9309 §2.2.2; PATH-5: the longest match decides)."""
-        if agent is None:
-            return
-        rule = agent.url_rule(request.url)
-        if rule is None or rule.allow:
-            return
-        self._runtime.stats.inc_value("robotstxt/forbidden")
-        self._report.row(key).forbidden += 1
-        if reaches_a_handler(logger, logging.DEBUG):
-            source = entry.url or key.robots_url
-            path = canonical_match_string(request.url, agent.mode)
-            logger.debug(
-                "Forbidden by robots.txt: %(request)s: %(verdict)s of %(robots)s",
-                {
-                    "request": request,
-                    "verdict": Verdict.of_rules(
-                        request.url, agent.token, agent, path, source=source
-                    ),
-                    "robots": source,
-                },
-                extra=self._runtime.log,
-            )
-        raise ForbiddenByRobotsTxt
-
-    def _drop(self, key: Origin, reason: str, request: Request) -> NoReturn:
-        let_go(request)
-        self._runtime.stats.inc_value("robotstxt/unreachable/dropped")
-        self._report.row(key).dropped += 1
-        raise RobotsTxtUnreachable(reason)
 
     # -- the spider's life -------------------------------------------------
 
     async def _spider_opened(self, spider: Spider) -> None:
-        # In a fleet, the request_scheduled handler marks every request from
-        # the scheduler: connected before the requests JOBDIR kept are sent
-        # back below.
-        self._shared.open()  # in the store's threads: the reactor goes on
-        self._parking.listen()
-        self._progress.start()
+        parts = self._parts
+        parts.shared.open()  # in the store's threads: the reactor goes on
+        parts.progress.start()
         self._runtime.spider = spider
         self._one_off = _one_off(self.crawler, spider)
         warn_about_builtin(self.crawler, spider)
         warn_about_page_rules(self.crawler, spider, self.config)
-        await self._hold.open(spider)
-        self._engine.give_back(resume_waiting(self.config.jobdir, spider))
+        if parts.holding is not None:
+            await parts.holding.open(spider)
+        parts.engine.give_back(resume_waiting(self.config.jobdir, spider))
 
     def _spider_idle(self, spider: Spider) -> None:
-        if self._room.busy():
+        if self._parts.lives.busy():
             raise DontCloseSpider
 
     async def _spider_closed(self, spider: Spider, reason: str) -> None:
         try:
             await self._close(spider, reason)
         finally:  # nothing holds the middleware once the crawl is over
-            self._parking.stop_listening()
-            self._progress.stop()
+            self._parts.progress.stop()
 
     async def _close(self, spider: Spider, reason: str) -> None:
+        parts = self._parts
         # A robots.txt fetch cut off by the close must not be stored as the
         # origin's record for the fleet; the hand-over below still uses the store.
-        self._shared.closing = True
-        parked = await self._room.close()
+        parts.shared.closing = True
+        parked = await parts.lives.close()
         try:
-            parked = await self._hold.close(reason, parked)  # held ones go to the fleet
+            if parts.holding is not None:  # held ones go to the fleet
+                parked = await parts.holding.close(reason, parked)
         except Exception:  # kept or counted below instead; the store still closes
             message = "Cannot hand the requests waiting for robots.txt over to the fleet"
             logger.error(message, exc_info=True, extra={"spider": spider})
         finally:
             # Off the reactor, and for stores.CLOSE_WAIT seconds at most: a
             # hung store says what it did not store, and the crawl ends.
-            await maybe_deferred_to_future(self._shared.close())
+            await maybe_deferred_to_future(parts.shared.close())
         self._kept.clear()
         if parked:
             put_aside(
@@ -525,7 +348,7 @@ class RobotsTxtMiddleware:
                 reason,
                 one_off=self._one_off,
             )
-        self._report.close(spider, self.config.report)
+        parts.report.close(spider, self.config.report)
 
 
 def _middleware(crawler: Crawler) -> RobotsTxtMiddleware:

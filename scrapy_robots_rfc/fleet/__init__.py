@@ -3,16 +3,17 @@ scrapy-redis"): requests held in Redis while their origin's robots.txt is
 unknown.
 
 Nothing in the package imports this one (``lint-imports`` checks it): the
-middleware loads :class:`FleetHold` by name, as its hold, for a crawl whose
-scheduler is scrapy-redis's (:func:`..crawl._holding.hold_class`).
+crawl's assembly loads :class:`Fleet` by name, for a crawl whose scheduler is
+scrapy-redis's (:func:`..crawl._holding.fleet_class`), and gives it to the
+parts that hold requests (:class:`..crawl.Holding`).
 """
 
 from __future__ import annotations
 
-from ._hold import FleetHold, queue_layout, scheduler_queue
+from ._fleet import Fleet, queue_layout, scheduler_queue
 
 __all__ = [
-    "FleetHold",
+    "Fleet",
     "queue_layout",
     "scheduler_queue",
 ]

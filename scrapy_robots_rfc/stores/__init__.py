@@ -20,7 +20,7 @@ builds it, and :class:`SharedStore` opens it off the reactor (or
 
 from __future__ import annotations
 
-from ._async import SharedStore
+from ._async import Claim, InForce, Lease, Ours, SharedStore, Unshared
 from ._base import METHODS, Record, Store, StoreBusy, StoreError
 from ._entries import entry_from_record, record_for
 from ._open import (
@@ -46,7 +46,11 @@ __all__ = [
     "REDIS_SCHEMES",
     "SETTING",
     "SQLITE",
+    "Claim",
+    "InForce",
     "Layout",
+    "Lease",
+    "Ours",
     "QueueTarget",
     "Record",
     "RedisFleet",
@@ -55,6 +59,7 @@ __all__ = [
     "Store",
     "StoreBusy",
     "StoreError",
+    "Unshared",
     "entry_from_record",
     "is_import_path",
     "jobdir_path",

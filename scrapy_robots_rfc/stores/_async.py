@@ -29,6 +29,7 @@ import itertools
 import logging
 import threading
 from collections import Counter
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
@@ -40,7 +41,7 @@ from ._circuit_breaker import StoreHealth
 from ._open import SETTING, open_now, store_close, unusable
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+    from collections.abc import Callable
 
     from twisted.internet.base import ReactorBase
     from twisted.python.failure import Failure
@@ -48,7 +49,6 @@ if TYPE_CHECKING:
 
     from .._runtime import Runtime
     from .._timers import Timer
-    from ..policy import Entry
 
 logger = logging.getLogger(__name__)
 
@@ -112,10 +112,13 @@ class SharedStore:
         self._describe = str(getattr(store, "source", SETTING))
         #: ``None`` without a store, once it cannot be used, and once closed.
         self.health: StoreHealth | None = None
+        #: Fires when the store is used again after an error (:meth:`back_up`).
+        self._back: Deferred[bool] | None = None
         if store is not None:
             self.health = StoreHealth(
                 store, runtime=runtime, describe=self._describe, in_thread=self._run
             )
+            self.health.on_up.append(self._came_back)
 
     @property
     def available(self) -> bool:
@@ -123,11 +126,27 @@ class SharedStore:
         it did not fail since it last answered."""
         return self.health is not None and self.health.up
 
-    def when_up(self, callback: Callable[[], None]) -> None:
-        """Call ``callback`` each time the store is used again after an
-        error (:attr:`.StoreHealth.on_up`); never without a store."""
-        if self.health is not None:
-            self.health.on_up.append(callback)
+    async def back_up(self) -> bool:
+        """Wait for the store to be used again after an error: ``True`` once
+        it is, ``False`` when it is closed first, or cannot be used for the
+        crawl (then at once). One Deferred per outage, whoever waits."""
+        if self.health is None:
+            return False
+        if self._back is None:
+            self._back = Deferred()
+        return await maybe_deferred_to_future(self._back)
+
+    def _came_back(self) -> None:
+        """:attr:`.StoreHealth.on_up`: the store is used again."""
+        back, self._back = self._back, None
+        if back is not None:
+            back.callback(True)
+
+    def _gone(self) -> None:
+        """The store will not come back (closed, or unusable for the crawl)."""
+        back, self._back = self._back, None
+        if back is not None:
+            back.callback(False)
 
     async def fleet_call(
         self, func: Callable[..., T], *args: Any, default: T, writes: str | None = None
@@ -224,6 +243,7 @@ class SharedStore:
             )
         health.close()
         self.health = None
+        self._gone()
 
     def _unwritten(self, writes: str | None) -> None:
         if writes is not None and self.closing:
@@ -288,83 +308,37 @@ class SharedStore:
         self._runtime.call_later(seconds, lambda: d.callback(None))
         await maybe_deferred_to_future(d)
 
-    async def fetch_once(
-        self,
-        name: str,
-        *,
-        lease: float,
-        use: Callable[[Record, str], Awaitable[Entry | None]],
-        fetch: Callable[[Record | None], Awaitable[tuple[Entry, Record | None]]],
-    ) -> Entry:
-        """The entry of origin ``name``: from the store when ``use`` finds
-        its record fresh (``use`` gets the stat to count, and returns
-        ``None`` for a record that is due), else from ``fetch`` (given the
-        last record read), which only the holder of the origin's lease runs;
-        what it found is stored.
+    async def claim(self, name: str, *, lease: float) -> Claim:
+        """What the store says of origin ``name``'s record, for a crawler
+        that needs it decided: :class:`InForce` when its record decides it
+        (the caller uses it), :class:`Ours` when this crawler holds the
+        lease on fetching it (the caller fetches, then keeps what it found
+        with :meth:`Lease.keep`), :class:`Unshared` when the store is away
+        (the caller fetches, and nothing is stored).
 
-        The others poll every :data:`POLL_INTERVAL` for the holder's record
-        with no time limit: the lease bounds a holder that died, and the
-        first poll after it lapsed takes it over, so one crawler fetches in
-        its place and the others go on waiting for its record."""
+        The others wait, polling every :data:`POLL_INTERVAL` for the
+        holder's record with no time limit: the lease bounds a holder that
+        died, and the first poll after it lapsed takes it over, so one
+        crawler fetches in its place and the others go on waiting for its
+        record."""
         record = await self.get(name)
-        stat = "robotstxt/store/hit"
-        locked = False
-        renewal: _Renewal | None = None
-        try:
-            while True:
-                if record is not None:
-                    entry = await use(record, stat)
-                    if entry is not None:
-                        return entry
-                if locked or not self.available:
-                    break
-                stat = "robotstxt/store/shared"
-                locked = await self.acquire(name, lease)
-                if not locked:
-                    await self._sleep(POLL_INTERVAL)
-                # Read again, lease or not: reading then leasing is not
-                # atomic, and the holder may have stored its copy.
+        waited = False
+        while True:
+            if record is not None and record.in_force(self._runtime.clock()):
+                return InForce(record, waited)
+            if not self.available:
+                return Unshared(record)
+            waited = True
+            if await self.acquire(name, lease):
+                # Read again: reading then leasing is not atomic, and the
+                # holder may have stored its copy meanwhile.
                 record = await self.get(name)
-            if locked:
-                renewal = _Renewal(
-                    renew=lambda: self.renew(name, lease),
-                    lost=lambda: self._lease_lost(name, lease),
-                    every=lease / 3,
-                    call_later=self._runtime.call_later,
-                )
-            entry, new = await fetch(record)
-            if new is not None and entry.unreachable_since is not None:
-                # Never replace a good copy another crawler stored meanwhile
-                # with a failure.
-                current = await self.get(name)
-                if current is not None and current.good and current != record:
-                    new = None
-            if new is not None and not self.closing and not await self.put(name, new):
-                self._runtime.stats.inc_value("robotstxt/store/fenced")
-                logger.debug(
-                    "Another crawler took over fetching the robots.txt of %(origin)s: its "
-                    "copy is kept in ROBOTSTXT_RFC_STORE, not this one",
-                    {"origin": name},
-                    extra=self._runtime.log,
-                )
-            return entry
-        finally:
-            if renewal is not None:
-                renewal.stop()
-            if locked:
-                await self.release(name)
-
-    def _lease_lost(self, name: str, lease: float) -> None:
-        """Our lease on ``name`` lapsed before the fetch ended (the crawler
-        stalled, or the store was away longer than the lease)."""
-        self._runtime.stats.inc_value("robotstxt/lock/lost")
-        logger.warning(
-            "The lease on fetching the robots.txt of %(origin)s lapsed before the fetch "
-            "ended (ROBOTSTXT_RFC_LEASE is %(lease)s s): another crawler may fetch it too, "
-            "and then its copy is the one kept",
-            {"origin": name, "lease": duration(lease)},
-            extra=self._runtime.log,
-        )
+                if record is not None and record.in_force(self._runtime.clock()):
+                    await self.release(name)
+                    return InForce(record, waited)
+                return Ours(record, Lease(self, self._runtime, name, lease, record))
+            await self._sleep(POLL_INTERVAL)
+            record = await self.get(name)
 
     def close(self) -> Deferred[bool]:
         """The crawl is over: stop probing, then close the store and stop
@@ -404,6 +378,7 @@ class SharedStore:
         if self.health is not None:
             self.health.close()
             self.health = None
+        self._gone()
         describe = self._describe
         store, self.store = self.store, None
         pool, self._pool = self._pool, None
@@ -475,43 +450,111 @@ class SharedStore:
         )
 
 
-class _Renewal:
-    """Renews a lease every ``every`` seconds while the fetch runs, until
-    :meth:`stop`; calls ``lost`` and stops when ``renew`` says the lease is
-    no longer ours."""
+class Lease:
+    """This crawler's lease on fetching one origin's robots.txt (RFC 9309
+    §2.4, CACHE-2: one fetch for every crawler that shares the store),
+    renewed every third of its length while the fetch runs, until
+    :meth:`keep` or :meth:`drop`. ``read``: the record the claim read, due."""
 
     def __init__(
-        self,
-        *,
-        renew: Callable[[], Awaitable[bool]],
-        lost: Callable[[], None],
-        every: float,
-        call_later: Callable[[float, Callable[[], None]], Timer],
+        self, shared: SharedStore, runtime: Runtime, name: str, lease: float, read: Record | None
     ) -> None:
-        self._renew = renew
-        self._lost = lost
-        self._every = every
-        self._call_later = call_later
+        self._shared = shared
+        self._runtime = runtime
+        self._name = name
+        self._lease = lease
+        self._read = read
+        self._every = lease / 3
         self._stopped = False
-        self._timer: Timer | None = self._call_later(every, self._tick)
+        self._timer: Timer | None = runtime.call_later(self._every, self._tick)
+
+    async def keep(self, record: Record | None) -> None:
+        """Store ``record``, what the fetch found (``None``: nothing to
+        store), then give the lease back. A failure never replaces a good
+        copy another crawler stored meanwhile; a lease taken over since
+        stores nothing (the store's fencing)."""
+        try:
+            shared, name = self._shared, self._name
+            if record is not None and record.unreachable_since is not None:
+                current = await shared.get(name)
+                if current is not None and current.good and current != self._read:
+                    record = None
+            if record is not None and not shared.closing and not await shared.put(name, record):
+                self._runtime.stats.inc_value("robotstxt/store/fenced")
+                logger.debug(
+                    "Another crawler took over fetching the robots.txt of %(origin)s: its "
+                    "copy is kept in ROBOTSTXT_RFC_STORE, not this one",
+                    {"origin": name},
+                    extra=self._runtime.log,
+                )
+        finally:
+            await self.drop()
+
+    async def drop(self) -> None:
+        """Give the lease back without storing anything."""
+        self._stop()
+        await self._shared.release(self._name)
 
     def _tick(self) -> None:
         self._timer = None
         if not self._stopped:
-            deferred_from_coro(self._renew_once())
+            deferred_from_coro(self._renew())
 
-    async def _renew_once(self) -> None:
-        renewed = await self._renew()
+    async def _renew(self) -> None:
+        renewed = await self._shared.renew(self._name, self._lease)
         if self._stopped:
             return
         if renewed:
-            self._timer = self._call_later(self._every, self._tick)
+            self._timer = self._runtime.call_later(self._every, self._tick)
         else:
-            self._stopped = True
+            self._stop()
             self._lost()
 
-    def stop(self) -> None:
+    def _lost(self) -> None:
+        """The lease lapsed before the fetch ended (the crawler stalled, or
+        the store was away longer than the lease)."""
+        self._runtime.stats.inc_value("robotstxt/lock/lost")
+        logger.warning(
+            "The lease on fetching the robots.txt of %(origin)s lapsed before the fetch "
+            "ended (ROBOTSTXT_RFC_LEASE is %(lease)s s): another crawler may fetch it too, "
+            "and then its copy is the one kept",
+            {"origin": self._name, "lease": duration(self._lease)},
+            extra=self._runtime.log,
+        )
+
+    def _stop(self) -> None:
         self._stopped = True
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+
+
+@dataclass(frozen=True, slots=True)
+class InForce:
+    """The stored record decides the origin: use it. ``waited``: another
+    crawler's fetch was waited for (``robotstxt/store/shared``), rather
+    than found there at once (``robotstxt/store/hit``)."""
+
+    record: Record
+    waited: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Ours:
+    """This crawler fetches the origin's robots.txt, holding ``lease``;
+    ``record``: the last one read, due (``None``: none)."""
+
+    record: Record | None
+    lease: Lease
+
+
+@dataclass(frozen=True, slots=True)
+class Unshared:
+    """The store is away: fetch, and store nothing. ``record``: the last
+    one read, due (``None``: none)."""
+
+    record: Record | None
+
+
+#: What :meth:`SharedStore.claim` answers.
+Claim = InForce | Ours | Unshared

@@ -58,6 +58,14 @@ class Record:
     failures: int = 0
     retry_at: float = 0.0
 
+    def in_force(self, now: float) -> bool:
+        """Whether the record decides its origin at ``now`` without a
+        fetch: fresh, or unreachable in its backoff (RFC 9309 §2.3.1.4). The
+        same as the cache entry's :meth:`.Entry.due`, negated: the limits
+        :func:`.entry_from_record` puts on the times never make an entry
+        due sooner."""
+        return now < (self.expires_at if self.unreachable_since is None else self.retry_at)
+
     def encode(self) -> bytes:
         """``robotstxt-rfc <version>\\n<json>\\n<body>``: a header line that
         names the format, the metadata, then the raw body bytes."""

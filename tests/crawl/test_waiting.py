@@ -1,13 +1,12 @@
-"""The waiting room on ``twisted.internet.task.Clock``: parking, releasing,
-retrying while robots.txt is unreachable, and dropping what waited longer
-than ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``, with no real time passing."""
+"""The undecided origins (:class:`.Lives`) on ``twisted.internet.task.Clock``:
+parking, releasing, retrying while robots.txt is unreachable, and dropping
+what waited longer than ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``, with no real
+time passing."""
 
 from __future__ import annotations
 
 import logging
-from collections import deque
 from dataclasses import replace
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -22,33 +21,30 @@ from scrapy_robots_rfc._runtime import Runtime
 from scrapy_robots_rfc.crawl._announce import Announcer, Outlook
 from scrapy_robots_rfc.crawl._config import Config
 from scrapy_robots_rfc.crawl._crawler_names import CrawlerNames
+from scrapy_robots_rfc.crawl._engine import EngineGate
 from scrapy_robots_rfc.crawl._holding import (
     Adopted,
     ExpiredLeft,
     FoundElsewhere,
     HoldEvents,
-    MemoryHold,
     Released,
 )
 from scrapy_robots_rfc.crawl._kept_responses import KeptResponses
-from scrapy_robots_rfc.crawl._parking import SCHEDULED_KEY, Parking
+from scrapy_robots_rfc.crawl._lives import Lives
+from scrapy_robots_rfc.crawl._outcomes import Away, Dropped
+from scrapy_robots_rfc.crawl._outcomes import Released as Decided
 from scrapy_robots_rfc.crawl._report import Report
 from scrapy_robots_rfc.crawl._robots_loader import Loaded, Unreachable
-from scrapy_robots_rfc.crawl._waiting_room import (
-    DROP_KEY,
-    NO_WAIT_KEY,
-    Dropped,
-    EngineGate,
-    Later,
-    WaitingRoom,
-)
-from scrapy_robots_rfc.policy import Answer, Entry, LruCache, State, entry_for
+from scrapy_robots_rfc.crawl._tickets import TICKET_KEY, Ticket, carried
+from scrapy_robots_rfc.policy import ROBOTS_TXT, Answer, Entry, LruCache, State, Target, entry_for
 from scrapy_robots_rfc.policy._origin import Origin
-from scrapy_robots_rfc.policy._origin_life import FetchEnded, FetchWanted
-from scrapy_robots_rfc.stores import SharedStore
 
 ORIGIN = Origin("https", "example.com", 443)
+TARGET = Target(ORIGIN, ROBOTS_TXT)
 WAIT = 600.0
+#: The meta of a request that waits for the fetch under way only (scrapy
+#: robots without --wait).
+NO_WAIT = {TICKET_KEY: Ticket(once=True).to_meta()}
 
 
 class Stats:
@@ -60,8 +56,8 @@ class Stats:
 
 
 class Loader:
-    """Stands for the room's robots.txt loader: records each fetch the room
-    starts, which ends when the test says how (:meth:`Room.fail_fetch`)."""
+    """Stands for the robots.txt loader: records each fetch the lives start,
+    which ends when the test says how (:meth:`Room.fail_fetch`)."""
 
     def __init__(self, room: Room) -> None:
         self._room = room
@@ -89,18 +85,22 @@ class Signals:
 
 
 class Room:
-    """A waiting room on a fake clock, wired as the middleware wires it,
-    recording what it starts and releases. Tests drive it through what
-    happens: requests that arrive, park or are held, and the events of a
-    fetch's end (:class:`.FetchEnded`) and of the timers."""
+    """The undecided origins on a fake clock, wired as the assembly wires
+    them, recording what they start and release. Tests drive them through
+    what happens: requests that arrive, park or are held, and the end of a
+    fetch (the loader's answer) and the alarms. ``grace``:
+    ``ROBOTSTXT_RFC_PARK_AFTER``; 0, a request from the scheduler leaves
+    the downloader at once, to be parked."""
 
-    def __init__(self, wait: float = WAIT, hold: Any = None) -> None:
+    def __init__(self, wait: float = WAIT, hold: Any = None, grace: float = 0.0) -> None:
         self.clock = Clock()
         self.started: list[tuple[Origin, float]] = []
         self.released: list[Request] = []
         self.stats = Stats()
         self.report = Report(10)
-        settings = Settings({"ROBOTSTXT_RFC_UNREACHABLE_WAIT": wait})
+        settings = Settings(
+            {"ROBOTSTXT_RFC_UNREACHABLE_WAIT": wait, "ROBOTSTXT_RFC_PARK_AFTER": grace}
+        )
         self.config = Config.from_settings(settings)
         self.cache: LruCache[Origin, Entry] = LruCache(10)
         self.runtime = runtime = Runtime(
@@ -113,72 +113,74 @@ class Room:
         self.signals = Signals()
         self.loader = Loader(self)
         self.events = HoldEvents()
-        self.hold = (
-            hold(self)
-            if hold is not None
-            else MemoryHold(
-                runtime,
-                SimpleNamespace(settings=settings),
-                self.config,
-                SharedStore(None, runtime),
-                self.events,
-            )
-        )
-        self.room = WaitingRoom(
+        self.hold = None if hold is None else hold(self)
+        self.lives = Lives(
             runtime,
             self.config,
+            signals=self.signals,  # type: ignore[arg-type]
             cache=self.cache,
-            loader=self.loader,  # type: ignore[arg-type]
-            hold=self.hold,
+            loaders={ROBOTS_TXT: self.loader},  # type: ignore[dict-item]
             kept=KeptResponses(runtime, follows_redirects=True),
             announcer=Announcer(runtime, self.config.unreachable_wait),
             engine=EngineGate(runtime, self.released.append),
             names=CrawlerNames(self.config, runtime),
             report=self.report,
+            holding=self.hold,
         )
-        self.events.connect(self.room.on_hold_event)
-        self.parking = Parking(
-            self.signals,  # type: ignore[arg-type]
-            self.stats,  # type: ignore[arg-type]
-            self.room,
-            self.hold,
-            marks=type(self.hold) is not MemoryHold,
-        )
+        self.events.connect(self.lives.on_fleet)
 
     def arrive(self, url: str, **meta: Any) -> Request:
-        """A request for ORIGIN arrives undecided: it needs the origin
-        decided (a fetch starts unless one is under way or the backoff
-        runs)."""
+        """A request for ORIGIN needs it decided (a fetch starts unless one
+        is under way or the backoff runs), and does not wait."""
         request = Request(url, meta=meta, dont_filter=True)
-        self.room.need(ORIGIN, request, "examplebot")
+        self.lives.need(TARGET, request, "examplebot")
         return request
+
+    def come(self, request: Request) -> Deferred[Any]:
+        """``request`` misses the cache and waits: how its wait settles."""
+        found = request.meta.pop(TICKET_KEY, None)
+        ticket = None if found is None else Ticket.from_meta(found)
+        return self.lives.come(TARGET, request, ticket, "examplebot")
 
     def park(self, url: str, **meta: Any) -> Request:
-        """A request that came through the scheduler, parked."""
-        request = self.arrive(url, **meta)
-        copy = self.send_back(request)
+        """A request from the scheduler, parked: it leaves the downloader at
+        once, and its copy is taken out of the scheduler."""
+        request = Request(url, meta=meta, dont_filter=True)
+        copy = self.leave(request)
+        assert copy is request  # dont_filter: no copy needed
         with pytest.raises(IgnoreRequest):
-            self.parking.scheduled(copy)
+            self.lives.scheduled(copy)
         return request
 
-    def send_back(self, request: Request) -> Request:
-        """``process_request`` gives the copy of ``request`` back to the
-        scheduler to be parked (or held)."""
-        done: list[Request] = []
-        Deferred.fromCoroutine(self.parking.park(ORIGIN, request, None)).addCallback(done.append)
-        [copy] = done
-        assert copy is request  # dont_filter: no copy needed
-        return copy
+    def leave(self, request: Request) -> Request:
+        """``request`` comes, and leaves the downloader: its copy."""
+        settled: list[Any] = []
+        self.come(request).addCallback(settled.append)
+        [left] = settled
+        assert isinstance(left, Away), left
+        return left.copy
+
+    def in_place(self, url: str) -> Deferred[Any]:
+        """A request that never passed the scheduler waits in place: it left
+        as a copy, which came back without the scheduler."""
+        copy = self.leave(Request(url, dont_filter=True))
+        ticket = Ticket.from_meta(copy.meta.pop(TICKET_KEY))
+        d = self.lives.returned(copy, ticket)
+        assert d is not None
+        return d
 
     def fetch(self) -> None:
-        """A fetch of the origin is under way (a request needed it)."""
-        self.room.feed(ORIGIN, FetchWanted(self.clock.seconds()))
-        waiting = self.room.get(ORIGIN)
-        assert waiting is not None
-        assert waiting.life.fetching
+        """A fetch of the origin is under way: a request needed it, or, in
+        its backoff, it is fetched again now."""
+        if not self.lives.fetching():
+            if TARGET in self.lives:
+                self.events.emit(FoundElsewhere(TARGET))  # fetched again now
+            else:
+                self.lives.need(TARGET, Request("https://example.com/"), "examplebot")
+        assert self.lives.fetching()
 
     def timers(self) -> list[float]:
-        """When the pending timers fire, soonest first."""
+        """When the pending alarms fire, soonest first."""
         return sorted(call.getTime() for call in self.clock.getDelayedCalls())
 
     def unreachable(self, retry_in: float) -> Entry:
@@ -212,7 +214,7 @@ class Room:
         self, retry_in: float, *, level: int = logging.WARNING, since: float | None = None
     ) -> None:
         """The fetch under way found robots.txt unreachable (HTTP 503): the
-        loader answers, and the room says so and waits for the retry. A good
+        loader answers, and the lives say so and wait for the retry. A good
         copy in the cache stays in force (HTTP-5); ``since``: the stored
         record says unreachable since then."""
         entry = self.unreachable(retry_in)
@@ -238,58 +240,56 @@ class Room:
         )
         self.cache.put(ORIGIN, entry)
         pending, self.loader.pending = self.loader.pending, None
-        if pending is None:  # no fetch of this room's: another worker's, say
-            self.room.feed(ORIGIN, FetchEnded(self.clock.seconds(), True))
-        else:
-            pending.callback(Loaded(entry, None, "", None))
+        assert pending is not None, "no fetch is under way"
+        pending.callback(Loaded(entry, None, "", None))
 
 
-def test_a_request_not_sent_back_passes_the_handler_untouched():
+def test_a_request_not_sent_back_passes_the_hook_untouched():
     room = Room()
     request = Request("https://example.com/a")
-    room.parking.scheduled(request)
-    assert SCHEDULED_KEY not in request.meta
+    room.lives.scheduled(request)
+    assert request.meta == {}
     assert room.stats.values == {}
 
 
-def test_the_handler_listens_only_while_copies_are_on_their_way_to_be_parked():
-    """Without a fleet no handler runs for each request: every request came
-    through the scheduler but a copy that came back without passing it
-    (engine.download_async downloads what process_request returns)."""
+def test_the_hook_listens_only_while_copies_are_on_their_way_to_be_parked():
+    """No hook runs for each request: it is connected while copies are in
+    transit, and disconnected outside the signal's dispatch, when the next
+    request comes and none is. A copy that comes back without passing the
+    scheduler (engine.download_async downloads what process_request
+    returns) waits in place."""
     room = Room()
-    room.parking.listen()  # the spider opened
     assert room.signals.connected == []
-    assert room.parking.arrived(Request("https://example.com/a")).scheduled
-    parked = room.arrive("https://example.com/b")
-    direct = room.arrive("https://example.com/c")
-    room.send_back(parked)
-    room.send_back(direct)
-    assert room.signals.connected == [room.parking.scheduled]
+    parked = room.leave(Request("https://example.com/b", dont_filter=True))
+    direct = room.leave(Request("https://example.com/c", dont_filter=True))
+    assert room.signals.connected == [room.lives.scheduled]
     with pytest.raises(IgnoreRequest):
-        room.parking.scheduled(parked)
-    assert room.parking.arrived(Request("https://example.com/d")).scheduled
-    assert room.signals.connected == [room.parking.scheduled], "the direct copy is on its way"
-    assert not room.parking.arrived(direct).scheduled
-    assert room.parking.arrived(Request("https://example.com/e")).scheduled
+        room.lives.scheduled(parked)
+    assert room.signals.connected == [room.lives.scheduled], "the direct copy is on its way"
+    ticket = Ticket.from_meta(direct.meta.pop(TICKET_KEY))
+    results: list[Any] = []
+    waiting = room.lives.returned(direct, ticket)
+    assert waiting is not None, "it waits in place"
+    waiting.addCallback(results.append)
     assert room.signals.connected == [], "disconnected outside the signal's dispatch"
     room.decide()
     assert room.released == [parked]
-    assert room.parking.arrived(parked).scheduled, "back from the engine"
-    room.parking.stop_listening()
+    assert results == [Decided()]
+    assert room.lives.returned(parked, carried(parked)) is None, "back from the engine"
     assert room.signals.connected == []
 
 
 def test_parked_requests_go_back_when_the_origin_is_decided():
     room = Room()
     first, second = room.park("https://example.com/a"), room.park("https://example.com/b")
-    assert room.room.busy()
+    assert room.lives.busy()
     assert room.stats.values == {"robotstxt/waiting": 2, "robotstxt/waiting/parked": 2}
     assert room.report.row(ORIGIN).waited == 2
     assert room.started == [(ORIGIN, 0)], "one fetch for both"
     room.decide()
     assert room.released == [first, second]
-    assert not room.room.busy()
-    assert ORIGIN not in room.room
+    assert not room.lives.busy()
+    assert TARGET not in room.lives
     assert room.clock.getDelayedCalls() == []
 
 
@@ -321,30 +321,30 @@ def test_unreachable_retries_on_the_backoff_and_drops_after_the_wait():
     assert room.released == []
     room.clock.advance(0.1)
     assert room.released == [request]
-    assert request.meta[DROP_KEY] == "HTTP 503"
+    assert carried(request).drop == "HTTP 503"
 
 
-def test_a_retry_due_while_the_one_request_moves_to_be_parked_is_fetched_when_it_arrives():
+def test_a_retry_due_while_the_one_request_moves_to_be_parked_is_fetched_when_it_falls_due():
     """The one request waits in place with a grace of 0.2 s; the fetch
     finds robots.txt unreachable at 0.1 with the next try in 0.1 s. At 0.2
-    the grace ends and the retry timer fires on the same turn, while the
-    request is on its way to be parked and nothing waits: its park starts
-    the retry that is due, instead of leaving it to be dropped."""
-    room = Room()
+    the grace ends and the retry alarm fires on the same turn, while the
+    request is on its way to be parked: the retry starts then, the request
+    counted as waiting all along (issue 42: before, it started when the
+    request was parked)."""
+    room = Room(grace=0.2)
     request = room.arrive("https://example.com/a")
     room.fetch()
     results: list[Any] = []
-    room.room.wait_in_place(ORIGIN, grace=0.2).addCallback(results.append)
+    room.come(request).addCallback(results.append)
     room.clock.advance(0.1)
     room.fail_fetch(retry_in=0.1)
     room.clock.advance(0.1)  # the grace ends first, then the retry fires
-    [later] = results
-    assert isinstance(later, Later)
-    assert room.started == [(ORIGIN, 0)], "nobody waited when the retry fired"
-    copy = room.send_back(request)
+    [left] = results
+    assert isinstance(left, Away)
+    assert room.started == [(ORIGIN, 0), (ORIGIN, 0.2)], "the retry started when it fell due"
     with pytest.raises(IgnoreRequest):
-        room.parking.scheduled(copy)
-    assert room.started == [(ORIGIN, 0), (ORIGIN, 0.2)], "the park started the retry"
+        room.lives.scheduled(left.copy)
+    assert room.started == [(ORIGIN, 0), (ORIGIN, 0.2)]
     room.decide()
     assert room.released == [request]
 
@@ -354,14 +354,14 @@ def test_a_request_waiting_in_place_gets_the_drop_reason():
     room.arrive("https://example.com/a")
     room.fetch()
     results: list[Any] = []
-    room.room.wait_in_place(ORIGIN).addCallback(results.append)
+    room.in_place("https://example.com/b").addCallback(results.append)
     room.fail_fetch(retry_in=WAIT * 2)
     room.clock.advance(WAIT - 0.1)
     assert results == []
     room.clock.advance(0.1)
-    assert results == ["HTTP 503"]
-    assert not room.room.busy()
-    assert ORIGIN not in room.room, "nobody waits: the next request fetches again"
+    assert results == [Dropped("HTTP 503")]
+    assert not room.lives.busy()
+    assert TARGET not in room.lives, "nobody waits: the next request fetches again"
 
 
 def test_later_requests_wait_their_own_time():
@@ -382,7 +382,7 @@ def test_closing_hands_back_parked_requests_and_stops_the_timers():
     room.fail_fetch(retry_in=30)
     assert room.clock.getDelayedCalls() != []
     closed: list[list[Request]] = []
-    Deferred.fromCoroutine(room.room.close()).addCallback(closed.append)
+    Deferred.fromCoroutine(room.lives.close()).addCallback(closed.append)
     assert closed == [[request]]
     assert room.clock.getDelayedCalls() == []
     room.clock.advance(WAIT * 2)
@@ -394,9 +394,43 @@ def test_a_decided_origin_answers_requests_waiting_in_place():
     room = Room()
     room.arrive("https://example.com/a")
     results: list[Any] = []
-    room.room.wait_in_place(ORIGIN).addCallback(results.append)
+    room.in_place("https://example.com/b").addCallback(results.append)
     room.decide()
-    assert results == [None]
+    assert results == [Decided()]
+
+
+def test_a_pause_does_not_count_toward_a_requests_wait():
+    """docs/decisions.md, "A pause and the wait": a request saved in JOBDIR
+    when the crawl paused comes back, after the pause, with its ticket's
+    wall-clock time; when the resumed crawl finds robots.txt unreachable, it
+    waits the whole ROBOTSTXT_RFC_UNREACHABLE_WAIT from then, as a request
+    that comes then does: the pause is not counted."""
+    room = Room()
+    request = room.park("https://example.com/a")
+    room.clock.advance(10)
+    room.fail_fetch(retry_in=WAIT * 2)
+    room.clock.advance(100)  # the crawl pauses at 110, 500 s before its drop
+    closed: list[list[Request]] = []
+    Deferred.fromCoroutine(room.lives.close()).addCallback(closed.append)
+    assert closed == [[request]]
+    assert carried(request).since == 0.0, "the wall clock's time it began to wait"
+    # The crawl resumes 3,000 s later (the wall clock moved on; a new
+    # process's monotonic clock starts anew: here the same fake clock).
+    room.clock.advance(3000)
+    resumed = Room()
+    resumed.clock.advance(room.clock.seconds())
+    back = Request(request.url, meta=dict(request.meta), dont_filter=True)
+    resumed.leave(back)
+    with pytest.raises(IgnoreRequest):
+        resumed.lives.scheduled(back)
+    assert resumed.stats.values == {"robotstxt/waiting/parked": 1}, "counted when it came"
+    resumed.clock.advance(5)
+    resumed.fail_fetch(retry_in=WAIT * 2)
+    assert resumed.timers() == [3115 + WAIT, 3115 + WAIT * 2]
+    resumed.clock.advance(WAIT - 0.1)
+    assert resumed.released == []
+    resumed.clock.advance(0.1)
+    assert resumed.released == [back], "the whole wait after the resume"
 
 
 # -- what the WARNING of an unreachable origin says ---------------------------------
@@ -441,7 +475,7 @@ def test_a_decided_origin_answers_requests_waiting_in_place():
             "before the next try in 412 s",
             id="nobody-waits-yet-dropped-before-the-next-try",
         ),
-        # NO_WAIT_KEY (scrapy robots without --wait): those are dropped now,
+        # NO_WAIT (scrapy robots without --wait): those are dropped now,
         # and no wait is announced for them.
         pytest.param(
             Outlook(retry_in=30, drop_in=None, wait=600, dropped=1),
@@ -544,7 +578,7 @@ def test_a_request_in_the_backoff_waits_at_most_the_wait_and_is_told(caplog):
     room = Room(wait=60)
     room.unreachable(400)
     with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
-        room.room.need(ORIGIN, Request("https://example.com/a"), "examplebot")
+        room.lives.need(TARGET, Request("https://example.com/a"), "examplebot")
     request = room.park("https://example.com/a")
     assert warnings(caplog) == [
         "https://example.com/robots.txt is unreachable (HTTP 503): requests to it are "
@@ -553,7 +587,7 @@ def test_a_request_in_the_backoff_waits_at_most_the_wait_and_is_told(caplog):
     assert room.timers() == [60, 400]
     room.clock.advance(60)
     assert room.released == [request]
-    assert request.meta[DROP_KEY] == "HTTP 503"
+    assert carried(request).drop == "HTTP 503"
     assert room.clock.getDelayedCalls() == []
 
 
@@ -562,7 +596,7 @@ def test_the_retry_timer_is_the_one_the_last_fetch_set():
     the backoff ended) replaces that timer with its own backoff."""
     room = Room()
     room.unreachable(30)
-    room.room.need(ORIGIN, Request("https://example.com/a"), "examplebot")
+    room.lives.need(TARGET, Request("https://example.com/a"), "examplebot")
     room.park("https://example.com/a")
     room.clock.advance(29.99)
     room.fetch()
@@ -574,12 +608,12 @@ def test_a_no_wait_request_waits_for_the_fetch_only():
     room = Room()
     patient = room.park("https://example.com/a")
     room.fetch()
-    impatient = room.park("https://example.com/b", **{NO_WAIT_KEY: True})
-    assert room.room.busy()
+    impatient = room.park("https://example.com/b", **NO_WAIT)
+    assert room.lives.busy()
     room.fail_fetch(retry_in=30)
     assert room.released == [impatient]
-    assert impatient.meta[DROP_KEY] == "HTTP 503"
-    assert DROP_KEY not in patient.meta
+    assert carried(impatient).drop == "HTTP 503"
+    assert carried(patient).drop is None
     assert room.stats.values == {"robotstxt/waiting": 2, "robotstxt/waiting/parked": 2}
     room.clock.advance(30)
     assert len(room.started) == 2, "the other request still waits for the retry"
@@ -589,10 +623,10 @@ def test_a_no_wait_request_alone_leaves_no_timer():
     room = Room()
     room.arrive("https://example.com/b")
     room.fetch()
-    impatient = room.park("https://example.com/b", **{NO_WAIT_KEY: True})
+    impatient = room.park("https://example.com/b", **NO_WAIT)
     room.fail_fetch(retry_in=30)
     assert room.released == [impatient]
-    assert ORIGIN not in room.room
+    assert TARGET not in room.lives
     assert room.clock.getDelayedCalls() == []
 
 
@@ -600,27 +634,27 @@ def test_a_no_wait_request_gets_a_decided_origin():
     room = Room()
     room.arrive("https://example.com/b")
     room.fetch()
-    impatient = room.park("https://example.com/b", **{NO_WAIT_KEY: True})
+    impatient = room.park("https://example.com/b", **NO_WAIT)
     room.decide()
     assert room.released == [impatient]
-    assert DROP_KEY not in impatient.meta
+    assert carried(impatient).drop is None
 
 
 def test_a_no_wait_request_is_not_parked_once_the_fetch_is_over():
-    """It reached the scheduler after the fetch ended, while others wait
-    for the retry: it goes on, to be decided (dropped) again, instead of
-    waiting for the retry."""
+    """It comes after the fetch ended, while others wait for the retry: it
+    is dropped at once, instead of waiting for the retry (RFC 9309
+    §2.3.1.4), and nothing waits for the fetch only."""
     room = Room()
     room.park("https://example.com/a")
     room.fetch()
     room.fail_fetch(retry_in=30)
-    late = Request("https://example.com/b", meta={NO_WAIT_KEY: True}, dont_filter=True)
-    room.send_back(late)
-    room.parking.scheduled(late)  # not ignored: into the scheduler
-    assert room.parking.arrived(late).scheduled, "and parked again if it must wait"
-    waiting = room.room.get(ORIGIN)
-    assert waiting is not None
-    assert waiting.life.no_wait == []
+    late = Request("https://example.com/b", meta=dict(NO_WAIT), dont_filter=True)
+    settled: list[Any] = []
+    room.come(late).addCallback(settled.append)
+    assert settled == [Dropped("HTTP 503")]
+    waiters = room.lives.waiters(TARGET)
+    assert waiters is not None
+    assert (len(waiters), waiters.once()) == (1, 0)
 
 
 @pytest.mark.parametrize(
@@ -628,9 +662,9 @@ def test_a_no_wait_request_is_not_parked_once_the_fetch_is_over():
     [
         (600, {}, False, False),
         (0, {}, False, True),
-        (600, {NO_WAIT_KEY: True}, False, True),
+        (600, NO_WAIT, False, True),
         (0, {}, True, False),
-        (600, {NO_WAIT_KEY: True}, True, False),
+        (600, NO_WAIT, True, False),
     ],
 )
 def test_who_has_no_time_to_wait_for_a_retry(wait, meta, fetching, expected):
@@ -642,76 +676,79 @@ def test_who_has_no_time_to_wait_for_a_retry(wait, meta, fetching, expected):
     if fetching:
         room.arrive("https://example.com/other")
         room.fetch()
-    request = Request("https://example.com/a", meta=meta)
-    admitted: list[Any] = []
-    Deferred.fromCoroutine(room.room.admit(ORIGIN, request, "examplebot")).addCallback(
-        admitted.append
-    )
-    [answer] = admitted
+    request = Request("https://example.com/a", meta=dict(meta))
+    settled: list[Any] = []
+    room.come(request).addCallback(settled.append)
+    answer = settled[0] if settled else None
     assert (type(answer) is Dropped) is expected
     if expected:
-        assert answer.reason == "HTTP 503"
+        assert answer == Dropped("HTTP 503")
 
 
 # -- requests held in Redis (a fleet) -------------------------------------------------
 
 
-class Held(MemoryHold):
-    """Where held requests go, recording what the room asks of it."""
+class Held:
+    """Stands for the fleet (:class:`.Holding`), recording what the lives
+    ask of it; ``slow``: its holds wait until the test lets them end."""
 
-    def __init__(self, room: Room) -> None:
-        runtime = Runtime(room.stats, clock=room.clock.seconds, monotonic=room.clock.seconds)  # type: ignore[arg-type]
-        crawler: Any = SimpleNamespace(settings=Settings())
-        super().__init__(runtime, crawler, room.config, SharedStore(None, runtime), room.events)
-        self.released: list[Origin] = []
-        self.expired: list[tuple[Origin, float]] = []
-        #: What the room said it holds (:meth:`watch`).
-        self.watched: dict[Origin, tuple[int, bool]] = {}
+    def __init__(self, room: Room, slow: bool = False) -> None:
+        self.slow = slow
+        self.released: list[Target] = []
+        self.expired: list[tuple[Target, float]] = []
+        #: What it holds for each target: the fleet keeps its own count.
+        self.held: dict[Target, int] = {}
+        self.pending: list[Deferred[bool]] = []
 
     @property
-    def watches(self) -> bool:
+    def holding(self) -> bool:
         return True
 
-    async def hold(self, key: Origin, request: Request) -> bool:
+    @property
+    def busy(self) -> bool:
+        return False
+
+    async def hold(self, target: Target, request: Request) -> bool:
+        if self.slow:
+            d: Deferred[bool] = Deferred()
+            self.pending.append(d)
+            if not await d:
+                return False
+        self.held[target] = self.held.get(target, 0) + 1
         return True
 
-    def watch(self, key: Origin, held: int, backoff: bool) -> None:
-        if held:
-            self.watched[key] = (held, backoff)
-        else:
-            self.watched.pop(key, None)
+    def release(self, target: Target) -> None:
+        self.held.pop(target, None)
+        self.released.append(target)
 
-    def release_soon(self, key: Origin) -> None:
-        self.released.append(key)
-
-    def release_expired(self, key: Origin, limit: float) -> None:
-        self.expired.append((key, limit))
+    def expire(self, target: Target, limit: float) -> None:
+        self.expired.append((target, limit))
 
 
-def held_room(wait: float = WAIT) -> tuple[Room, Held]:
-    room = Room(wait, hold=Held)
+def held_room(wait: float = WAIT, *, slow: bool = False) -> tuple[Room, Held]:
+    room = Room(wait, hold=lambda room: Held(room, slow))
     assert isinstance(room.hold, Held)
     return room, room.hold
 
 
 def hold(room: Room, url: str) -> Request:
-    """A request from the scheduler, held in Redis for ORIGIN."""
-    request = room.arrive(url)
-    copy = room.send_back(request)
+    """A request from the scheduler, held in Redis for ORIGIN when the
+    scheduler receives it."""
+    copy = room.leave(Request(url, dont_filter=True))
     with pytest.raises(IgnoreRequest):
-        room.parking.scheduled(copy)
-    return request
+        room.lives.scheduled(copy)
+    return copy
 
 
 def test_a_held_request_is_kept_out_of_the_scheduler_and_counted():
     room, held = held_room()
     request = hold(room, "https://example.com/a")
-    waiting = room.room.get(ORIGIN)
-    assert waiting is not None
-    assert (waiting.life.held, waiting.life.parked, waiting.life.held_since) == (1, deque(), 0.0)
-    assert SCHEDULED_KEY not in request.meta
-    assert room.room.busy()
-    assert held.watched == {ORIGIN: (1, False)}, "the hold knows what to watch"
+    waiters = room.lives.waiters(TARGET)
+    assert waiters is not None
+    assert (waiters.held, waiters.here(), waiters.held_since) == (1, 0, 0.0)
+    assert carried(request).since == 0.0, "its wait counts from then, in every worker"
+    assert room.lives.busy()
+    assert held.held == {TARGET: 1}, "the fleet knows what it holds"
     assert room.stats.values == {"robotstxt/waiting": 1, "robotstxt/waiting/held": 1}
     assert room.report.row(ORIGIN).waited == 1
 
@@ -721,24 +758,46 @@ def test_a_decided_origin_releases_its_held_requests():
     hold(room, "https://example.com/a")
     hold(room, "https://example.com/b")
     room.decide()
-    assert held.released == [ORIGIN]
+    assert held.released == [TARGET]
     assert room.released == [], "nothing in memory"
-    assert ORIGIN not in room.room
-    assert held.watched == {}
+    assert TARGET not in room.lives
+    assert held.held == {}
 
 
-def test_a_request_held_after_the_origin_was_decided_is_the_callers_to_release():
-    room, _ = held_room()
-    assert not room.room.hold_one(ORIGIN, 0.0)
-    assert room.stats.values == {}
+def test_a_request_held_after_the_origin_was_decided_is_released():
+    """Redis took the copy while the origin was decided: it is released at
+    once, and not counted."""
+    room, held = held_room(slow=True)
+    copy = room.leave(Request("https://example.com/a", dont_filter=True))
+    with pytest.raises(IgnoreRequest):
+        room.lives.scheduled(copy)
+    room.decide()
+    assert held.released == []
+    held.pending.pop().callback(True)
+    assert held.released == [TARGET]
+    assert room.stats.values == {"robotstxt/waiting": 1}
+
+
+def test_a_request_redis_refuses_waits_in_memory():
+    room, held = held_room(slow=True)
+    copy = room.leave(Request("https://example.com/a", dont_filter=True))
+    with pytest.raises(IgnoreRequest):
+        room.lives.scheduled(copy)
+    held.pending.pop().callback(False)
+    waiters = room.lives.waiters(TARGET)
+    assert waiters is not None
+    assert (waiters.held, waiters.here()) == (0, 1)
+    assert room.stats.values == {"robotstxt/waiting": 1, "robotstxt/waiting/parked": 1}
+    room.decide()
+    assert room.released == [copy]
 
 
 def test_requests_released_by_another_worker_close_the_origin():
     room, held = held_room()
     hold(room, "https://example.com/a")
     room.fail_fetch(retry_in=30)
-    room.events.emit(Released(ORIGIN, 1))
-    assert ORIGIN not in room.room
+    room.events.emit(Released(TARGET, 1))
+    assert TARGET not in room.lives
     assert room.clock.getDelayedCalls() == []
     room.clock.advance(WAIT * 2)
     assert room.started == [(ORIGIN, 0)], "no retry"
@@ -758,32 +817,34 @@ def test_held_requests_of_an_unreachable_origin_go_back_to_be_dropped():
     room.clock.advance(WAIT - 100 - 0.1)
     assert held.expired == []
     room.clock.advance(0.1)
-    assert held.expired == [(ORIGIN, 0.0)], "held since 0 or earlier"
+    assert held.expired == [(TARGET, 0.0)], "held since 0 or earlier"
     assert room.released == []
     # One request is left, held since 100: its turn comes at 700.
-    room.events.emit(ExpiredLeft(ORIGIN, 1, 100.0))
+    room.events.emit(ExpiredLeft(TARGET, 1, 100.0))
     assert room.timers() == [700, WAIT * 2]
     room.clock.advance(100)
-    assert held.expired == [(ORIGIN, 0.0), (ORIGIN, 100.0)]
+    assert held.expired == [(TARGET, 0.0), (TARGET, 100.0)]
     # A worker whose clock is late held it again: look again in 1 s.
-    room.events.emit(ExpiredLeft(ORIGIN, 1, 100.0))
+    room.events.emit(ExpiredLeft(TARGET, 1, 100.0))
     assert room.timers() == [701, WAIT * 2]
-    room.events.emit(ExpiredLeft(ORIGIN, 0, None))
-    assert ORIGIN not in room.room
+    room.events.emit(ExpiredLeft(TARGET, 0, None))
+    assert TARGET not in room.lives
     assert room.clock.getDelayedCalls() == []
 
 
 def test_an_origin_another_worker_fetched_is_fetched_again_at_once():
-    room, held = held_room()
+    room, _ = held_room()
     hold(room, "https://example.com/a")
     room.fetch()
     room.clock.advance(5)
     room.fail_fetch(retry_in=300)
-    assert held.watched == {ORIGIN: (1, True)}, "in its backoff: the sweep rechecks it"
-    room.events.emit(FoundElsewhere(ORIGIN))
+    entry = room.cache.get(ORIGIN)
+    assert entry is not None
+    assert entry.unreachable_since is not None, "in its backoff: the sweep rechecks it"
+    room.events.emit(FoundElsewhere(TARGET))
     assert room.started == [(ORIGIN, 0), (ORIGIN, 5)]
     assert room.timers() == [605], "only the drop timer is left"
-    room.events.emit(FoundElsewhere(ORIGIN))
+    room.events.emit(FoundElsewhere(TARGET))
     assert len(room.started) == 2, "a fetch is under way"
 
 
@@ -793,24 +854,24 @@ def test_an_adopted_origin_waits_from_its_oldest_held_request():
     to be dropped at 640, not 600 s after the adoption."""
     room, held = held_room()
     room.clock.advance(100)
-    room.events.emit(Adopted(ORIGIN, Request("https://example.com/a"), 40.0))
-    waiting = room.room.get(ORIGIN)
-    assert waiting is not None
-    assert (waiting.life.held, waiting.life.held_since) == (1, 40.0)
+    room.events.emit(Adopted(TARGET, Request("https://example.com/a"), 40.0))
+    waiters = room.lives.waiters(TARGET)
+    assert waiters is not None
+    assert (waiters.held, waiters.held_since) == (1, 40.0)
     assert room.started == [(ORIGIN, 100)], "the adopter decides it"
     room.fail_fetch(retry_in=WAIT * 2, since=40.0)
     assert room.timers() == [640, 1300]
     room.clock.advance(540)
-    assert held.expired == [(ORIGIN, 40.0)]
+    assert held.expired == [(TARGET, 40.0)]
     # The store failed: the same requests are tried again a second later.
-    room.events.emit(ExpiredLeft(ORIGIN, None, 40.0))
+    room.events.emit(ExpiredLeft(TARGET, None, 40.0))
     assert room.timers() == [641, 1300]
 
 
 def test_an_adopted_origin_already_decided_is_released_at_once():
     room, held = held_room()
     room.good_copy(fresh=True)
-    room.events.emit(Adopted(ORIGIN, Request("https://example.com/a"), 40.0))
-    assert held.released == [ORIGIN]
-    assert ORIGIN not in room.room
+    room.events.emit(Adopted(TARGET, Request("https://example.com/a"), 40.0))
+    assert held.released == [TARGET]
+    assert TARGET not in room.lives
     assert room.started == []

@@ -31,7 +31,6 @@ import pytest
 import pytest_twisted
 from twisted.internet import defer, task
 
-from scrapy_robots_rfc.crawl import SCHEDULED_KEY
 from scrapy_robots_rfc.stores._redis_lua import KEY_PREFIX
 
 from ..crawling import Stage, make_crawler
@@ -79,13 +78,12 @@ def pages(origin: Origin, count: int) -> list[str]:
 
 def seed(client: Any, requests: Iterable[tuple[str, int]]) -> None:
     """Put ``(url, priority)`` requests in the shared queue and their
-    fingerprints in the shared dupefilter, as a worker's engine would:
-    ``request_scheduled`` marks a request before scrapy-redis stores it."""
+    fingerprints in the shared dupefilter, as a worker's engine would."""
     spider = FleetSpider()
     queue = PriorityQueue(client, spider, QUEUE)
     seen = RFPDupeFilter(client, "fleet:dupefilter")
     for url, priority in requests:
-        request = Request(url, errback=spider.failed, priority=priority, meta={SCHEDULED_KEY: True})
+        request = Request(url, errback=spider.failed, priority=priority)
         assert not seen.request_seen(request)
         queue.push(request)
 

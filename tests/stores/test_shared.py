@@ -26,7 +26,7 @@ from scrapy_robots_rfc._logging import LOGGER_NAME
 from scrapy_robots_rfc._runtime import Runtime
 from scrapy_robots_rfc.crawl._robots_loader import FROM_THE_STORE
 from scrapy_robots_rfc.policy._origin import Origin
-from scrapy_robots_rfc.stores import entry_from_record
+from scrapy_robots_rfc.stores import InForce, Ours, Unshared, entry_from_record
 from scrapy_robots_rfc.stores._async import POLL_INTERVAL, SharedStore
 from scrapy_robots_rfc.stores._base import Record, StoreError
 
@@ -150,7 +150,7 @@ class Crawler:
         self.store = LeaseStore(backend, name)
         self.shared = SharedStore(
             self.store,  # type: ignore[arg-type]
-            Runtime(self.stats, call_later=self.clock.callLater),  # type: ignore[arg-type]
+            Runtime(self.stats, clock=lambda: WALL, call_later=self.clock.callLater),  # type: ignore[arg-type]
             in_thread=lambda func, *args: defer.maybeDeferred(func, *args),
         )
         self.fetches: list[float] = []
@@ -158,16 +158,25 @@ class Crawler:
         self.decided: list[tuple[str, float]] = []
 
     def decide(self) -> None:
-        d = deferred_from_coro(
-            self.shared.fetch_once(ORIGIN, lease=LEASE, use=self._use, fetch=self._fetch)
-        )
+        d = deferred_from_coro(self._decide())
         d.addCallback(lambda entry: self.decided.append((entry.outcome, self.clock.seconds())))
 
-    async def _use(self, found: Record, stat: str) -> policy.Entry | None:
-        self.stats.inc_value(stat)
-        return entry_from_record(found, None, now=WALL, ttl=86400)
+    async def _decide(self) -> policy.Entry:
+        """What the loader does with the store's claim: use a record in
+        force, or fetch and keep what was found."""
+        match await self.shared.claim(ORIGIN, lease=LEASE):
+            case InForce(record=found, waited=waited):
+                self.stats.inc_value("robotstxt/store/shared" if waited else "robotstxt/store/hit")
+                return entry_from_record(found, None, now=WALL, ttl=86400)
+            case Ours(lease=lease):
+                entry, new = await self._fetch()
+                await lease.keep(new)
+                return entry
+            case Unshared():
+                entry, _ = await self._fetch()
+                return entry
 
-    async def _fetch(self, old: Record | None) -> tuple[policy.Entry, Record | None]:
+    async def _fetch(self) -> tuple[policy.Entry, Record]:
         self.fetches.append(self.clock.seconds())
         done: defer.Deferred[None] = defer.Deferred()
         self.clock.callLater(self.fetch_time, done.callback, None)

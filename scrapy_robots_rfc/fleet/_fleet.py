@@ -14,23 +14,23 @@ for an origin watch it; a worker that dies stops watching, and after one
 decides it and releases its requests. A worker that stops on purpose hands
 its origins over at once.
 
-A held request keeps when it first waited (``SINCE_KEY``, wall clock), so
+A held request keeps when it first waited (its ticket's ``since``, wall clock), so
 the requests of an origin that stays unreachable are dropped after
 ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` (RFC 9309 §2.3.1.4) once, by whichever
-worker pops them (:meth:`FleetHold.expired`).
+worker pops them (:meth:`Fleet.admit`).
 
 Held only when the store is Redis and the scheduler is scrapy-redis's, on the
 same server and database, and ``ROBOTSTXT_RFC_HOLD`` is ``"auto"``;
-otherwise requests wait in memory (:class:`.crawl._holding.MemoryHold`, which
-:class:`FleetHold` extends) as they always did. Nothing outside this package
-imports it: the middleware loads :class:`FleetHold` by name, as its hold
-(:func:`.crawl._holding.hold_class`), for a crawl on scrapy-redis.
+otherwise requests wait in memory as they always did. Nothing outside this
+package imports it: the crawl's assembly loads :class:`Fleet` by name
+(:func:`.crawl._holding.fleet_class`), for a crawl on scrapy-redis, and
+gives it to the parts that hold requests (:class:`.crawl.Holding`).
 
-The hold never calls the waiting room: the room tells it which origins it
-holds requests for (:meth:`FleetHold.watch`), and what the sweep finds (an
-origin released by another worker, adopted, found in the store) and the
-store's return are reported as events (:data:`.crawl.HoldEvent`) through
-the relay the middleware gave it.
+The fleet never calls the parts that hold it: it keeps its own count of the
+requests it holds per target (what the sweep watches), and what the sweep
+finds (a target released by another worker, adopted, found in the store)
+and the store's return are reported as events (:data:`.crawl.HoldEvent`)
+through the relay the assembly gave it.
 
 scrapy-redis is used through what it offers: the queue object its scheduler
 loaded (:func:`scheduler_queue`) gives the key, the serializer and the
@@ -48,6 +48,7 @@ import functools
 import importlib
 import logging
 import secrets
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request
@@ -58,32 +59,34 @@ from scrapy.utils.request import request_from_dict
 from twisted.internet.defer import Deferred
 
 from ..crawl import (
-    HOLD_KEY,
-    NO_WAIT_KEY,
-    SCHEDULED_KEY,
-    SINCE_KEY,
+    DROP_TOLERANCE,
     Adopted,
+    Dropped,
     ExpiredLeft,
     FoundElsewhere,
     HoldingAgain,
-    MemoryHold,
+    Outlook,
     Released,
+    Ticket,
+    carried,
+    carry,
     on_scrapy_redis,
 )
-from ..policy import origin
+from ..policy import ROBOTS_TXT, Target, origin, target_named
 from ..stores import QUEUE_LAYOUTS, Layout, QueueTarget, RedisStore
 
 if TYPE_CHECKING:
-    from collections.abc import Coroutine
+    from collections.abc import Container, Coroutine
 
     from scrapy import Spider
     from scrapy.crawler import Crawler
 
     from .._runtime import Runtime
     from .._timers import Timer
-    from ..crawl import Config, HoldEvents
-    from ..policy import Entry, Origin
-    from ..stores import RedisFleet, SharedStore
+    from ..crawl import Announcer, Config, HoldEvents, RobotsLoader
+    from ..policy import Entry, LruCache, Origin
+    from ..robotstxt import Token
+    from ..stores import Record, RedisFleet, SharedStore
 
 logger = logging.getLogger(__name__)
 
@@ -167,16 +170,17 @@ def _close(client: Any) -> None:
         logger.debug("Error closing a Redis client of scrapy-redis", exc_info=True)
 
 
-class FleetHold(MemoryHold):
-    """The held requests of this worker's crawl: holding, releasing,
-    watching, adopting and handing over. Where it cannot hold (the module's
-    docstring), it acts as :class:`.crawl._holding.MemoryHold`.
+class Fleet:
+    """The held requests of this worker's crawl (:class:`.crawl.Holding`):
+    admitting, holding, releasing, watching, adopting and handing over.
 
-    Each origin this worker adopts is reported (:class:`.crawl.Adopted`),
+    Each target this worker adopts is reported (:class:`.crawl.Adopted`),
     with a request that stands for it (the oldest held) and when that
-    request began to wait (seconds since the epoch): the waiting room
-    decides the origin, and asks to release the held requests then
-    (:meth:`release_soon`).
+    request began to wait (seconds since the epoch): the crawl decides the
+    target, and asks to release the held requests then (:meth:`release`).
+    ``loader``, ``cache`` and ``announcer`` are the crawl's: what the store
+    knows of a target is read into the cache, and said, as a fetch's
+    would be.
     """
 
     def __init__(
@@ -186,11 +190,22 @@ class FleetHold(MemoryHold):
         config: Config,
         shared: SharedStore,
         events: HoldEvents,
+        *,
+        loader: RobotsLoader,
+        cache: LruCache[Origin, Entry],
+        announcer: Announcer,
     ) -> None:
-        super().__init__(runtime, crawler, config, shared, events)
-        #: The origins this worker holds requests for, as the waiting room
-        #: said (:meth:`watch`): how many, and whether in their backoff.
-        self._watched: dict[Origin, tuple[int, bool]] = {}
+        self._runtime = runtime
+        self._crawler = crawler
+        self._config = config
+        self._shared = shared
+        self._events = events
+        self._loader = loader
+        self._cache = cache
+        self._announcer = announcer
+        #: The targets this worker holds requests for, and how many: what
+        #: the sweep watches, and hands over at the close.
+        self._held: dict[Target, int] = {}
         self._fleet: RedisFleet | None = None
         self._target: QueueTarget | None = None
         self._serializer: Any = None
@@ -206,20 +221,6 @@ class FleetHold(MemoryHold):
         self._open_later = False
         #: Fires when the work of the store's return (:meth:`_resume`) ends.
         self._resuming: Deferred[None] | None = None
-        shared.when_up(self._store_up)
-
-    @property
-    def watches(self) -> bool:
-        """A fleet's hold wants to know the origins it holds requests for."""
-        return True
-
-    def watch(self, key: Origin, held: int, backoff: bool) -> None:
-        """The waiting room holds ``held`` requests for ``key`` (0: none any
-        more), in its backoff or not: what the sweep watches and rechecks."""
-        if held:
-            self._watched[key] = (held, backoff)
-        else:
-            self._watched.pop(key, None)
 
     @property
     def holding(self) -> bool:
@@ -246,9 +247,7 @@ class FleetHold(MemoryHold):
         """Find out whether requests can be held (the module's docstring);
         if so, sweep at once: a worker that stopped, or died, may have left
         requests for this one."""
-        await super().open(spider)
-        if self._config.hold == "memory":
-            return
+        self._soon(self._follow_the_store())
         await self._find_out(spider, late=False)
 
     async def _find_out(self, spider: Spider, *, late: bool) -> None:
@@ -330,8 +329,14 @@ class FleetHold(MemoryHold):
 
     # -- the store answers again ---------------------------------------------------
 
+    async def _follow_the_store(self) -> None:
+        """Each time the store answers again after an error
+        (:meth:`.SharedStore.back_up`), until it closes: :meth:`_store_up`."""
+        while await self._shared.back_up():
+            self._store_up()
+
     def _store_up(self) -> None:
-        """:meth:`.SharedStore.when_up`: hold in Redis again, and move there
+        """The store answers again: hold in Redis again, and move there
         the requests parked in memory meanwhile (:meth:`_resume`)."""
         if self._closing or (self._resuming is not None and not self._resuming.called):
             return
@@ -361,7 +366,7 @@ class FleetHold(MemoryHold):
             self._resumed(self._target.key)
         if self._fleet is not None and self.holding and self._target is not None:
             # The requests parked in memory meanwhile go to Redis: the
-            # waiting room moves them (each through :meth:`hold`).
+            # crawl moves them (each through :meth:`hold`).
             self._events.emit(HoldingAgain(self._target.key))
 
     def _resumed(self, key: str) -> None:
@@ -375,40 +380,38 @@ class FleetHold(MemoryHold):
 
     # -- holding and releasing ---------------------------------------------------
 
-    async def hold(self, key: Origin, request: Request) -> bool:
-        """Hold ``request`` for ``key`` in Redis; it returns once Redis has
-        it. ``False`` when it is not held, and must wait in memory: not
-        :attr:`holding`, a request that waits for one fetch only
-        (:data:`.crawl._waiting_room.NO_WAIT_KEY`), one that cannot be serialised
-        (logged once per callback), or a store error."""
-        fleet, meta = self._fleet, request.meta
-        if fleet is None or not self.holding or meta.get(NO_WAIT_KEY):
+    async def hold(self, target: Target, request: Request) -> bool:
+        """Hold ``request`` for ``target`` in Redis; it returns once Redis
+        has it. ``False`` when it is not held, and must wait in memory: not
+        :attr:`holding`, a request that waits for one fetch only (its
+        ticket's ``once``), one that cannot be serialised (logged once per
+        callback), or a store error. Its ticket says when it first waited."""
+        fleet = self._fleet
+        ticket = carried(request)
+        if fleet is None or not self.holding or ticket.once:
             return False
-        meta[SCHEDULED_KEY] = True  # popped from the queue, it comes through the scheduler
-        meta[HOLD_KEY] = secrets.token_hex(8)
-        since = meta.setdefault(SINCE_KEY, self._runtime.clock())
+        since = self._runtime.clock() if ticket.since is None else ticket.since
+        carry(request, replace(ticket, since=since, held=secrets.token_hex(8)))
         try:
             blob = self._serializer.dumps(request.to_dict(spider=self._runtime.spider))
         except Exception as exc:  # a user's serializer or meta may raise anything
-            self._unholdable(request, exc)
+            self._unholdable(request, ticket, exc)
             return False
         held = await self._shared.fleet_call(
             functools.partial(fleet.hold, priority=request.priority, since=since),
-            str(key),
+            target.name,
             blob,
             default=None,
-            writes=f"a request that waits for {key} (kept by this worker)",
+            writes=f"a request that waits for {target.origin} (kept by this worker)",
         )
         if held is None:
-            meta.pop(SCHEDULED_KEY, None)
-            meta.pop(HOLD_KEY, None)
+            carry(request, ticket)
             return False
+        self._held[target] = self._held.get(target, 0) + 1
         return True
 
-    def _unholdable(self, request: Request, error: Exception) -> None:
-        meta = request.meta
-        meta.pop(SCHEDULED_KEY, None)
-        meta.pop(HOLD_KEY, None)
+    def _unholdable(self, request: Request, ticket: Ticket, error: Exception) -> None:
+        carry(request, ticket)
         callback = repr(request.callback)
         if callback in self._unheld:
             return
@@ -422,36 +425,36 @@ class FleetHold(MemoryHold):
             extra=self._runtime.log,
         )
 
-    def release_soon(self, key: Origin) -> None:
-        """``key`` is decided: move every request it holds back into the
+    def release(self, target: Target) -> None:
+        """``target`` is decided: move every request it holds back into the
         queue, in the store's threads."""
+        self._held.pop(target, None)
         if self._fleet is not None:
-            self._soon(self._release(key, None))
+            self._soon(self._release(target, None))
 
-    def release_expired(self, key: Origin, limit: float) -> None:
-        """Move back into the queue the requests of unreachable ``key``
-        held since ``limit`` (on the monotonic clock) or earlier, for the
+    def expire(self, target: Target, limit: float) -> None:
+        """Move back into the queue the requests of unreachable ``target``
+        held since ``limit`` (seconds since the epoch) or earlier, for the
         worker that pops them to drop (RFC 9309 §2.3.1.4); then report what
         is left (:class:`.crawl.ExpiredLeft`)."""
         if self._fleet is not None:
-            runtime = self._runtime
-            self._soon(self._expire(key, runtime.clock() - (runtime.monotonic() - limit)))
+            self._soon(self._expire(target, limit))
 
     def _soon(self, work: Coroutine[Any, Any, Any]) -> None:
         self._runtime.start_soon(work)
 
-    async def _release(self, key: Origin, before: float | None) -> int | None:
-        """Release ``key``'s held requests (all, or held since ``before``);
+    async def _release(self, target: Target, before: float | None) -> int | None:
+        """Release ``target``'s held requests (all, or held since ``before``);
         how many it still holds, ``None`` on a store error."""
-        fleet, target = self._fleet, self._target
-        if fleet is None or target is None:
+        fleet, queue = self._fleet, self._target
+        if fleet is None or queue is None:
             return None
         try:
             found = await self._shared.fleet_call(
-                functools.partial(fleet.release, before=before), str(key), target, default=None
+                functools.partial(fleet.release, before=before), target.name, queue, default=None
             )
         except Exception:
-            self._bug("releasing the requests held for", key)
+            self._bug("releasing the requests held for", target.origin)
             return None
         if found is None:
             return None
@@ -460,27 +463,82 @@ class FleetHold(MemoryHold):
             self._runtime.stats.inc_value("robotstxt/waiting/released", moved)
         return left
 
-    async def _expire(self, key: Origin, before: float) -> None:
+    async def _expire(self, target: Target, before: float) -> None:
         fleet = self._fleet
-        left = await self._release(key, before)
+        left = await self._release(target, before)
+        if left is not None:
+            if left:
+                self._held[target] = left
+            else:
+                self._held.pop(target, None)
         oldest = None
         if left and fleet is not None:
-            oldest = await self._shared.fleet_call(fleet.peek, str(key), default=None)
+            oldest = await self._shared.fleet_call(fleet.peek, target.name, default=None)
         # On a store error (left None, or no oldest), look again later.
         since = None if left == 0 else before if oldest is None else oldest[1]
-        oldest_here = None if since is None else self.to_monotonic(since)
-        self._events.emit(ExpiredLeft(key, left, oldest_here))
+        self._events.emit(ExpiredLeft(target, left, since))
 
-    async def expired(self, key: Origin, request: Request, entry: Entry) -> bool:
-        """:meth:`.MemoryHold.expired`; the stored record has the last word
-        while requests are held: another worker may have reached robots.txt
-        since ``entry``."""
-        if not self._waited(request, entry):
+    # -- admitting -------------------------------------------------------------------
+
+    async def admit(
+        self,
+        target: Target,
+        request: Request,
+        ticket: Ticket | None,
+        token: Token,
+        keep: Container[Origin],
+    ) -> Dropped | None:
+        """A request missed the cache for ``target``: another worker may
+        have decided it since, so the store is read (once for the requests
+        that miss it at once) for a target nobody here waits for (``keep``),
+        and what it knows is cached, and said as a fetch's would be; a
+        request that was held for as long as it may wait is dropped (RFC
+        9309 §2.3.1.4)."""
+        key = target.origin
+        entry = self._cache.get(key)
+        if entry is None and self.holding and key not in keep:
+            loaded = await self._loader.peek(key, request, token, keep=keep)
+            if loaded is not None:
+                said = loaded.unreachable
+                if said is not None:
+                    retry_in = said.retry_at - self._runtime.clock()
+                    wait = self._config.unreachable_wait
+                    self._announcer.unreachable(
+                        key,
+                        said.outcome,
+                        Outlook(retry_in, None, wait),
+                        good=said.good,
+                        level=said.level,
+                    )
+                entry = loaded.entry
+        if entry is not None and ticket is not None and await self._expired(target, ticket, entry):
+            return Dropped(entry.outcome)
+        return None
+
+    async def _expired(self, target: Target, ticket: Ticket, entry: Entry) -> bool:
+        """Whether a request that was held (``ticket``), for ``target``
+        whose robots.txt is unreachable with no good copy (``entry``), has
+        waited ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``: from when it first
+        waited, or when the origin turned unreachable, whichever is later
+        (RFC 9309 §2.3.1.4), with :data:`.DROP_TOLERANCE` for the clocks of
+        workers. The stored record has the last word while requests are
+        held: another worker may have reached robots.txt since ``entry``."""
+        if not self._waited(ticket, entry):
             return False
         if not self.holding:
             return True
-        record = await self._shared.get(str(key))
-        return record is None or self._waited(request, record)
+        record = await self._shared.get(target.name)
+        return record is None or self._waited(ticket, record)
+
+    def _waited(self, ticket: Ticket, state: Entry | Record) -> bool:
+        since = ticket.since if ticket.held is not None else None
+        unreachable_since = state.unreachable_since
+        if since is None or state.good or unreachable_since is None:
+            return False
+        now, config = self._runtime.clock(), self._config
+        if now - unreachable_since >= config.allow_after:
+            return False  # allowed now (RFC 9309 §2.3.1.4)
+        return now - max(since, unreachable_since) >= config.unreachable_wait - DROP_TOLERANCE
 
     # -- the sweep -----------------------------------------------------------------
 
@@ -506,27 +564,31 @@ class FleetHold(MemoryHold):
                 self._sweep_timer = self._runtime.call_later(self.interval, self._sweep)
 
     async def _watch(self, fleet: RedisFleet) -> None:
-        watched = {str(key): held for key, (held, _) in self._watched.items()}
+        watched = {target.name: (target, held) for target, held in self._held.items()}
         if not watched:
             return
         none: list[str] = []
         gone = await self._shared.fleet_call(fleet.watch, list(watched), default=none)
         for name in gone:
-            key = origin(name + "/")
-            if key is not None:
+            found = watched.get(name)
+            if found is not None:
                 # Released by another worker: what we counted is gone.
-                self._events.emit(Released(key, watched[name]))
+                target, held = found
+                self._held.pop(target, None)
+                self._events.emit(Released(target, held))
 
     async def _recheck(self) -> None:
-        """An origin this worker waits for in its backoff may have been
-        fetched by another worker since: then fetch now (the fetch reads the
-        stored record), not at the end of the backoff (RFC 9309 §2.3.1.4)."""
-        for key, (_, backoff) in list(self._watched.items()):
-            if not backoff:
+        """A target this worker waits for in its backoff (its origin's cache
+        entry says unreachable) may have been fetched by another worker
+        since: then fetch now (the fetch reads the stored record), not at
+        the end of the backoff (RFC 9309 §2.3.1.4)."""
+        for target in list(self._held):
+            entry = self._cache.get(target.origin)
+            if entry is None or entry.unreachable_since is None:
                 continue
-            record = await self._shared.get(str(key))
+            record = await self._shared.get(target.name)
             if record is not None and record.good and record.unreachable_since is None:
-                self._events.emit(FoundElsewhere(key))
+                self._events.emit(FoundElsewhere(target))
 
     async def _adopt_orphans(self, fleet: RedisFleet) -> None:
         none: list[str] = []
@@ -535,18 +597,19 @@ class FleetHold(MemoryHold):
                 # Adopted just as the spider closes: handed back at once.
                 await self._shared.fleet_call(fleet.hand_over, [name], default=0)
                 continue
-            key = origin(name + "/")
+            target = target_named(name)
             oldest = await self._shared.fleet_call(fleet.peek, name, default=None)
-            if key is None or oldest is None:
+            if target is None or oldest is None:
                 continue  # released meanwhile
             blob, since = oldest
+            self._held[target] = max(1, self._held.get(target, 0))
             self._runtime.stats.inc_value("robotstxt/fleet/adopted")
             logger.info(
                 "Adopted the requests held for %(origin)s, which another worker left",
                 {"origin": name},
                 extra=self._runtime.log,
             )
-            self._events.emit(Adopted(key, self._trigger(name, blob), since))
+            self._events.emit(Adopted(target, self._trigger(name, blob), since))
 
     def _trigger(self, name: str, blob: bytes) -> Request:
         """The held request ``blob``, to fetch robots.txt for (its proxy,
@@ -585,20 +648,20 @@ class FleetHold(MemoryHold):
             # Requests on their way from memory to Redis: held, or parked again.
             await maybe_deferred_to_future(self._resuming)
         fleet = self._fleet
-        origins = set(self._watched)
-        self._watched.clear()
         if fleet is None:
+            self._held.clear()
             return parked
         kept: list[Request] = []
         for request in parked:
-            key = origin(request.url)
-            if key is not None and await self.hold(key, request):
-                origins.add(key)
+            found = origin(request.url)
+            target = None if found is None else Target(found, ROBOTS_TXT)
+            if target is not None and await self.hold(target, request):
                 self._runtime.stats.inc_value("robotstxt/waiting/held")
             else:
                 kept.append(request)
         self._fleet = None
-        names = sorted(str(key) for key in origins)
+        names = sorted(target.name for target in self._held)
+        self._held.clear()
         count = await self._shared.fleet_call(
             fleet.hand_over,
             names,
