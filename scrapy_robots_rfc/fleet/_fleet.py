@@ -219,6 +219,8 @@ class Fleet:
         #: Set when the store failed as the spider opened: whether requests
         #: can be held is found out again when it answers.
         self._open_later = False
+        #: Moves of held requests back into the queue under way (:meth:`busy`).
+        self._moving = 0
         #: Fires when the work of the store's return (:meth:`_resume`) ends.
         self._resuming: Deferred[None] | None = None
 
@@ -232,8 +234,11 @@ class Fleet:
     def busy(self) -> bool:
         """Whether any origin holds requests in the whole fleet, as the last
         sweep saw: the spider stays open, to adopt them if their worker
-        dies. Not while the store fails: nothing could be adopted then."""
-        return self._busy and self.holding
+        dies. Not while the store fails: nothing could be adopted then.
+        And while held requests are being moved back into the queue (in the
+        store's threads): the queue is empty until they are there, and a
+        spider closed meanwhile would lose them."""
+        return (self._busy and self.holding) or self._moving > 0
 
     @property
     def interval(self) -> float:
@@ -430,7 +435,8 @@ class Fleet:
         queue, in the store's threads."""
         self._held.pop(target, None)
         if self._fleet is not None:
-            self._soon(self._release(target, None))
+            self._moving += 1
+            self._soon(self._moved(self._release(target, None)))
 
     def expire(self, target: Target, limit: float) -> None:
         """Move back into the queue the requests of unreachable ``target``
@@ -438,10 +444,19 @@ class Fleet:
         worker that pops them to drop (RFC 9309 §2.3.1.4); then report what
         is left (:class:`.crawl.ExpiredLeft`)."""
         if self._fleet is not None:
-            self._soon(self._expire(target, limit))
+            self._moving += 1
+            self._soon(self._moved(self._expire(target, limit)))
 
     def _soon(self, work: Coroutine[Any, Any, Any]) -> None:
         self._runtime.start_soon(work)
+
+    async def _moved(self, work: Coroutine[Any, Any, Any]) -> None:
+        """Run ``work``, a move of held requests back into the queue, counted
+        in :attr:`busy` until it ends."""
+        try:
+            await work
+        finally:
+            self._moving -= 1
 
     async def _release(self, target: Target, before: float | None) -> int | None:
         """Release ``target``'s held requests (all, or held since ``before``);

@@ -56,11 +56,9 @@ INDEX = f"{KEY_PREFIX}heldidx:{QUEUE}"
 
 redis_server = redis_server_fixture()
 
-#: The crawls on scrapy-redis whose spider can close before the store's thread
-#: has put held requests back in the queue, or before a worker's first sweep
-#: sees what the fleet holds, when another test takes the CPU (see
-#: test_a_release_slower_than_the_idle_check_loses_no_request): they run
-#: while no other test runs (tests/alone.py) until that is fixed.
+#: The crawls on scrapy-redis whose timing another test's load breaks (a
+#: worker's first sweep must see what the fleet holds within the lease): they
+#: run while no other test runs (tests/alone.py).
 alone = pytest.mark.alone
 
 
@@ -417,12 +415,6 @@ def test_requests_wait_in_redis_and_come_back_through_the_queue(
 
 @pytest.mark.e2e
 @scrapy_redis_warnings
-@pytest.mark.xfail(
-    strict=True,
-    reason="the spider closes while held requests are being released in the store's "
-    "thread: they are lost (the room is idle, the queue still empty); seen on a loaded "
-    "machine (issue 43's parallel runs), made certain here by a slow release",
-)
 @pytest_twisted.inlineCallbacks
 def test_a_release_slower_than_the_idle_check_loses_no_request(
     server: MockServer,
