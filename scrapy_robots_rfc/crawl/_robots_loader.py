@@ -466,5 +466,7 @@ class RobotsLoader:
         evicted = self.cache.put(key, entry, keep=keep)
         if evicted:
             self.runtime.stats.inc_value("robotstxt/cache/evicted", evicted)
-        # What the cache holds at most, as ROBOTSTXT_RFC_CACHE_BYTES counts it.
-        self.runtime.stats.max_value("robotstxt/cache/bytes/max", self.cache.total)
+        # What the cache holds at most, as ROBOTSTXT_RFC_CACHE_BYTES counts it
+        # (a cache bounded by count only has no such figure).
+        if self.cache.max_bytes is not None:
+            self.runtime.stats.max_value("robotstxt/cache/bytes/max", self.cache.total)

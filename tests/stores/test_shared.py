@@ -126,6 +126,9 @@ class Stats:
     def inc_value(self, key: str, count: int = 1) -> None:
         self.values[key] = self.values.get(key, 0) + count
 
+    def max_value(self, key: str, value: int) -> None:
+        self.values[key] = max(self.values.get(key, value), value)
+
 
 def record(by: str) -> Record:
     return Record(
