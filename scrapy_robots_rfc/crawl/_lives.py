@@ -566,8 +566,15 @@ class Lives:
             return
         target, alarm = key
         undecided = self._lives.get(target)
-        if undecided is not None:
-            self._feed(target, undecided, self._ALARMS[alarm](self._runtime.monotonic()))
+        if undecided is None:
+            return
+        now = self._runtime.monotonic()
+        if alarm is life.Alarm.GRACE:
+            # Whether robots.txt has come whole: then nothing is parked yet.
+            answered = self._loaders[target.document].answered(target.origin)
+            self._feed(target, undecided, life.GraceOver(now, answered))
+        else:
+            self._feed(target, undecided, self._ALARMS[alarm](now))
 
     def _cancel(self, target: Target, undecided: _Undecided, action: life.Cancel) -> None:
         armed = self._alarms.pop((target, action.alarm), None)
@@ -689,11 +696,11 @@ class Lives:
                 level=unreachable.level,
             )
 
-    #: The event of each alarm, when it fires.
+    #: The event of each alarm, when it fires (GRACE's says whether
+    #: robots.txt has answered: :meth:`_fired`).
     _ALARMS: ClassVar[dict[life.Alarm, Callable[[float], life.Event[Any]]]] = {
         life.Alarm.RETRY: life.RetryFired,
         life.Alarm.DROP: life.DropFired,
-        life.Alarm.GRACE: life.GraceOver,
     }
 
     #: The runner of each action, by its type: one dict lookup per action.
