@@ -46,9 +46,7 @@ def _scan_table(rules: tuple[Rule, ...]) -> tuple[tuple[str, ...], tuple[Wild | 
     order: each rule's literal prefix (the pattern itself for a plain rule,
     so no new string) and its wildcard form (:func:`scan_form`)."""
     patterns = [rule.pattern for rule in rules]
-    if len(patterns) < len(_PLAIN_WILDS) and not [
-        p for p in patterns if "*" in p or p[-1] == "$"
-    ]:
+    if len(patterns) < len(_PLAIN_WILDS) and not [p for p in patterns if "*" in p or p[-1] == "$"]:
         # The usual rule set: plain prefixes only, with no call per rule.
         return tuple(patterns), _PLAIN_WILDS[len(patterns)]
     prefixes: list[str] = []

@@ -378,6 +378,27 @@ def test_a_request_stays_in_place_while_its_robots_txt_has_answered():
     assert room.clock.getDelayedCalls() == []
 
 
+def test_the_graces_of_several_origins_end_each_on_time():
+    """The GRACE alarms share one timer, armed for the first to fall due:
+    each request still leaves at the end of its own grace."""
+    room = Room(grace=0.05)
+    other = Target(Origin("https", "example.org", 443), ROBOTS_TXT)
+    results: dict[str, list[Any]] = {"com": [], "org": []}
+    room.come(room.arrive("https://example.com/a")).addCallback(results["com"].append)
+    room.clock.advance(0.02)
+    org = Request("https://example.org/a", dont_filter=True)
+    room.lives.need(other, org, "examplebot")
+    room.lives.come(other, org, None, "examplebot").addCallback(results["org"].append)
+    assert len(room.clock.getDelayedCalls()) == 1, "one timer for both graces"
+    room.clock.advance(0.03)
+    assert [type(r) for r in results["com"]] == [Away]
+    assert results["org"] == []
+    assert room.timers() == [pytest.approx(0.07)]
+    room.clock.advance(0.02)
+    assert [type(r) for r in results["org"]] == [Away]
+    assert room.clock.getDelayedCalls() == []
+
+
 def test_a_request_is_parked_at_the_grace_while_robots_txt_has_not_answered():
     room = Room(grace=0.05)
     request = room.arrive("https://example.com/a")
