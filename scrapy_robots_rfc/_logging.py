@@ -25,8 +25,13 @@ def reaches_a_handler(start: logging.Logger, level: int) -> bool:
         return False
     current: logging.Logger | None = start
     while current is not None:
-        if current.filters or any(h.level <= level for h in current.handlers):
+        if current.filters:
             return True
+        # A loop, not any() over a generator: this runs for every request
+        # a verdict forbids, and a generator costs a call per handler.
+        for handler in current.handlers:
+            if handler.level <= level:
+                return True
         if not current.propagate:
             return False
         current = current.parent

@@ -104,6 +104,19 @@ class _Receiving:
     #: The body decoded as it comes, when its ``Content-Encoding`` is one
     #: :mod:`.crawl._content_encoding` decodes (``headers_received``).
     decoded: DecodedBody | None = None
+    #: The body's length as its ``Content-Length`` header gives it, if it
+    #: does (``headers_received``).
+    expected: int | None = None
+    #: The response has come whole (``response_downloaded``).
+    downloaded: bool = False
+
+    @property
+    def whole(self) -> bool:
+        """Every byte of the response is here: the download handler has
+        handed it over, or the body received is as long as its
+        ``Content-Length`` says."""
+        expected = self.expected
+        return self.downloaded or (expected is not None and self.received >= expected)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +160,14 @@ class Fetcher:
     _receiving: dict[Request, _Receiving] = field(default_factory=dict)
     #: Origins already named in a "was not fetched" warning.
     _warned_refused: set[Origin] = field(default_factory=set)
+    #: The download in flight of each origin's robots.txt.
+    _downloading: dict[Origin, _Receiving] = field(default_factory=dict)
+
+    def downloaded(self, key: Origin) -> bool:
+        """Whether the robots.txt download of ``key`` in flight has its
+        response whole: what is left of it is this crawler's own work."""
+        state = self._downloading.get(key)
+        return state is not None and state.whole
 
     async def fetch(self, key: Origin, trigger: Request) -> Fetched:
         """Fetch ``key``'s robots.txt, following redirects (HTTP-1 to
@@ -156,7 +177,7 @@ class Fetcher:
         self.runtime.stats.inc_value("robotstxt/fetches")
         while True:
             try:
-                downloaded = await self._download(self._request(chain.url, trigger))
+                downloaded = await self._download(self._request(chain.url, trigger), key)
             except _Refused as refused:
                 by = refused.by or "a downloader middleware"
                 self._warn_refused(key, chain.url, by, refused.error)
@@ -346,7 +367,7 @@ class Fetcher:
             callback=NO_CALLBACK,
         )
 
-    async def _download(self, request: Request) -> _Downloaded:
+    async def _download(self, request: Request, key: Origin) -> _Downloaded:
         """Download through the engine, capping the body (HTTP-12).
 
         The signal handlers are connected only while a robots.txt download
@@ -366,7 +387,7 @@ class Fetcher:
         if not receiving:
             for handler, signal in handlers:
                 self.crawler.signals.connect(handler, signal=signal, weak=False)
-        state = receiving[request] = _Receiving()
+        state = receiving[request] = self._downloading[key] = _Receiving()
         try:
             engine = self.crawler.engine
             if hasattr(engine, "download_async"):  # Scrapy 2.14+
@@ -380,6 +401,8 @@ class Fetcher:
             raise
         finally:
             del receiving[request]
+            if self._downloading.get(key) is state:
+                del self._downloading[key]
             if not receiving:
                 for handler, signal in handlers:
                     self.crawler.signals.disconnect(handler, signal=signal, weak=False)
@@ -434,6 +457,9 @@ class Fetcher:
     def _headers_received(self, headers: Headers, request: Request, **kwargs: Any) -> None:
         state = self._receiving.get(request)
         if state is not None:
+            length = headers.get(b"Content-Length")
+            if length is not None and length.isdigit():
+                state.expected = int(length)
             encoding = headers.getlist(b"Content-Encoding")
             if encoding:
                 state.decoded = DecodedBody.of(encoding, self.config.max_bytes)
@@ -455,7 +481,10 @@ class Fetcher:
 
     def _response_downloaded(self, response: Response, request: Request, **kwargs: Any) -> None:
         state = self._receiving.get(request)
-        if state is not None and state.decoded is not None:
+        if state is None:
+            return
+        state.downloaded = True
+        if state.decoded is not None:
             # The body is decoded here, as it came: HttpCompressionMiddleware
             # must not decode it again, whole, and call it "Ignored" past its
             # DOWNLOAD_MAXSIZE. It decodes only what the Content-Encoding

@@ -22,6 +22,7 @@ on it when it comes in (:meth:`.Runtime.monotonic_of`).
 from __future__ import annotations
 
 import logging
+from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -123,8 +124,19 @@ class Lives:
         self._report = report
         self._holding = holding
         self._lives: dict[Target, _Undecided] = {}
-        #: Every alarm armed, by target: its handle, and when it is due.
-        self._alarms: dict[tuple[Target, life.Alarm], tuple[Timer, float]] = {}
+        #: Every alarm armed, by target: its handle (``None`` for a GRACE
+        #: alarm: the graces share one), and when it is due.
+        self._alarms: dict[tuple[Target, life.Alarm], tuple[Timer | None, float]] = {}
+        #: The GRACE alarms armed, in the order they fall due (every grace is
+        #: as long: ``ROBOTSTXT_RFC_PARK_AFTER``), and the one reactor timer
+        #: that fires them, armed for the first: a fetch that ends within its
+        #: grace, as most do, then costs no timer of its own.
+        self._graces: deque[tuple[tuple[Target, life.Alarm], float]] = deque()
+        self._grace_timer: Timer | None = None
+        #: How many of those are armed still.
+        self._graces_armed = 0
+        #: While the timer fires the graces due: it is armed again after.
+        self._firing_graces = False
         #: The Deferred of each request that waits in place, and what its
         #: copy carries if it leaves: its ticket, and its share's taker.
         self._resumes: dict[
@@ -557,28 +569,83 @@ class Lives:
         key = (target, action.alarm)
         if key in self._alarms:  # armed already: it stays as it is
             return
+        due = self._runtime.monotonic() + action.delay
+        if action.alarm is life.Alarm.GRACE:
+            self._alarms[key] = (None, due)
+            self._graces.append((key, due))
+            self._graces_armed += 1
+            if self._grace_timer is None and not self._firing_graces:
+                self._grace_timer = self._runtime.call_later(action.delay, self._graces_due)
+            return
         handle = self._runtime.call_later(action.delay, lambda: self._fired(key))
-        self._alarms[key] = (handle, self._runtime.monotonic() + action.delay)
+        self._alarms[key] = (handle, due)
+
+    def _disarm(self, key: tuple[Target, life.Alarm], fired: bool = False) -> bool:
+        """Forget the alarm ``key``, cancelling its timer unless it
+        ``fired``; whether it was armed. The graces' timer is cancelled with
+        the last grace."""
+        armed = self._alarms.pop(key, None)
+        if armed is None:
+            return False
+        handle = armed[0]
+        if handle is not None:
+            if not fired:
+                handle.cancel()
+            return True
+        self._graces_armed -= 1
+        if not self._graces_armed:
+            self._graces.clear()
+            if self._grace_timer is not None:
+                self._grace_timer.cancel()
+                self._grace_timer = None
+        return True
+
+    def _graces_due(self) -> None:
+        """The graces' timer: fire the GRACE alarms due (a disarmed one's
+        place is skipped), then arm it for the next."""
+        self._grace_timer = None
+        self._firing_graces = True
+        graces = self._graces
+        now = self._runtime.monotonic()
+        try:
+            while graces:
+                key, due = graces[0]
+                armed = self._alarms.get(key)
+                if armed is None or armed[1] != due:
+                    graces.popleft()  # disarmed, or armed again since
+                    continue
+                if due > now:
+                    break
+                graces.popleft()
+                self._fired(key)  # may arm a grace again: at the end of the line
+        finally:
+            self._firing_graces = False
+        if graces and self._grace_timer is None:
+            delay = max(0.0, graces[0][1] - now)
+            self._grace_timer = self._runtime.call_later(delay, self._graces_due)
 
     def _fired(self, key: tuple[Target, life.Alarm]) -> None:
         self._quiet()
-        if self._alarms.pop(key, None) is None:
+        if not self._disarm(key, fired=True):
             return
         target, alarm = key
         undecided = self._lives.get(target)
-        if undecided is not None:
-            self._feed(target, undecided, self._ALARMS[alarm](self._runtime.monotonic()))
+        if undecided is None:
+            return
+        now = self._runtime.monotonic()
+        if alarm is life.Alarm.GRACE:
+            # Whether robots.txt has come whole: then nothing is parked yet.
+            answered = self._loaders[target.document].answered(target.origin)
+            self._feed(target, undecided, life.GraceOver(now, answered))
+        else:
+            self._feed(target, undecided, self._ALARMS[alarm](now))
 
     def _cancel(self, target: Target, undecided: _Undecided, action: life.Cancel) -> None:
-        armed = self._alarms.pop((target, action.alarm), None)
-        if armed is not None:
-            armed[0].cancel()
+        self._disarm((target, action.alarm))
 
     def _forget(self, target: Target, undecided: _Undecided, action: life.Forget) -> None:
         for alarm in life.ALARMS:
-            armed = self._alarms.pop((target, alarm), None)
-            if armed is not None:
-                armed[0].cancel()
+            self._disarm((target, alarm))
         if self._lives.get(target) is undecided:
             del self._lives[target]
 
@@ -689,11 +756,11 @@ class Lives:
                 level=unreachable.level,
             )
 
-    #: The event of each alarm, when it fires.
+    #: The event of each alarm, when it fires (GRACE's says whether
+    #: robots.txt has answered: :meth:`_fired`).
     _ALARMS: ClassVar[dict[life.Alarm, Callable[[float], life.Event[Any]]]] = {
         life.Alarm.RETRY: life.RetryFired,
         life.Alarm.DROP: life.DropFired,
-        life.Alarm.GRACE: life.GraceOver,
     }
 
     #: The runner of each action, by its type: one dict lookup per action.

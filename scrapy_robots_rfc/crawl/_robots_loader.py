@@ -112,6 +112,15 @@ class RobotsLoader:
         self._peeks: dict[Origin, list[Deferred[Loaded | None]]] = {}
         #: A large body is parsed in a thread (issue 41).
         self.parses = Parses()
+        #: Origins whose fetch has its answer, being read and stored.
+        self._answered: set[Origin] = set()
+
+    def answered(self, key: Origin) -> bool:
+        """Whether the load of ``key`` under way has robots.txt's answer, all
+        of it: the response has come whole (:meth:`.Fetcher.downloaded`),
+        or the fetch is over and its answer is being read and stored. What
+        is left is this crawler's own work, done in a moment."""
+        return key in self._answered or self.fetcher.downloaded(key)
 
     async def load(
         self, key: Origin, trigger: Request, tokens: set[Token], *, keep: Container[Origin]
@@ -145,6 +154,8 @@ class RobotsLoader:
             answer = Answer(State.UNREACHABLE, f"{type(exc).__name__}: {exc}")
             entry, unreachable = self._entry(key, Fetched(answer), previous, None)
             fetched, why = None, f"an error ended the fetch ({answer.outcome})"
+        finally:
+            self._answered.discard(key)
         self._remember(key, entry, keep)
         return Loaded(entry, fetched, why, unreachable)
 
@@ -203,6 +214,7 @@ class RobotsLoader:
         row.fetches += 1
         paced = await self.delays.refetch_turn(key, trigger, previous)
         fetched = await self.fetcher.fetch(key, trigger)
+        self._answered.add(key)  # until load() returns
         row.redirects += fetched.answer.redirects
         rules = None
         sitemaps: tuple[str, ...] = ()

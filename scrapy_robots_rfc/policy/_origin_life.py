@@ -127,9 +127,13 @@ class Arrived(Generic[R]):
 @dataclass(frozen=True, slots=True)
 class GraceOver:
     """The GRACE alarm fired: the requests from the scheduler that wait in
-    place leave the downloader."""
+    place leave the downloader, unless robots.txt has ``answered``: its
+    response has come whole, and what is left is the crawler's own work
+    (reading it, storing it), which parking would not hasten. Then they
+    wait in place for one more grace."""
 
     now: float
+    answered: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -471,6 +475,8 @@ def _arrives(life: OriginLife[Any], event: Arrived[Any]) -> Gone:
 
 
 def _leaves(life: OriginLife[Any], event: GraceOver) -> Gone:
+    if event.answered and life.fetching:
+        return ()  # decided in a moment: parking frees nothing worth its trip
     leaving = tuple(w for w in life.waiters.of_kind(Kind.IN_PLACE) if w.scheduled)
     for waiter in leaving:
         waiter.kind = Kind.TRANSIT
@@ -555,6 +561,14 @@ def cancel_retry(life: OriginLife[Any], event: Any, gone: Gone) -> Action[Any]:
 
 def arm_grace(life: OriginLife[Any], event: Any, gone: Gone) -> Action[Any] | None:
     return Arm(Alarm.GRACE, life.grace) if life.grace > 0 else None
+
+
+def arm_grace_again(life: OriginLife[Any], event: GraceOver, gone: Gone) -> Action[Any] | None:
+    """One more grace for the requests that stayed in place, robots.txt
+    having answered (:class:`GraceOver`)."""
+    if event.answered and life.fetching and life.grace > 0:
+        return Arm(Alarm.GRACE, life.grace)
+    return None
 
 
 def arm_retry(life: OriginLife[Any], event: InBackoff | FetchFailed, gone: Gone) -> Action[Any]:
@@ -705,7 +719,7 @@ for _phase in _WAITS:
     TABLE.update(
         {
             (_phase, Arrived): Row(_phase, _arrives, (count_held, arm_drop)),
-            (_phase, GraceOver): Row(_phase, _leaves, (leave,)),
+            (_phase, GraceOver): Row(_phase, _leaves, (leave, arm_grace_again)),
             (_phase, Unpark): Row(_phase, _unparks, (to_fleet,)),
             (_phase, SpiderClosed): Row(Phase.CLOSED, _all_go, (drop_in_place, put_aside, forget)),
         }

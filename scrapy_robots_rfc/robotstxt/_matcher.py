@@ -47,6 +47,10 @@ def _scan_table(rules: tuple[Rule, ...]) -> tuple[tuple[str, ...], tuple[Wild | 
     """What :meth:`AgentRules.scan` needs, as two flat tuples in precedence
     order: each rule's literal prefix (the pattern itself for a plain rule,
     so no new string) and its wildcard form (:func:`scan_form`)."""
+    patterns = [rule.pattern for rule in rules]
+    if len(patterns) < len(_PLAIN_WILDS) and not [p for p in patterns if "*" in p or p[-1] == "$"]:
+        # The usual rule set: plain prefixes only, with no call per rule.
+        return tuple(patterns), _PLAIN_WILDS[len(patterns)]
     prefixes: list[str] = []
     wilds: list[Wild | None] = []
     for rule in rules:
@@ -238,7 +242,7 @@ class AgentRules:
         self.rules: tuple[Rule, ...] = (
             base.rules
             if base is not None
-            else tuple(sorted((r for r in rules if r.pattern), key=precedence_weight, reverse=True))
+            else tuple(sorted([r for r in rules if r.pattern], key=precedence_weight, reverse=True))
         )
         #: The crawler's product token.
         self.token = token
@@ -404,14 +408,15 @@ class AgentRules:
             if prefixes is None:
                 return next((rule for rule in self.rules if rule.matches(path)), None)
         wilds = self._wilds
-        best = len(prefixes)
+        count = best = len(prefixes)
         start = 0
         for chunk in self._chunks or (prefixes,):
             # One C-level call rejects most chunks; in the others, only the
             # rules whose literal prefix and required segment are both in
             # the path need the full check.
+            end = start + len(chunk)
             if path.startswith(chunk):
-                for index in range(start, start + len(chunk)):
+                for index in range(start, end):
                     prefix = prefixes[index]
                     if path.startswith(prefix):
                         wild = wilds[index]
@@ -420,13 +425,13 @@ class AgentRules:
                         ):
                             best = index
                             break
-                if best < len(prefixes):
+                if best < count:
                     break
-            start += len(chunk)
+            start = end
         floating = self._floating
         if floating is not None:
             best = self._best_floating(floating, path, best)
-        return self.rules[best] if best < len(prefixes) else None
+        return self.rules[best] if best < count else None
 
     def _scan_table(self) -> tuple[str, ...] | None:
         """Build what :meth:`scan` needs, if it fits in the share: the

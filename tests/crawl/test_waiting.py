@@ -63,6 +63,11 @@ class Loader:
         self._room = room
         #: The load under way: what it answers with when the test says.
         self.pending: Deferred[Loaded] | None = None
+        #: Whether the load under way has robots.txt's whole answer.
+        self.has_answer = False
+
+    def answered(self, key: Origin) -> bool:
+        return self.pending is not None and self.has_answer
 
     async def load(self, key: Origin, trigger: Request, tokens: set[str], *, keep: Any) -> Any:
         self._room.started.append((key, self._room.clock.seconds()))
@@ -347,6 +352,62 @@ def test_a_retry_due_while_the_one_request_moves_to_be_parked_is_fetched_when_it
     assert room.started == [(ORIGIN, 0), (ORIGIN, 0.2)]
     room.decide()
     assert room.released == [request]
+
+
+def test_a_request_stays_in_place_while_its_robots_txt_has_answered():
+    """docs/settings.rst, ROBOTSTXT_RFC_PARK_AFTER: when the grace ends and
+    robots.txt has come whole (the crawler reads and stores it), the request
+    waits one more grace in place instead of being parked, as often as it
+    takes; a request that comes meanwhile waits in place too."""
+    room = Room(grace=0.05)
+    request = room.arrive("https://example.com/a")
+    results: list[Any] = []
+    room.come(request).addCallback(results.append)
+    room.clock.advance(0.04)
+    room.loader.has_answer = True
+    room.clock.advance(0.01)  # the grace is over: one more
+    assert results == []
+    assert room.timers() == [pytest.approx(0.1)]
+    later: list[Any] = []
+    room.come(Request("https://example.com/b", dont_filter=True)).addCallback(later.append)
+    room.clock.advance(0.05)  # and one more
+    assert results == later == []
+    room.decide()
+    assert results == later == [Decided()]
+    assert "robotstxt/waiting/parked" not in room.stats.values
+    assert room.clock.getDelayedCalls() == []
+
+
+def test_the_graces_of_several_origins_end_each_on_time():
+    """The GRACE alarms share one timer, armed for the first to fall due:
+    each request still leaves at the end of its own grace."""
+    room = Room(grace=0.05)
+    other = Target(Origin("https", "example.org", 443), ROBOTS_TXT)
+    results: dict[str, list[Any]] = {"com": [], "org": []}
+    room.come(room.arrive("https://example.com/a")).addCallback(results["com"].append)
+    room.clock.advance(0.02)
+    org = Request("https://example.org/a", dont_filter=True)
+    room.lives.need(other, org, "examplebot")
+    room.lives.come(other, org, None, "examplebot").addCallback(results["org"].append)
+    assert len(room.clock.getDelayedCalls()) == 1, "one timer for both graces"
+    room.clock.advance(0.03)
+    assert [type(r) for r in results["com"]] == [Away]
+    assert results["org"] == []
+    assert room.timers() == [pytest.approx(0.07)]
+    room.clock.advance(0.02)
+    assert [type(r) for r in results["org"]] == [Away]
+    assert room.clock.getDelayedCalls() == []
+
+
+def test_a_request_is_parked_at_the_grace_while_robots_txt_has_not_answered():
+    room = Room(grace=0.05)
+    request = room.arrive("https://example.com/a")
+    results: list[Any] = []
+    room.come(request).addCallback(results.append)
+    room.clock.advance(0.05)
+    [left] = results
+    assert isinstance(left, Away)
+    assert room.stats.values["robotstxt/waiting/parked"] == 1
 
 
 def test_a_request_waiting_in_place_gets_the_drop_reason():

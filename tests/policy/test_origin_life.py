@@ -277,6 +277,13 @@ TABLE_ROWS: list[tuple[str, Callable[[], Event[str]], Phase, Callable[[], list[A
     ),
     # ... one that never passed it waits on in place.
     ("fetching_direct", lambda: GraceOver(GRACE), Phase.FETCHING, list),
+    # robots.txt has come whole: it waits in place for one more grace.
+    (
+        "fetching_in_place",
+        lambda: GraceOver(GRACE, answered=True),
+        Phase.FETCHING,
+        lambda: [Arm(Alarm.GRACE, GRACE)],
+    ),
     (
         "fetching",
         lambda: FetchDecided(1.0),
@@ -361,6 +368,13 @@ TABLE_ROWS: list[tuple[str, Callable[[], Event[str]], Phase, Callable[[], list[A
         lambda: [Arm(DROP, 599.91)],
     ),
     ("backoff_grace", lambda: GraceOver(GRACE), Phase.BACKOFF, lambda: [Leave((w("d"),))]),
+    # No fetch under way: an answer (of a fetch gone by) keeps nobody.
+    (
+        "backoff_grace",
+        lambda: GraceOver(GRACE, answered=True),
+        Phase.BACKOFF,
+        lambda: [Leave((w("d"),))],
+    ),
     (
         "backoff",
         lambda: RetryFired(35.0),
