@@ -26,11 +26,13 @@ if TYPE_CHECKING:
     from .crawl.middleware import RobotsTxtMiddleware, page_rules, usage_preferences
     from .crawl.page_rules import PageRulesMiddleware
     from .crawl.robotparser import RobotParser
+    from .crawl.tdm import TdmReservationMiddleware
     from .exceptions import (
         ConfigError,
         ForbiddenByRobotsTxt,
         ForbiddenByUsagePreference,
         RobotsTxtUnreachable,
+        TdmReserved,
     )
 
 __version__ = "0.1.0"
@@ -41,6 +43,8 @@ _LAZY = {
     "ForbiddenByRobotsTxt": "exceptions",
     "ForbiddenByUsagePreference": "exceptions",
     "RobotsTxtUnreachable": "exceptions",
+    "TdmReserved": "exceptions",
+    "TdmReservationMiddleware": "crawl.tdm",
     "PageRulesMiddleware": "crawl.page_rules",
     "RobotParser": "crawl.robotparser",
     "RobotsTxtMiddleware": "crawl.middleware",
@@ -75,6 +79,8 @@ __all__ = [
     "RobotsTxtMiddleware",
     "RobotsTxtUnreachable",
     "Rule",
+    "TdmReservationMiddleware",
+    "TdmReserved",
     "__version__",
     "build",
     "page_rules",

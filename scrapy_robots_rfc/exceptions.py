@@ -17,15 +17,18 @@ from scrapy.exceptions import IgnoreRequest
 
 if TYPE_CHECKING:
     from .robotstxt import Preferences
+    from .tdmrep import TdmValue
 
 __all__ = [
     "FORBIDDEN",
+    "TDM_RESERVED",
     "UNREACHABLE",
     "USAGE_FORBIDDEN",
     "ConfigError",
     "ForbiddenByRobotsTxt",
     "ForbiddenByUsagePreference",
     "RobotsTxtUnreachable",
+    "TdmReserved",
     "UsageWhere",
 ]
 
@@ -37,6 +40,10 @@ UNREACHABLE = "robots.txt unreachable"
 #: How the message of a request or response dropped for a usage preference
 #: starts (``ROBOTSTXT_RFC_USAGE``); what states it follows.
 USAGE_FORBIDDEN = "Forbidden by usage preference"
+
+#: How the message of a request dropped because the TDMRep file reserves
+#: its URL (``ROBOTSTXT_RFC_TDM``, T-4) starts; the value follows.
+TDM_RESERVED = "TDM rights reserved"
 
 #: What dropped it: robots.txt's rules before download, the Content-Usage
 #: header, or a category nothing states (``ROBOTSTXT_RFC_USAGE_UNKNOWN``).
@@ -121,3 +128,18 @@ class ConfigError(ValueError):
 
     def __reduce__(self) -> tuple[type[ConfigError], tuple[str, object, str, str | None]]:
         return type(self), (self.setting, self.value, self.allowed, self.reason)
+
+
+class TdmReserved(IgnoreRequest):
+    """The origin's ``/.well-known/tdmrep.json`` reserves the URL's text and
+    data mining rights (W3C TDMRep ``tdm-reservation: 1``; T-4), in a crawl
+    that mines (``ROBOTSTXT_RFC_TDM``): it is not downloaded. Never
+    "Forbidden by robots.txt": the URL may be crawled, not mined."""
+
+    def __init__(self, value: TdmValue) -> None:
+        super().__init__(f"{TDM_RESERVED}: {value}")
+        #: The URL's value from the file: its source, rule and policy.
+        self.value = value
+
+    def __reduce__(self) -> tuple[type[TdmReserved], tuple[TdmValue]]:
+        return type(self), (self.value,)

@@ -13,7 +13,7 @@ in.
 from __future__ import annotations
 
 from . import _origin_life as life
-from ._document import DOCUMENTS, ROBOTS_TXT, Document, Target, target_named
+from ._document import DOCUMENTS, ROBOTS_TXT, TDMREP_JSON, Document, Target, target_named
 from ._origin import Origin, Origins, origin
 from ._origin_life import OriginLife, Phase
 from ._policy import (
@@ -30,6 +30,7 @@ from ._policy import (
     retry_after,
 )
 from ._standing import Standing, standing
+from ._tdm_entry import TdmEntry, tdm_entry_for
 from ._verdict import Verdict
 from ._waiters import Kind, Waiter, Waiters
 
@@ -38,6 +39,7 @@ __all__ = [
     "DOCUMENTS",
     "MAX_RETRY_DELAY",
     "ROBOTS_TXT",
+    "TDMREP_JSON",
     "Answer",
     "Document",
     "Entry",
@@ -51,6 +53,7 @@ __all__ = [
     "Standing",
     "State",
     "Target",
+    "TdmEntry",
     "Verdict",
     "Waiter",
     "Waiters",
@@ -62,4 +65,5 @@ __all__ = [
     "retry_after",
     "standing",
     "target_named",
+    "tdm_entry_for",
 ]

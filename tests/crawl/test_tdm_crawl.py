@@ -1,0 +1,237 @@
+"""TDM reservations (W3C TDMRep) in real crawls (T-1 to T-5,
+``ROBOTSTXT_RFC_TDM``), under both activations.
+
+Each test asserts what reached the server (``/.well-known/tdmrep.json`` once
+per origin, or never with the setting off; URLs the file reserves never
+requested), what reached the item pipeline (no item of a page its header or
+meta reserves; every item carries its page's final value from
+``response.meta["robotstxt_tdm"]``), the stats and the log lines.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_twisted
+from scrapy import Request, Spider
+from scrapy.utils.test import get_crawler
+
+from scrapy_robots_rfc.tdmrep import TDM_META_KEY, TDMREP_PATH, TdmValue
+
+from ..crawling import ACTIVATIONS, BASE_SETTINGS
+from ..mockserver import MockServer, Origin, Reply
+
+ROBOTS = b"User-agent: *\nDisallow: /private\n"
+POLICY = "https://publisher.example/tdm-policy.json"
+#: The file: /a/ reserved but its JPEGs under /a/open/ (the first rule that
+#: matches decides, T-3), /b/ free; anything else unset.
+FILE = json.dumps(
+    [
+        {"location": "/a/open/*.jpg", "tdm-reservation": 0},
+        {"location": "/a/", "tdm-reservation": 1, "tdm-policy": POLICY},
+        {"location": "/b/", "tdm-reservation": 0},
+    ]
+).encode()
+
+
+def page(head: str = "", links: tuple[str, ...] = ()) -> bytes:
+    anchors = "".join(f'<a href="{link}">{link}</a>' for link in links)
+    return f"<html><head><title>t</title>{head}</head><body>{anchors}</body></html>".encode()
+
+
+def tdm_meta(content: str) -> str:
+    return f'<meta name="tdm-reservation" content="{content}">'
+
+
+#: path -> its reply; the index links to each.
+PAGES: dict[str, Reply] = {
+    "/a/page": Reply(body=page(), html=True),  # the file reserves it
+    "/a/open/cat.jpg": Reply(body=b"\xff\xd8jpeg", headers={"Content-Type": "image/jpeg"}),
+    # The file frees it, its header reserves it; its link is still followed.
+    "/b/header": Reply(
+        body=page(links=("/c/child",)),
+        html=True,
+        headers={"tdm-reservation": "1", "tdm-policy": POLICY},
+    ),
+    # The file leaves it unset, its header reserves it.
+    "/c/header": Reply(body=page(), html=True, headers={"TDM-Reservation": "1"}),
+    # The file leaves it unset, its meta tag reserves it.
+    "/c/meta": Reply(body=page(tdm_meta("1"), links=("/c/child",)), html=True),
+    # An invalid value: unset, the item goes.
+    "/c/invalid": Reply(body=page(tdm_meta("yes")), html=True, headers={"tdm-reservation": "2"}),
+    "/c/child": Reply(body=page(), html=True),
+    "/c/plain": Reply(body=page(), html=True),
+}
+KEPT = {"/", "/a/open/cat.jpg", "/c/invalid", "/c/child", "/c/plain"}
+PAGE_RESERVED = {"/b/header", "/c/header", "/c/meta"}
+
+
+class Collect:
+    """An item pipeline that keeps every item on the crawler."""
+
+    def __init__(self, crawler: Any) -> None:
+        self.items: list[dict[str, Any]] = []
+        crawler.collected = self.items
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> Collect:
+        return cls(crawler)
+
+    def process_item(self, item: Any, spider: Any = None) -> Any:
+        self.items.append(item)
+        return item
+
+
+class Follower(Spider):
+    """Requests the index, follows every link, yields one item per page with
+    its TDM value, and records each request the middleware drops."""
+
+    name = "tdm-follower"
+
+    def __init__(self, *args: Any, start_url: str = "", **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.start_url = start_url
+        self.errors: list[Any] = []
+
+    async def start(self) -> Any:
+        yield Request(self.start_url, errback=self.failed)
+
+    def parse(self, response: Any) -> Any:
+        value = response.meta.get(TDM_META_KEY)
+        yield {"url": response.url, "value": value}
+        if hasattr(response, "css"):
+            for href in response.css("a::attr(href)").getall():
+                yield response.follow(href, errback=self.failed)
+
+    def failed(self, failure: Any) -> None:
+        self.errors.append(failure.value)
+
+
+def site(server: MockServer, tdmrep: Reply | None = None, **extra: Reply) -> Origin:
+    routes: dict[str, Any] = {"/robots.txt": Reply(body=ROBOTS)}
+    routes["/"] = Reply(body=page(links=tuple(PAGES)), html=True)
+    routes.update(PAGES)
+    routes.update(extra)
+    if tdmrep is not None:
+        routes[TDMREP_PATH] = tdmrep
+    return server.add_origin(routes)
+
+
+def settings_for(activation: str, **settings: Any) -> dict[str, Any]:
+    chosen = dict(ACTIVATIONS[activation])
+    if activation == "manual":  # by hand, the spider middleware is listed too
+        chosen["SPIDER_MIDDLEWARES"] = {"scrapy_robots_rfc.TdmReservationMiddleware": 960}
+    return {
+        **BASE_SETTINGS,
+        **chosen,
+        "ITEM_PIPELINES": {f"{__name__}.Collect": 100},
+        **settings,
+    }
+
+
+def crawl(origin: Origin, settings: dict[str, Any]) -> Any:
+    crawler = get_crawler(Follower, settings)
+    d = crawler.crawl(start_url=origin.url("/"))
+    d.addCallback(lambda _: crawler)
+    return d
+
+
+def tdm_stats(crawler: Any) -> dict[str, Any]:
+    return {k: v for k, v in crawler.stats.get_stats().items() if k.startswith("robotstxt/tdm/")}
+
+
+def kept(crawler: Any, origin: Origin) -> dict[str, Any]:
+    """The items that reached the pipeline, by path."""
+    base = origin.url("")
+    return {item["url"].removeprefix(base): item["value"] for item in crawler.collected}
+
+
+@pytest.fixture(params=sorted(ACTIVATIONS))
+def activated(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.mark.e2e
+@pytest_twisted.inlineCallbacks
+def test_reservations_are_honoured_by_file_header_and_meta(
+    server: MockServer, activated: str, caplog: pytest.LogCaptureFixture, tmp_path: Path
+):
+    origin = site(server, Reply(body=FILE, headers={"Content-Type": "application/json"}))
+    report = tmp_path / "report.jsonl"
+    with caplog.at_level(logging.DEBUG, logger="scrapy_robots_rfc"):
+        crawler = yield crawl(
+            origin,
+            settings_for(activated, ROBOTSTXT_RFC_TDM=True, ROBOTSTXT_RFC_REPORT=str(report)),
+        )
+    paths = server.paths(origin)
+    # The file once, before the first page; /a/page never downloaded.
+    assert paths.count(TDMREP_PATH) == 1
+    assert paths.index(TDMREP_PATH) < paths.index("/")
+    assert set(paths) == {"/robots.txt", TDMREP_PATH, "/", *PAGES} - {"/a/page"}
+    # What reached the pipeline: every page but the reserved ones.
+    items = kept(crawler, origin)
+    assert set(items) == KEPT
+    assert str(items["/a/open/cat.jpg"]).startswith("not reserved (tdm-reservation 0 from")
+    assert items["/c/plain"].reservation is None
+    invalid = items["/c/invalid"]
+    assert invalid.reservation is None and len(invalid.errors) == 2
+    assert isinstance(items["/"], TdmValue)
+    # The links of a reserved page are followed: /c/child came from them.
+    assert "/c/child" in paths
+    assert tdm_stats(crawler) == {
+        "robotstxt/tdm/fetches": 1,
+        "robotstxt/tdm/request_count": 1,
+        "robotstxt/tdm/response_count": 1,
+        "robotstxt/tdm/response_status_count/200": 1,
+        "robotstxt/tdm/response_status_class/2xx": 1,
+        "robotstxt/tdm/file": 1,
+        "robotstxt/tdm/reserved": 1,
+        "robotstxt/tdm/page_reserved/header": 2,
+        "robotstxt/tdm/page_reserved/meta": 1,
+        "robotstxt/tdm/items_dropped": 3,
+    }
+    (error,) = crawler.spider.errors
+    assert str(error).startswith(
+        "TDM rights reserved: reserved (tdm-reservation 1 from tdmrep.json[1]"
+    )
+    assert POLICY in str(error)
+    messages = [r.getMessage() for r in caplog.records]
+    assert any(
+        m.startswith("TDM rights reserved, not downloaded: <GET " + origin.url("/a/page"))
+        and "tdmrep.json[1] (location '/a/')" in m
+        for m in messages
+    )
+    dropped = [m for m in messages if m.startswith("Dropped an item (dict) from <200 ")]
+    assert len(dropped) == 3
+    assert any("from HTTP header" in m for m in dropped)
+    assert any("from HTML meta" in m for m in dropped)
+    (row,) = [json.loads(line) for line in report.read_text().splitlines()]
+    assert row["tdm"] == "file (3 rules)"
+    assert (row["tdm_fetches"], row["tdm_reserved"]) == (1, 1)
+    assert (row["tdm_pages_reserved"], row["tdm_items_dropped"]) == (3, 3)
+    summary = [m for m in messages if m.startswith("robots.txt: 1 origin checked")]
+    assert summary and summary[0].endswith(
+        "; TDM: 1 request reserved, 3 pages reserved (3 items kept from the pipeline)"
+    )
+
+
+@pytest.mark.e2e
+@pytest_twisted.inlineCallbacks
+def test_with_the_setting_off_nothing_is_fetched_or_read(server: MockServer, activated: str):
+    origin = site(server, Reply(body=FILE))
+    crawler = yield crawl(origin, settings_for(activated))
+    assert TDMREP_PATH not in server.paths(origin)
+    assert set(kept(crawler, origin)) == {"/", *PAGES}
+    assert all(value is None for value in kept(crawler, origin).values())
+    assert tdm_stats(crawler) == {}
+    middleware = crawler.engine.downloader.middleware
+    ours = [m for m in middleware.middlewares if type(m).__name__ == "RobotsTxtMiddleware"]
+    assert not hasattr(ours[0], "process_response"), "no per-response work"
+    assert not any(
+        type(m).__name__ == "TdmReservationMiddleware"
+        for m in crawler.engine.scraper.spidermw.middlewares
+    )
