@@ -22,7 +22,8 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_robots_rfc.tdmrep import TDM_META_KEY, TDMREP_PATH, TdmValue
 
-from ..crawling import ACTIVATIONS, BASE_SETTINGS
+from ..crawling import ACTIVATIONS, BASE_SETTINGS, FakeClock, Stage, pages, stat, use_clock
+from ..crawling import crawl as crawl_stages
 from ..mockserver import MockServer, Origin, Reply
 
 ROBOTS = b"User-agent: *\nDisallow: /private\n"
@@ -178,7 +179,8 @@ def test_reservations_are_honoured_by_file_header_and_meta(
     assert str(items["/a/open/cat.jpg"]).startswith("not reserved (tdm-reservation 0 from")
     assert items["/c/plain"].reservation is None
     invalid = items["/c/invalid"]
-    assert invalid.reservation is None and len(invalid.errors) == 2
+    assert invalid.reservation is None
+    assert len(invalid.errors) == 2
     assert isinstance(items["/"], TdmValue)
     # The links of a reserved page are followed: /c/child came from them.
     assert "/c/child" in paths
@@ -214,7 +216,8 @@ def test_reservations_are_honoured_by_file_header_and_meta(
     assert (row["tdm_fetches"], row["tdm_reserved"]) == (1, 1)
     assert (row["tdm_pages_reserved"], row["tdm_items_dropped"]) == (3, 3)
     summary = [m for m in messages if m.startswith("robots.txt: 1 origin checked")]
-    assert summary and summary[0].endswith(
+    assert len(summary) == 1
+    assert summary[0].endswith(
         "; TDM: 1 request reserved, 3 pages reserved (3 items kept from the pipeline)"
     )
 
@@ -235,3 +238,165 @@ def test_with_the_setting_off_nothing_is_fetched_or_read(server: MockServer, act
         type(m).__name__ == "TdmReservationMiddleware"
         for m in crawler.engine.scraper.spidermw.middlewares
     )
+
+
+# -- the file's statuses (T-2) ----------------------------------------------------
+
+
+def status_origin(server: MockServer, route: Any) -> Origin:
+    return server.add_origin(
+        {
+            "/robots.txt": Reply(body=ROBOTS),
+            TDMREP_PATH: route,
+            "/a": Reply(body=page(), html=True),
+            "/b": Reply(body=page(tdm_meta("1")), html=True),
+        }
+    )
+
+
+@pytest.mark.e2e
+@pytest_twisted.inlineCallbacks
+def test_no_file_means_unset_and_the_page_still_decides(
+    server: MockServer, activated: str, caplog: pytest.LogCaptureFixture
+):
+    origin = status_origin(server, Reply(status=404))
+    with caplog.at_level(logging.DEBUG, logger="scrapy_robots_rfc"):
+        crawler = yield crawl_stages(
+            ACTIVATIONS[activated], [Stage(pages(origin, "/a", "/b"))], ROBOTSTXT_RFC_TDM=True
+        )
+    assert sorted(server.paths(origin)) == sorted(["/robots.txt", TDMREP_PATH, "/a", "/b"])
+    values = {
+        url: meta[TDM_META_KEY]
+        for url, meta in zip(crawler.spider.seen, crawler.spider.metas, strict=True)
+    }
+    assert values[origin.url("/a")].reservation is None
+    assert values[origin.url("/b")].reserved
+    assert stat(crawler, "robotstxt/tdm/no_file") == 1
+    assert stat(crawler, "robotstxt/tdm/response_status_count/404") == 1
+    assert stat(crawler, "robotstxt/tdm/page_reserved/meta") == 1
+    assert stat(crawler, "robotstxt/tdm/reserved") is None
+    said = [m for m in caplog.messages if m.startswith(f"{origin.url(TDMREP_PATH)}: 404")]
+    assert len(said) == 1
+    assert "no TDM reservation file, every URL of" in said[0]
+
+
+@pytest.mark.e2e
+@pytest_twisted.inlineCallbacks
+def test_a_5xx_file_is_not_known_its_requests_wait_and_are_dropped_then_retried(
+    server: MockServer, activated: str, caplog: pytest.LogCaptureFixture
+):
+    state = {"up": False}
+    origin = status_origin(
+        server, lambda hit, n: Reply(body=FILE) if state["up"] else Reply(status=503)
+    )
+    clock = FakeClock()
+
+    def recover(spider: Any) -> None:
+        state["up"] = True
+        clock.advance(3600)  # past the retry (RFC 9309 §2.3.1.4 backoff, on the wall clock)
+
+    with caplog.at_level(logging.DEBUG, logger="scrapy_robots_rfc"):
+        crawler = yield crawl_stages(
+            ACTIVATIONS[activated],
+            [
+                Stage(pages(origin, "/a", "/b"), use_clock(clock)),
+                Stage(pages(origin, "/a", "/b"), recover),
+            ],
+            ROBOTSTXT_RFC_TDM=True,
+            ROBOTSTXT_RFC_UNREACHABLE_WAIT=0,
+        )
+    paths = server.paths(origin)
+    # The first stage's pages never reach the server; the second's do.
+    assert sorted(paths) == sorted(["/robots.txt", TDMREP_PATH, TDMREP_PATH, "/a", "/b"])
+    assert paths.index("/a") > paths.index(TDMREP_PATH, paths.index(TDMREP_PATH) + 1)
+    assert sorted(crawler.spider.failed_with("robots.txt unreachable")) == pages(origin, "/a", "/b")
+    assert sorted(crawler.spider.seen) == pages(origin, "/a", "/b")
+    assert stat(crawler, "robotstxt/tdm/unreachable") == 1
+    assert stat(crawler, "robotstxt/tdm/unreachable/dropped") == 2
+    assert stat(crawler, "robotstxt/unreachable/dropped") is None
+    assert stat(crawler, "robotstxt/tdm/file") == 1
+    assert stat(crawler, "robotstxt/tdm/fetches") == 2
+    assert any(
+        m.startswith(
+            f"{origin.url(TDMREP_PATH)} is unreachable (TDM reservations not known: HTTP 503)"
+        )
+        for m in caplog.messages
+    )
+
+
+@pytest.mark.e2e
+@pytest_twisted.inlineCallbacks
+def test_invalid_json_is_a_file_without_rules(
+    server: MockServer, activated: str, caplog: pytest.LogCaptureFixture
+):
+    origin = status_origin(server, Reply(body=b'{"location": "/", "tdm-reservation": 1}'))
+    with caplog.at_level(logging.DEBUG, logger="scrapy_robots_rfc"):
+        crawler = yield crawl_stages(
+            ACTIVATIONS[activated], [Stage(pages(origin, "/a"))], ROBOTSTXT_RFC_TDM=True
+        )
+    assert crawler.spider.seen == pages(origin, "/a")
+    assert crawler.spider.metas[0][TDM_META_KEY].reservation is None
+    assert stat(crawler, "robotstxt/tdm/file") == 1
+    notes = [m for m in caplog.messages if m.startswith(f"{origin.url(TDMREP_PATH)}: 0 rules read")]
+    assert len(notes) == 1
+    assert "not an array (a rule must be inside [ ])" in notes[0]
+
+
+@pytest.mark.e2e
+@pytest_twisted.inlineCallbacks
+def test_a_file_over_the_size_bound_is_not_known(
+    server: MockServer, activated: str, caplog: pytest.LogCaptureFixture
+):
+    # 600,000 bytes of a valid file that would free everything: not read.
+    body = b'[{"location": "/", "tdm-reservation": 0}' + b" " * 600_000 + b"]"
+    origin = status_origin(server, Reply(body=body))
+    with caplog.at_level(logging.DEBUG, logger="scrapy_robots_rfc"):
+        crawler = yield crawl_stages(
+            ACTIVATIONS[activated],
+            [Stage(pages(origin, "/a"))],
+            ROBOTSTXT_RFC_TDM=True,
+            ROBOTSTXT_RFC_UNREACHABLE_WAIT=0,
+        )
+    assert "/a" not in server.paths(origin)
+    assert crawler.spider.failed_with("robots.txt unreachable") == pages(origin, "/a")
+    assert stat(crawler, "robotstxt/tdm/unreachable") == 1
+    assert stat(crawler, "robotstxt/tdm/file") is None
+    assert any(
+        "larger than 512,000 bytes, or cut short: not read, not known (T-2)" in m
+        for m in caplog.messages
+    )
+
+
+@pytest.mark.e2e
+@pytest_twisted.inlineCallbacks
+def test_obey_off_says_that_reservations_are_not_honoured(
+    server: MockServer, activated: str, caplog: pytest.LogCaptureFixture
+):
+    origin = status_origin(server, Reply(body=FILE))
+    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc"):
+        crawler = yield crawl_stages(
+            ACTIVATIONS[activated],
+            [Stage(pages(origin, "/a"))],
+            ROBOTSTXT_RFC_TDM=True,
+            ROBOTSTXT_OBEY=False,
+        )
+    assert server.paths(origin) == ["/a"]
+    warned = [r for r in caplog.records if r.getMessage().startswith("TDM reservations are not")]
+    assert len(warned) == 1
+    assert warned[0].levelno == logging.WARNING
+    assert "ROBOTSTXT_RFC_TDM is on but ROBOTSTXT_OBEY is off" in warned[0].getMessage()
+    assert crawler.spider.seen == pages(origin, "/a")
+
+
+@pytest.mark.parametrize("value", ["maybe", [1]])
+def test_an_invalid_setting_stops_the_crawl(value: Any) -> None:
+    from scrapy.settings import Settings
+
+    from scrapy_robots_rfc.crawl._config import Config
+    from scrapy_robots_rfc.exceptions import ConfigError
+
+    with pytest.raises(ConfigError) as raised:
+        Config.from_settings(Settings({"ROBOTSTXT_RFC_TDM": value}))
+    message = str(raised.value)
+    assert message.startswith(f"The value of the ROBOTSTXT_RFC_TDM setting ({value!r}) is invalid")
+    assert "It must be True or False" in message
