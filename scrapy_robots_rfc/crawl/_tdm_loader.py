@@ -45,8 +45,6 @@ if TYPE_CHECKING:
     from ._fetcher import Fetcher
     from ._report import Report
 
-__all__ = ["TDM_MAX_BYTES", "TdmLoader"]
-
 logger = logging.getLogger(__name__)
 
 #: T-2: the most of a ``tdmrep.json`` body that is read, 500 KiB (512,000
