@@ -202,6 +202,11 @@ def test_the_report_schema_takes_an_origin_row_or_the_totals() -> None:
         "usage_categories": None,
         "page_nofollow": 0,
         "page_noindex": 1,
+        "tdm": "file (3 rules)",
+        "tdm_fetches": 1,
+        "tdm_reserved": 2,
+        "tdm_pages_reserved": 1,
+        "tdm_items_dropped": 1,
     }
     row = {
         "schema": schemas.REPORT,

@@ -24,6 +24,7 @@ from scrapy_robots_rfc.tdmrep import TDM_META_KEY, TDMREP_PATH, TdmValue
 
 from ..crawling import ACTIVATIONS, BASE_SETTINGS, FakeClock, Stage, pages, stat, use_clock
 from ..crawling import crawl as crawl_stages
+from ..jsonschemas import valid_lines
 from ..mockserver import MockServer, Origin, Reply
 
 ROBOTS = b"User-agent: *\nDisallow: /private\n"
@@ -211,7 +212,7 @@ def test_reservations_are_honoured_by_file_header_and_meta(
     assert len(dropped) == 3
     assert any("from HTTP header" in m for m in dropped)
     assert any("from HTML meta" in m for m in dropped)
-    (row,) = [json.loads(line) for line in report.read_text().splitlines()]
+    (row,) = valid_lines("report", report.read_text().splitlines())
     assert row["tdm"] == "file (3 rules)"
     assert (row["tdm_fetches"], row["tdm_reserved"]) == (1, 1)
     assert (row["tdm_pages_reserved"], row["tdm_items_dropped"]) == (3, 3)
