@@ -53,6 +53,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: The ``meta`` key that marks the request of a document other than
+#: robots.txt (the TDMRep file), with its title: ``scrapy robots`` tells its
+#: hops from robots.txt's.
+DOCUMENT_KEY = "_robotstxt_rfc_document"
 #: The robots.txt request's priority, as in the built-in.
 DOWNLOAD_PRIORITY = 1000
 #: Response flags of a body that is not all the server sent: the download
@@ -355,6 +359,8 @@ class Fetcher:
             "download_warnsize": 0,
             "download_slot": downloader.get_slot_key(trigger),
         }
+        if self.document is not ROBOTS_TXT:
+            meta[DOCUMENT_KEY] = self.document.title
         if "proxy" in trigger.meta:
             meta["proxy"] = trigger.meta["proxy"]
         self.runtime.stats.inc_value(self._stat("robotstxt/request_count"))

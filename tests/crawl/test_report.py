@@ -205,7 +205,7 @@ def test_a_good_copy_kept_in_force_is_its_own_kind(server, activation, caplog, t
             "crawl_delay_applied": None,
             **NO_USAGE,
             **NO_PAGE,
-        **NO_TDM,
+            **NO_TDM,
         }
     }
 
