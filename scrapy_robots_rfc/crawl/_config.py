@@ -224,6 +224,9 @@ MONITOR_SETTINGS: dict[str, float] = {
     "ROBOTSTXT_RFC_MONITOR_MAX_WAITING_AT_CLOSE": 0,
     # robots.txt fetches of this crawler per origin decided
     "ROBOTSTXT_RFC_MONITOR_MAX_FETCHES_PER_ORIGIN": 1.0,
+    # requests dropped after waiting for a tdmrep.json that stayed not known
+    # (ROBOTSTXT_RFC_TDM)
+    "ROBOTSTXT_RFC_MONITOR_MAX_TDM_UNKNOWN_DROPPED": 0,
 }
 
 #: ``ROBOTSTXT_RFC_HOLD``'s values.
