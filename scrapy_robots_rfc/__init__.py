@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         ForbiddenByUsagePreference,
         RobotsTxtUnreachable,
         TdmReserved,
+        TdmUnknown,
     )
 
 __version__ = "0.1.0"
@@ -44,6 +45,7 @@ _LAZY = {
     "ForbiddenByUsagePreference": "exceptions",
     "RobotsTxtUnreachable": "exceptions",
     "TdmReserved": "exceptions",
+    "TdmUnknown": "exceptions",
     "TdmReservationMiddleware": "crawl.tdm",
     "PageRulesMiddleware": "crawl.page_rules",
     "RobotParser": "crawl.robotparser",
@@ -81,6 +83,7 @@ __all__ = [
     "Rule",
     "TdmReservationMiddleware",
     "TdmReserved",
+    "TdmUnknown",
     "__version__",
     "build",
     "page_rules",

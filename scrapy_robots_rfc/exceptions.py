@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FORBIDDEN",
     "TDM_RESERVED",
+    "TDM_UNKNOWN",
     "UNREACHABLE",
     "USAGE_FORBIDDEN",
     "ConfigError",
@@ -29,6 +30,7 @@ __all__ = [
     "ForbiddenByUsagePreference",
     "RobotsTxtUnreachable",
     "TdmReserved",
+    "TdmUnknown",
     "UsageWhere",
 ]
 
@@ -44,6 +46,10 @@ USAGE_FORBIDDEN = "Forbidden by usage preference"
 #: How the message of a request dropped because the TDMRep file reserves
 #: its URL (``ROBOTSTXT_RFC_TDM``, T-4) starts; the value follows.
 TDM_RESERVED = "TDM rights reserved"
+
+#: How the message of a request dropped after waiting for its origin's
+#: TDMRep file, which stayed not known (T-2), starts; the outcome follows.
+TDM_UNKNOWN = "TDM reservations not known"
 
 #: What dropped it: robots.txt's rules before download, the Content-Usage
 #: header, or a category nothing states (``ROBOTSTXT_RFC_USAGE_UNKNOWN``).
@@ -143,3 +149,19 @@ class TdmReserved(IgnoreRequest):
 
     def __reduce__(self) -> tuple[type[TdmReserved], tuple[TdmValue]]:
         return type(self), (self.value,)
+
+
+class TdmUnknown(RobotsTxtUnreachable):
+    """The request waited longer than ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` for
+    its origin's ``/.well-known/tdmrep.json``, which stayed not known (429,
+    5xx, a network error, a file over the size bound; T-2), in a crawl that
+    mines (``ROBOTSTXT_RFC_TDM``). A :class:`RobotsTxtUnreachable`, so that
+    an errback that handles a document that stayed unreachable handles it
+    too; its message says which."""
+
+    def __init__(self, outcome: str) -> None:
+        IgnoreRequest.__init__(self, f"{TDM_UNKNOWN}: tdmrep.json {outcome}")
+        self.outcome = outcome
+
+    def __reduce__(self) -> tuple[type[TdmUnknown], tuple[str]]:
+        return type(self), (self.outcome,)

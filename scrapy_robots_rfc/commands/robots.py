@@ -50,6 +50,7 @@ from ..exceptions import (
     ForbiddenByUsagePreference,
     RobotsTxtUnreachable,
     TdmReserved,
+    TdmUnknown,
 )
 from ..pagerules import PAGE_RULES_META_KEY
 from ..policy import State, Verdict
@@ -180,6 +181,8 @@ class _Run:
     #: drop of a URL the file reserves.
     tdm: TdmValue | None = None
     tdm_drop: TdmReserved | None = None
+    #: The drop of the URL when its origin's tdmrep.json stayed not known.
+    tdm_unknown: TdmUnknown | None = None
 
     def connect(self, crawler: Crawler) -> None:
         connect = crawler.signals.connect
@@ -277,6 +280,9 @@ class _Run:
         elif isinstance(error, TdmReserved):
             self.verdict = "allowed"  # by robots.txt's rules; not downloaded (T-4)
             self.tdm, self.tdm_drop = error.value, error
+        elif isinstance(error, TdmUnknown):
+            self.verdict = "allowed"  # by robots.txt's rules; the file is not known (T-2)
+            self.tdm_unknown = error
         elif isinstance(error, ForbiddenByUsagePreference):
             self.verdict = "allowed"  # by robots.txt's rules
             self.usage, self.usage_drop = error.preferences, error
@@ -605,7 +611,12 @@ class Command(ScrapyCommand):
         )
         if allowed is None:
             report["exit_status"] = EXIT_ERROR
-        elif allowed and probe.usage_drop is None and probe.tdm_drop is None:
+        elif (
+            allowed
+            and probe.usage_drop is None
+            and probe.tdm_drop is None
+            and (probe.tdm_unknown is None)
+        ):
             report["exit_status"] = EXIT_ALLOWED
         else:
             report["exit_status"] = EXIT_DISALLOWED

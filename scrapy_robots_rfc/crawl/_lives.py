@@ -190,7 +190,7 @@ class Lives:
             if entry is not None and may_not_wait:
                 # Unreachable in its backoff, and it may not wait for the
                 # retry: dropped, with no life made for it.
-                return succeed(Dropped(entry.outcome))
+                return succeed(Dropped(entry.outcome, target.document))
             undecided = self._lives[target] = _Undecided(Life(self._wait, self._grace), request)
         self._want(target, undecided, request, token)
         now = runtime.monotonic()
@@ -632,10 +632,11 @@ class Lives:
         for waiter in action.waiters:
             resume = self._resumes.pop(waiter, None)
             if resume is not None:  # waiting in place, or turned away as it came
-                resume[0].callback(Dropped(reason))
+                resume[0].callback(Dropped(reason, target.document))
                 continue
             copy = waiter.item
-            carry(copy, replace(carried(copy), drop=reason))
+            drop_for = None if target.document is ROBOTS_TXT else target.document.title
+            carry(copy, replace(carried(copy), drop=reason, drop_for=drop_for))
             if waiter.kind is Kind.PARKED:
                 back.append(copy)
             else:  # in transit: dropped when it comes back

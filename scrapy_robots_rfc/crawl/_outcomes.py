@@ -20,10 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..policy import ROBOTS_TXT
+
 if TYPE_CHECKING:
     from scrapy.http import Request
 
-    from ..policy import Entry
+    from ..policy import Document, Entry
     from ..robotstxt import AgentRules, Rule
     from ..tdmrep import TdmValue
     from ._kept_responses import Share
@@ -64,9 +66,11 @@ class Reserved:
 
 @dataclass(frozen=True, slots=True)
 class Dropped:
-    """The request may wait no longer: drop it, for ``reason``."""
+    """The request may wait no longer: drop it, for ``reason``; ``document``:
+    the one it waited for (robots.txt, or the TDMRep file)."""
 
     reason: str
+    document: Document = ROBOTS_TXT
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Protocol
 
 from scrapy.utils.defer import maybe_deferred_to_future
 
-from ..policy import ROBOTS_TXT, TDMREP_JSON, Target
+from ..policy import ROBOTS_TXT, TDMREP_JSON, Target, document_titled
 from ..robotstxt import ROBOTS_TXT_PATH
 from ._kept_responses import KeptResponses
 from ._outcomes import Allowed, Away, Dropped, Released
-from ._tickets import taken
+from ._tickets import Ticket, taken
 
 if TYPE_CHECKING:
     from scrapy.http import Request
@@ -84,13 +84,18 @@ class Waits:
         token: Token,
         returning: bool = False,
         document: Document = ROBOTS_TXT,
+        once: bool = False,
     ) -> Outcome:
         """How ``request``, undecided by the cache for ``key``'s
         ``document`` and its name ``token`` (or ``returning`` from a wait,
         with its ticket), ends: allowed, forbidden (or reserved) once its
         origin's document is decided, dropped, or away as a copy that waits
-        out of the downloader."""
+        out of the downloader. ``once``: it waits for the fetch under way
+        only (``scrapy robots`` without ``--wait``), as its ticket said on
+        its way through robots.txt's wait."""
         ticket = taken(request.meta) if returning else None
+        if once and ticket is None:
+            ticket = Ticket(once=True)
         decider = self._deciders[document]
         target = Target(key, document)
         share = None
@@ -104,7 +109,7 @@ class Waits:
             if ticket.refilter:  # set for the wait only
                 request.dont_filter = False
             if ticket.drop is not None:  # sent back to be dropped
-                outcome = Dropped(ticket.drop)
+                outcome = Dropped(ticket.drop, document_titled(ticket.drop_for))
             elif request in self._lives.in_transit:  # back without the scheduler
                 settled = self._lives.returned(request, ticket)
         if outcome is None and settled is None:
@@ -133,7 +138,7 @@ class Waits:
                 return outcome  # the copy carries the share
             case Allowed() if share is not None:
                 return replace(outcome, extras=True, share=share)
-            case Dropped() if document is not ROBOTS_TXT:
+            case Dropped(document=dropped) if dropped is not ROBOTS_TXT:
                 self._runtime.stats.inc_value("robotstxt/tdm/unreachable/dropped")
                 self._report.row(key).dropped += 1
             case Dropped():

@@ -38,9 +38,9 @@ from scrapy.utils.defer import maybe_deferred_to_future
 
 from .. import policy
 from .._runtime import Runtime
-from ..exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable, TdmReserved
-from ..policy import TDMREP_JSON, Origin, State, Verdict, origin
-from ..robotstxt import NO_PREFERENCES, USAGE_META_KEY
+from ..exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable, TdmReserved, TdmUnknown
+from ..policy import ROBOTS_TXT, TDMREP_JSON, Origin, State, Verdict, origin
+from ..robotstxt import NO_PREFERENCES, ROBOTS_TXT_PATH, USAGE_META_KEY
 from ._assembly import assemble
 from ._config import Config
 from ._fetcher import DOWNLOAD_PRIORITY
@@ -55,7 +55,7 @@ from ._startup_warnings import (
     warn_about_tdm_items,
     warn_about_tdm_without_obey,
 )
-from ._tickets import LEGACY_KEYS, TICKET_KEY
+from ._tickets import LEGACY_KEYS, TICKET_KEY, carried
 from .addon import OURS, refuse_as_addon
 
 if TYPE_CHECKING:
@@ -270,6 +270,9 @@ class RobotsTxtMiddleware:
         token = self._names.of(request)  # the name it is decided for
         # A request that waited before carries its ticket (or the keys of 0.1).
         returning = TICKET_KEY in meta or not LEGACY_KEYS.isdisjoint(meta)
+        # A request that may wait for one fetch only (scrapy robots) waits
+        # so for the TDMRep file too: robots.txt's wait takes its ticket.
+        once = returning and self._tdm is not None and carried(request).once
         outcome: Outcome | None = None
         if not returning:
             outcome = self._verdicts.decide(key, request, token)
@@ -279,8 +282,9 @@ class RobotsTxtMiddleware:
             case Allowed(extras=False) if self._tdm is None:
                 return None
             case Allowed():
-                if self._tdm is not None:
-                    away = await self._mined(key, request, token)
+                # The spider's own robots.txt requests are not mined.
+                if self._tdm is not None and ROBOTS_TXT_PATH not in request.url:
+                    away = await self._mined(key, request, token, once)
                     if away is not None:
                         return away
                 if not outcome.extras:
@@ -288,6 +292,8 @@ class RobotsTxtMiddleware:
                 return await self._allowance.grant(key, request, outcome)
             case Forbidden():
                 raise ForbiddenByRobotsTxt
+            case Dropped(reason=reason, document=document) if document is not ROBOTS_TXT:
+                raise TdmUnknown(reason)  # a copy back from the file's wait
             case Dropped(reason=reason):
                 raise RobotsTxtUnreachable(reason)
             case Away(copy=copy):
@@ -295,7 +301,9 @@ class RobotsTxtMiddleware:
             case Reserved():  # robots.txt's verdicts never reserve
                 raise AssertionError(outcome)
 
-    async def _mined(self, key: Origin, request: Request, token: Token) -> Request | None:
+    async def _mined(
+        self, key: Origin, request: Request, token: Token, once: bool
+    ) -> Request | None:
         """In a crawl that mines (T-4): ``None`` to let ``request`` go on,
         with its file's value in its meta; :class:`.TdmReserved` when the
         origin's TDMRep file reserves its URL; a copy that waits for the
@@ -304,14 +312,14 @@ class RobotsTxtMiddleware:
         assert self._tdm is not None
         outcome: Outcome | None = self._tdm.decide(key, request, token)
         if outcome is None:
-            outcome = await self._waits.wait(key, request, token, document=TDMREP_JSON)
+            outcome = await self._waits.wait(key, request, token, document=TDMREP_JSON, once=once)
         match outcome:
             case Allowed():
                 return None
             case Reserved(value=value):
                 raise TdmReserved(value)
             case Dropped(reason=reason):
-                raise RobotsTxtUnreachable(reason)
+                raise TdmUnknown(reason)
             case Away(copy=copy):
                 return copy
             case Forbidden():  # the file's verdicts never forbid

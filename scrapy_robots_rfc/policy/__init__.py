@@ -13,7 +13,15 @@ in.
 from __future__ import annotations
 
 from . import _origin_life as life
-from ._document import DOCUMENTS, ROBOTS_TXT, TDMREP_JSON, Document, Target, target_named
+from ._document import (
+    DOCUMENTS,
+    ROBOTS_TXT,
+    TDMREP_JSON,
+    Document,
+    Target,
+    document_titled,
+    target_named,
+)
 from ._origin import Origin, Origins, origin
 from ._origin_life import OriginLife, Phase
 from ._policy import (
@@ -58,6 +66,7 @@ __all__ = [
     "Waiter",
     "Waiters",
     "classify",
+    "document_titled",
     "entry_for",
     "life",
     "lifetime",

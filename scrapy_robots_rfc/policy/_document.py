@@ -104,3 +104,13 @@ def target_named(name: str) -> Target | None:
             if target is not None and target.name == name:
                 return target
     return None
+
+
+def document_titled(title: str | None) -> Document:
+    """The document whose :attr:`Document.title` is ``title`` (as a
+    request's ticket names it); robots.txt for ``None`` or a title that is
+    none."""
+    for document in DOCUMENTS:
+        if document.title == title:
+            return document
+    return ROBOTS_TXT

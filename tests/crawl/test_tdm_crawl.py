@@ -310,7 +310,8 @@ def test_a_5xx_file_is_not_known_its_requests_wait_and_are_dropped_then_retried(
     # The first stage's pages never reach the server; the second's do.
     assert sorted(paths) == sorted(["/robots.txt", TDMREP_PATH, TDMREP_PATH, "/a", "/b"])
     assert paths.index("/a") > paths.index(TDMREP_PATH, paths.index(TDMREP_PATH) + 1)
-    assert sorted(crawler.spider.failed_with("robots.txt unreachable")) == pages(origin, "/a", "/b")
+    dropped = crawler.spider.failed_with("TDM reservations not known: tdmrep.json HTTP 503")
+    assert sorted(dropped) == pages(origin, "/a", "/b")
     assert sorted(crawler.spider.seen) == pages(origin, "/a", "/b")
     assert stat(crawler, "robotstxt/tdm/unreachable") == 1
     assert stat(crawler, "robotstxt/tdm/unreachable/dropped") == 2
@@ -359,7 +360,9 @@ def test_a_file_over_the_size_bound_is_not_known(
             ROBOTSTXT_RFC_UNREACHABLE_WAIT=0,
         )
     assert "/a" not in server.paths(origin)
-    assert crawler.spider.failed_with("robots.txt unreachable") == pages(origin, "/a")
+    assert crawler.spider.failed_with("TDM reservations not known: tdmrep.json larger than") == (
+        pages(origin, "/a")
+    )
     assert stat(crawler, "robotstxt/tdm/unreachable") == 1
     assert stat(crawler, "robotstxt/tdm/file") is None
     assert any(
@@ -401,3 +404,51 @@ def test_an_invalid_setting_stops_the_crawl(value: Any) -> None:
     message = str(raised.value)
     assert message.startswith(f"The value of the ROBOTSTXT_RFC_TDM setting ({value!r}) is invalid")
     assert "It must be True or False" in message
+
+
+@pytest.mark.e2e
+@pytest_twisted.inlineCallbacks
+def test_parked_requests_dropped_for_the_file_are_counted_as_its_drops(
+    server: MockServer, activated: str
+):
+    """Requests that wait for the file out of the downloader (parked at
+    once) and are sent back to be dropped carry which document dropped
+    them: TdmUnknown and the file's stat, never robots.txt's."""
+    origin = status_origin(server, Reply(status=503))
+    crawler = yield crawl_stages(
+        ACTIVATIONS[activated],
+        [Stage(pages(origin, "/a", "/b"))],
+        ROBOTSTXT_RFC_TDM=True,
+        ROBOTSTXT_RFC_PARK_AFTER=0,
+        ROBOTSTXT_RFC_UNREACHABLE_WAIT=0.3,
+    )
+    # Each parked twice: for robots.txt, then for the file.
+    assert stat(crawler, "robotstxt/waiting/parked") == 4
+    dropped = crawler.spider.failed_with("TDM reservations not known: tdmrep.json HTTP 503")
+    assert sorted(dropped) == pages(origin, "/a", "/b")
+    assert stat(crawler, "robotstxt/tdm/unreachable/dropped") == 2
+    assert stat(crawler, "robotstxt/unreachable/dropped") is None
+    assert "/a" not in server.paths(origin)
+
+
+@pytest.mark.e2e
+@pytest_twisted.inlineCallbacks
+def test_a_request_that_waits_for_one_fetch_waits_so_for_the_file(
+    server: MockServer, activated: str
+):
+    """``scrapy robots`` marks its request to wait for the fetch under way
+    only: robots.txt's wait takes its ticket, and the file's wait keeps
+    the mark, so an unreachable file drops it at once, not after
+    ROBOTSTXT_RFC_UNREACHABLE_WAIT (600 s)."""
+    from scrapy_robots_rfc.crawl import wait_once
+
+    origin = status_origin(server, Reply(status=503))
+    meta: dict[str, Any] = {}
+    wait_once(meta)
+    crawler = yield crawl_stages(
+        ACTIVATIONS[activated],
+        [Stage([{"url": origin.url("/a"), "meta": meta}])],
+        ROBOTSTXT_RFC_TDM=True,
+    )
+    assert crawler.spider.failed_with("TDM reservations not known") == pages(origin, "/a")
+    assert stat(crawler, "robotstxt/tdm/unreachable/dropped") == 1
