@@ -452,3 +452,28 @@ def test_a_request_that_waits_for_one_fetch_waits_so_for_the_file(
     )
     assert crawler.spider.failed_with("TDM reservations not known") == pages(origin, "/a")
     assert stat(crawler, "robotstxt/tdm/unreachable/dropped") == 1
+
+
+@pytest.mark.e2e
+@pytest_twisted.inlineCallbacks
+def test_a_shared_store_keeps_the_file_for_the_next_crawl(
+    server: MockServer, activated: str, tmp_path: Path
+):
+    """The file's record goes to ROBOTSTXT_RFC_STORE beside robots.txt's,
+    named by its URL: a second crawl on the store reads both, fetches
+    neither, and still drops what the file reserves."""
+    origin = site(server, Reply(body=FILE))
+    store = f"sqlite:///{tmp_path / 'records.db'}"
+    settings = settings_for(activated, ROBOTSTXT_RFC_TDM=True, ROBOTSTXT_RFC_STORE=store)
+    first = yield crawl(origin, settings)
+    assert stat(first, "robotstxt/tdm/fetches") == 1
+    before = len(server.paths(origin))
+    second = yield crawl(origin, settings)
+    later = server.paths(origin)[before:]
+    assert TDMREP_PATH not in later
+    assert "/robots.txt" not in later
+    assert "/a/page" not in later
+    assert stat(second, "robotstxt/tdm/fetches") is None
+    assert stat(second, "robotstxt/tdm/store/hit") == 1
+    assert stat(second, "robotstxt/tdm/reserved") == 1
+    assert set(kept(second, origin)) == KEPT
