@@ -86,7 +86,7 @@ class Row:
     #: apart from those with rules while its state is ``rules``.
     html_page: bool = False
     #: The TDMRep file in a crawl that mines (``ROBOTSTXT_RFC_TDM``): what
-    #: its last fetch found ("file (3 rules)", "no file (404: ...)", "not
+    #: its last fetch found ("file (3 rules)", "404: no file: unset", "not
     #: known (HTTP 503)"); ``None`` when it was not fetched.
     tdm: str | None = None
     #: Its fetches: a redirect chain is one.

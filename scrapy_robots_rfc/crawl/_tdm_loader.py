@@ -215,8 +215,8 @@ class TdmLoader:
         file = found.file
         if file is None:
             logger.debug(
-                "%(url)s: %(outcome)s: no TDM reservation file, every URL of %(origin)s "
-                "is unset unless its response says otherwise",
+                "%(url)s: %(outcome)s: every URL of %(origin)s is unset unless its "
+                "response says otherwise",
                 {"url": url, "outcome": entry.outcome, "origin": key},
                 extra=self._runtime.log,
             )
@@ -241,12 +241,13 @@ class TdmLoader:
 
 
 def _outcome(found: TdmEntry) -> str:
-    """The file's outcome in the crawl report: ``"file"`` (its rules read),
-    ``"no file"`` or ``"not known"``, with the fetch's outcome."""
+    """The file's outcome in the crawl report: ``"file (3 rules)"``, the
+    fetch's outcome when there is none (``"404: no file: unset"``), or
+    ``"not known (HTTP 503)"``."""
     entry = found.entry
     if entry.unreachable_since is not None:
         kept = ", last good copy in force" if found.file is not None else ""
         return f"not known ({entry.outcome}{kept})"
     if found.file is None:
-        return f"no file ({entry.outcome})"
+        return entry.outcome
     return f"file ({len(found.file.rules)} rules)"

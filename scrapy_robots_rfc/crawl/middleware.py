@@ -253,8 +253,8 @@ class RobotsTxtMiddleware:
 
     def tdm_outcome(self, url: str) -> str | None:
         """What the last fetch of ``url``'s origin's TDMRep file found, in
-        words ("200", "404: no robots.txt: allow all" is said "404: no
-        file"...); ``None`` before any, or in a crawl that does not mine."""
+        words ("200", "404: no file: unset", "HTTP 503"...); ``None`` before
+        any, or in a crawl that does not mine."""
         return None if self._tdm is None else self._tdm.outcome(url)
 
     # -- the verdict -------------------------------------------------------

@@ -17,11 +17,15 @@ True
 ...                        now=10.0, fresh_for=60.0, first_retry=30.0)
 >>> failed.file is file  # the last good copy stays in force (HTTP-5)
 True
+>>> none = tdm_entry_for(Answer(State.ALLOW_ALL, "no robots.txt", 404), None, None,
+...                      now=0.0, fresh_for=60.0, first_retry=30.0)
+>>> none.entry.outcome, none.value("https://e.com/a").reservation
+('404: no file: unset', None)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..tdmrep import UNSET, TdmValue
@@ -79,6 +83,15 @@ def tdm_entry_for(
     )
     if answer.state is State.RULES:
         return TdmEntry(entry, file)
-    if answer.state is State.UNREACHABLE and entry.good and previous is not None:
-        return TdmEntry(entry, previous.file)
-    return TdmEntry(entry, None)
+    if answer.state is State.UNREACHABLE:
+        kept = previous.file if entry.good and previous is not None else None
+        return TdmEntry(entry, kept)
+    # No file (a 4xx, redirects given up on, a local refusal): said in the
+    # file's words, not robots.txt's "allow all".
+    if answer.state is State.REFUSED:
+        outcome = f"tdmrep.json not fetched ({answer.detail}): unset"
+    else:
+        prefix = "" if answer.status is None else f"{answer.status}: "
+        detail = "no file" if answer.detail == "no robots.txt" else answer.detail
+        outcome = f"{prefix}{detail}: unset"
+    return TdmEntry(replace(entry, outcome=outcome), None)
