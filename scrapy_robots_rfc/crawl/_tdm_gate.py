@@ -202,18 +202,6 @@ class TdmGate:
 
     # -- views ---------------------------------------------------------------
 
-    def value(self, url: str) -> TdmValue | None:
-        """What the cache's file says of ``url`` now (before download);
-        ``None`` while the origin's file is undecided or not known."""
-        key = self._origins(url)
-        found = None if key is None else self._cache.get(key)
-        if found is None:
-            return None
-        entry = found.entry
-        if not entry.usable(self._runtime.clock(), self._allow_after):
-            return None
-        return found.value(url)
-
     def outcome(self, url: str) -> str | None:
         """What the last fetch of ``url``'s origin's file found, in words;
         ``None`` before any."""

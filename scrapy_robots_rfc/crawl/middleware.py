@@ -69,7 +69,6 @@ if TYPE_CHECKING:
     from ..pagerules import PageRules
     from ..policy import Origins
     from ..robotstxt import AgentRules, Preferences, Token
-    from ..tdmrep import TdmValue
     from ._allowance import Allowance
     from ._crawler_names import CrawlerNames
     from ._kept_responses import KeptResponses
@@ -244,12 +243,6 @@ class RobotsTxtMiddleware:
     def mines(self) -> bool:
         """Whether the crawl honours TDM reservations (``ROBOTSTXT_RFC_TDM``)."""
         return self._tdm is not None
-
-    def tdm_value(self, url: str) -> TdmValue | None:
-        """What ``url``'s origin's TDMRep file says of it now, before
-        download (T-3); ``None`` in a crawl that does not mine, or while the
-        file is undecided or not known."""
-        return None if self._tdm is None else self._tdm.value(url)
 
     def tdm_outcome(self, url: str) -> str | None:
         """What the last fetch of ``url``'s origin's TDMRep file found, in

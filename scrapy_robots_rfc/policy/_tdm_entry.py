@@ -53,11 +53,6 @@ class TdmEntry:
         first matching rule (T-3); unset without a file."""
         return UNSET if self.file is None else self.file.value(url)
 
-    @property
-    def has_file(self) -> bool:
-        """Whether the origin serves a file (a good copy with rules or not)."""
-        return self.file is not None
-
 
 def tdm_entry_for(
     answer: Answer,
