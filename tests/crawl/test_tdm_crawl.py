@@ -55,7 +55,7 @@ PAGES: dict[str, Reply] = {
     "/a/open/cat.jpg": Reply(body=b"\xff\xd8jpeg", headers={"Content-Type": "image/jpeg"}),
     # The file frees it, its header reserves it; its link is still followed.
     "/b/header": Reply(
-        body=page(links=("/c/child",)),
+        body=page(links=("/c/linked-from-reserved",)),
         html=True,
         headers={"tdm-reservation": "1", "tdm-policy": POLICY},
     ),
@@ -67,8 +67,12 @@ PAGES: dict[str, Reply] = {
     "/c/invalid": Reply(body=page(tdm_meta("yes")), html=True, headers={"tdm-reservation": "2"}),
     "/c/child": Reply(body=page(), html=True),
     "/c/plain": Reply(body=page(), html=True),
+    # Linked from /b/header only, a page its header reserves.
+    "/c/linked-from-reserved": Reply(body=page(), html=True),
 }
-KEPT = {"/", "/a/open/cat.jpg", "/c/invalid", "/c/child", "/c/plain"}
+#: What the index links to: not the page only a reserved page links to.
+INDEXED = tuple(path for path in PAGES if path != "/c/linked-from-reserved")
+KEPT = {"/", "/a/open/cat.jpg", "/c/invalid", "/c/child", "/c/plain", "/c/linked-from-reserved"}
 PAGE_RESERVED = {"/b/header", "/c/header", "/c/meta"}
 
 
@@ -115,7 +119,7 @@ class Follower(Spider):
 
 def site(server: MockServer, tdmrep: Reply | None = None, **extra: Reply) -> Origin:
     routes: dict[str, Any] = {"/robots.txt": Reply(body=ROBOTS)}
-    routes["/"] = Reply(body=page(links=tuple(PAGES)), html=True)
+    routes["/"] = Reply(body=page(links=INDEXED), html=True)
     routes.update(PAGES)
     routes.update(extra)
     if tdmrep is not None:
@@ -183,8 +187,8 @@ def test_reservations_are_honoured_by_file_header_and_meta(
     assert invalid.reservation is None
     assert len(invalid.errors) == 2
     assert isinstance(items["/"], TdmValue)
-    # The links of a reserved page are followed: /c/child came from them.
-    assert "/c/child" in paths
+    # The links of a reserved page are followed: only /b/header links there.
+    assert "/c/linked-from-reserved" in paths
     assert tdm_stats(crawler) == {
         "robotstxt/tdm/fetches": 1,
         "robotstxt/tdm/request_count": 1,
