@@ -115,10 +115,10 @@ disallow or unknown, and the lines it comes from), and with --tdm, tdm
 (reservation, policy, source, rule, location, errors, text, file). Its JSON Schema is
 scrapy_robots_rfc/schemas/check.json.
 
-exit status: 0 every URL is allowed; 1 the rules disallow one (or, with --tdm,
-a TDM reservation reserves one); 2 error (a bad
-argument or URL, a file that cannot be read); 3 robots.txt could not be
-fetched (429, 5xx, network error); 141 output closed early (as by | head).
+exit status: 0 every URL is allowed; 1 the rules disallow one, or with --tdm
+a TDM reservation reserves one; 2 error (a bad argument or URL, a file that
+cannot be read); 3 robots.txt could not be fetched (429, 5xx, network error);
+141 output closed early (as by | head).
 
 examples:
   {PROG} check robots.txt https://example.com/private/x

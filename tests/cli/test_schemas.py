@@ -67,6 +67,7 @@ def test_a_shared_piece_is_the_same_in_every_schema_that_has_it() -> None:
         "count": ["robots", "report"],
         "page": ["check", "robots"],
         "crawl_delay_from": ["check", "robots"],
+        "tdm": ["check", "robots"],
     }
     for where in shared.values():
         assert all(definition == where[0][1] for _, definition in where)
