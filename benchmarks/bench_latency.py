@@ -54,7 +54,12 @@ b. Scrapy's built-in ``RobotsTxtMiddleware`` (Protego).
 c. This package: ``ADDONS = {"scrapy_robots_rfc.Addon": 100}``.
 e. With ``--variant NAME=VALUE`` only: (c) with those settings as well, so
    that a setting of the add-on (``ROBOTSTXT_RFC_PARK_AFTER``…) is
-   measured against its default in the same rounds (e/c).
+   measured against its default in the same rounds (e/c). ``--tdm`` is
+   ``--variant ROBOTSTXT_RFC_TDM=true``: e is a crawl that mines, which
+   asks each origin for its ``/.well-known/tdmrep.json`` too (the site's
+   file reserves none of the planned pages; in the latency crawl it is
+   answered after a delay drawn as a page's), and e/c is the latency cost
+   of honouring TDM reservations (issue 44; docs/performance.rst).
 
 Every run is checked: every mode downloads exactly the planned pages, once
 each; b and c fetch one robots.txt per origin, and c drops exactly the
@@ -93,6 +98,7 @@ Run it directly::
     .venv/bin/python benchmarks/bench_latency.py --only many-2000 --only many-8000  # 20-30 min
     .venv/bin/python benchmarks/bench_latency.py --only many-8000 --profile  # calls per page
     .venv/bin/python benchmarks/bench_latency.py --only latency --variant ROBOTSTXT_RFC_PARK_AFTER=0
+    .venv/bin/python benchmarks/bench_latency.py --only latency --tdm --rounds 9  # TDM on: e/c
     .venv/bin/python benchmarks/bench_latency.py --against /tmp/before  # another checkout: mode o
 
 It is a script, not a test: it asserts nothing about timings.
@@ -289,6 +295,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         " JSON, else a string), e.g. ROBOTSTXT_RFC_PARK_AFTER=0",
     )
     parser.add_argument(
+        "--tdm",
+        action="store_true",
+        help="also mode e with ROBOTSTXT_RFC_TDM on (--variant ROBOTSTXT_RFC_TDM=true): the"
+        " latency cost of honouring TDM reservations, e/c",
+    )
+    parser.add_argument(
         "--profile",
         action="store_true",
         help="run each crawl once per mode under cProfile: calls per page (bench_crawl.py's)",
@@ -298,6 +310,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     harness.against_argument(parser)
     harness.crawl_child_arguments(parser, (*MODES, VARIANT_MODE, harness.AGAINST_MODE))
     args = parser.parse_args(argv)
+    if args.tdm:
+        args.variant.append("ROBOTSTXT_RFC_TDM=true")
 
     if args.serve is not None:
         prompt, delayed = args.serve

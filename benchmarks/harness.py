@@ -466,6 +466,16 @@ FORBIDDEN_PER_ORIGIN = 3
 
 #: Every origin's robots.txt: a ``User-agent: *`` group of 11 allow/disallow
 #: rules (prefixes, ``*`` and ``$``) and a ``BadBot`` group.
+#: The site's TDMRep file (W3C TDMRep): a few rules, none of which reserves
+#: a page of the plan, so that a crawl with ``ROBOTSTXT_RFC_TDM`` downloads
+#: the same pages and pays for the file's request and the per-request and
+#: per-response reading only.
+SITE_TDMREP_JSON = (
+    b'[{"location": "/private/", "tdm-reservation": 1},'
+    b' {"location": "/*.pdf$", "tdm-reservation": 1, "tdm-policy": "https://example.com/p.json"},'
+    b' {"location": "/page/", "tdm-reservation": 0}]'
+)
+
 SITE_ROBOTS_TXT = """\
 # robots.txt of the benchmarks' site
 User-agent: *
@@ -501,11 +511,14 @@ def http_response(status: str, content_type: str, body: bytes) -> bytes:
 
 
 def site_reply(netloc: str, path: str) -> bytes:
-    """The site's answer to ``path``: :data:`SITE_ROBOTS_TXT`, or a small
-    page that links to 10 others."""
+    """The site's answer to ``path``: :data:`SITE_ROBOTS_TXT`,
+    :data:`SITE_TDMREP_JSON` (asked for only by a crawl with
+    ``ROBOTSTXT_RFC_TDM``), or a small page that links to 10 others."""
     if path == "/robots.txt":
         text = SITE_ROBOTS_TXT.format(netloc=netloc)
         return http_response("200 OK", "text/plain", text.encode())
+    if path == "/.well-known/tdmrep.json":
+        return http_response("200 OK", "application/json", SITE_TDMREP_JSON)
     links = "".join(f'<li><a href="/page/{n}">page {n}</a></li>' for n in range(10))
     body = (
         f"<!DOCTYPE html>\n<html><head><title>{path} on {netloc}</title></head>"
@@ -804,6 +817,7 @@ def run_crawl(
         "failed": spider.failed,
         "responses": stats.get("downloader/response_count", 0),
         "robots_requests": stats.get("robotstxt/request_count", 0),
+        "tdm_requests": stats.get("robotstxt/tdm/request_count", 0),
         "forbidden": stats.get("robotstxt/forbidden", 0),
         "scheduled": stats.get("scheduler/enqueued", 0),
         "waiting": stats.get("robotstxt/waiting", 0),
@@ -877,6 +891,9 @@ def check_crawl(found: dict[str, Any], mode: str, origins: Sequence[str], pages:
         disallowed = []
     robots = len(origins) if obey else 0
     others = found["other_responses"]
+    # A crawl with ROBOTSTXT_RFC_TDM (a --variant) asks each origin for its
+    # tdmrep.json too, once.
+    tdm = found.get("tdm_requests", 0)
     expected = {
         "close reason": (found["reason"], "finished"),
         "allowed pages": (found["pages"], len(allowed)),
@@ -884,7 +901,7 @@ def check_crawl(found: dict[str, Any], mode: str, origins: Sequence[str], pages:
         "failed requests": (found["failed"], 0),
         "responses (pages + others + robots.txt)": (
             found["responses"],
-            len(allowed) + others + robots,
+            len(allowed) + others + robots + tdm,
         ),
         "robotstxt/request_count": (found["robots_requests"], robots),
         "robotstxt/forbidden": (found["forbidden"], found["dropped"]),
@@ -895,6 +912,8 @@ def check_crawl(found: dict[str, Any], mode: str, origins: Sequence[str], pages:
     }
     if mode not in LEAKY_MODES:
         expected["other responses (disallowed URLs downloaded)"] = (others, 0)
+    if tdm:
+        expected["robotstxt/tdm/request_count"] = (tdm, robots)
     return [
         f"{what}: {got}, expected {want}" for what, (got, want) in expected.items() if got != want
     ]

@@ -26,11 +26,14 @@ if TYPE_CHECKING:
     from .crawl.middleware import RobotsTxtMiddleware, page_rules, usage_preferences
     from .crawl.page_rules import PageRulesMiddleware
     from .crawl.robotparser import RobotParser
+    from .crawl.tdm import TdmReservationMiddleware
     from .exceptions import (
         ConfigError,
         ForbiddenByRobotsTxt,
         ForbiddenByUsagePreference,
         RobotsTxtUnreachable,
+        TdmReserved,
+        TdmUnknown,
     )
 
 __version__ = "0.1.0"
@@ -41,6 +44,9 @@ _LAZY = {
     "ForbiddenByRobotsTxt": "exceptions",
     "ForbiddenByUsagePreference": "exceptions",
     "RobotsTxtUnreachable": "exceptions",
+    "TdmReserved": "exceptions",
+    "TdmUnknown": "exceptions",
+    "TdmReservationMiddleware": "crawl.tdm",
     "PageRulesMiddleware": "crawl.page_rules",
     "RobotParser": "crawl.robotparser",
     "RobotsTxtMiddleware": "crawl.middleware",
@@ -75,6 +81,9 @@ __all__ = [
     "RobotsTxtMiddleware",
     "RobotsTxtUnreachable",
     "Rule",
+    "TdmReservationMiddleware",
+    "TdmReserved",
+    "TdmUnknown",
     "__version__",
     "build",
     "page_rules",

@@ -17,15 +17,20 @@ from scrapy.exceptions import IgnoreRequest
 
 if TYPE_CHECKING:
     from .robotstxt import Preferences
+    from .tdmrep import TdmValue
 
 __all__ = [
     "FORBIDDEN",
+    "TDM_RESERVED",
+    "TDM_UNKNOWN",
     "UNREACHABLE",
     "USAGE_FORBIDDEN",
     "ConfigError",
     "ForbiddenByRobotsTxt",
     "ForbiddenByUsagePreference",
     "RobotsTxtUnreachable",
+    "TdmReserved",
+    "TdmUnknown",
     "UsageWhere",
 ]
 
@@ -37,6 +42,14 @@ UNREACHABLE = "robots.txt unreachable"
 #: How the message of a request or response dropped for a usage preference
 #: starts (``ROBOTSTXT_RFC_USAGE``); what states it follows.
 USAGE_FORBIDDEN = "Forbidden by usage preference"
+
+#: How the message of a request dropped because the TDMRep file reserves
+#: its URL (``ROBOTSTXT_RFC_TDM``, T-4) starts; the value follows.
+TDM_RESERVED = "TDM rights reserved"
+
+#: How the message of a request dropped after waiting for its origin's
+#: TDMRep file, which stayed not known (T-2), starts; the outcome follows.
+TDM_UNKNOWN = "TDM reservations not known"
 
 #: What dropped it: robots.txt's rules before download, the Content-Usage
 #: header, or a category nothing states (``ROBOTSTXT_RFC_USAGE_UNKNOWN``).
@@ -121,3 +134,34 @@ class ConfigError(ValueError):
 
     def __reduce__(self) -> tuple[type[ConfigError], tuple[str, object, str, str | None]]:
         return type(self), (self.setting, self.value, self.allowed, self.reason)
+
+
+class TdmReserved(IgnoreRequest):
+    """The origin's ``/.well-known/tdmrep.json`` reserves the URL's text and
+    data mining rights (W3C TDMRep ``tdm-reservation: 1``; T-4), in a crawl
+    that mines (``ROBOTSTXT_RFC_TDM``): it is not downloaded. Never
+    "Forbidden by robots.txt": the URL may be crawled, not mined."""
+
+    def __init__(self, value: TdmValue) -> None:
+        super().__init__(f"{TDM_RESERVED}: {value}")
+        #: The URL's value from the file: its source, rule and policy.
+        self.value = value
+
+    def __reduce__(self) -> tuple[type[TdmReserved], tuple[TdmValue]]:
+        return type(self), (self.value,)
+
+
+class TdmUnknown(RobotsTxtUnreachable):
+    """The request waited longer than ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` for
+    its origin's ``/.well-known/tdmrep.json``, which stayed not known (429,
+    5xx, a network error, a file over the size bound; T-2), in a crawl that
+    mines (``ROBOTSTXT_RFC_TDM``). A :class:`RobotsTxtUnreachable`, so that
+    an errback that handles a document that stayed unreachable handles it
+    too; its message says which."""
+
+    def __init__(self, outcome: str) -> None:
+        IgnoreRequest.__init__(self, f"{TDM_UNKNOWN}: tdmrep.json {outcome}")
+        self.outcome = outcome
+
+    def __reduce__(self) -> tuple[type[TdmUnknown], tuple[str]]:
+        return type(self), (self.outcome,)

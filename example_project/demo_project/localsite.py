@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from twisted.web.server import Request
 
 ROBOTS_TXT = "/robots.txt"
+TDMREP_JSON = "/.well-known/tdmrep.json"
 
 NORMAL_ROBOTS = b"""\
 # robots.txt of the "normal" origin: one group for every crawler, one for DemoBot
@@ -94,7 +95,8 @@ class OriginSpec:
     path to the ``(name, content)`` of the ``<meta>`` tags in its head
     (page-level rules: ``name`` is ``robots`` for every crawler, or one
     crawler's name), and ``headers`` to the ``(name, value)`` of the extra
-    headers it is served with (``X-Robots-Tag``...).
+    headers it is served with (``X-Robots-Tag``...). ``tdmrep`` is the body
+    of its ``/.well-known/tdmrep.json`` (W3C TDMRep), or ``None``: a 404.
     """
 
     name: str
@@ -107,6 +109,7 @@ class OriginSpec:
     crawl: bool = True
     meta: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
     headers: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    tdmrep: bytes | None = None
 
 
 ORIGINS: tuple[OriginSpec, ...] = (
@@ -337,6 +340,8 @@ class LocalSite:
                 target = self.url(spec.robots_redirect, ROBOTS_TXT)
                 return spec.robots_status, "text/plain", b"", target
             return spec.robots_status, "text/plain", spec.robots_body, None
+        if path == TDMREP_JSON and spec.tdmrep is not None:
+            return 200, "application/json", spec.tdmrep, None
         links = spec.pages.get(path)
         if links is None:
             return 404, "text/plain", b"Not Found\n", None

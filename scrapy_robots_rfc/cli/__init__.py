@@ -48,6 +48,7 @@ from ..robotstxt import (
     lint,
     name_problem,
 )
+from ..tdmrep import TdmFile, TdmValue
 from ._page import Page, fetch_page
 from ._robots_file import MAX_REDIRECTS, CliError, Source, fetch, load
 
@@ -99,18 +100,25 @@ with the usage preferences they state for the URL (none for a disallowed
 one; they never change the verdict or the exit status):
   https://example.com/d: allowed ...; usage: train-ai=n (content-usage line 4)
   https://example.com/e: disallowed ...; usage: none (disallowed)
+With --tdm TDMREP (a tdmrep.json: a file, - or a URL), each allowed URL's
+line ends with its TDM reservation (W3C TDMRep) and the source that decided
+it; with --page too, the page's tdm-reservation header and meta tags
+supersede the file's value:
+  https://example.com/a/x: allowed ...; tdm: reserved (tdm-reservation 1 from tdmrep.json[0] ...)
 --json prints one JSON object per URL, one per line (JSON Lines), with the
 keys schema ({schemas.CHECK}), url, mode, user_agent (names, given,
 from), robots (url, source, status, state: rules, allow_all or unreachable,
 outcome), crawl_delay (seconds or null) and crawl_delay_from (the
 crawl-delay line: line, agents, or null), verdict (allowed, rule: allow,
 pattern, line or null, group, match_string, reason, why) and usage (per category, its value: allow,
-disallow or unknown, and the lines it comes from). Its JSON Schema is
+disallow or unknown, and the lines it comes from), and with --tdm, tdm
+(reservation, policy, source, rule, location, errors, text, file). Its JSON Schema is
 scrapy_robots_rfc/schemas/check.json.
 
-exit status: 0 every URL is allowed; 1 the rules disallow one; 2 error (a bad
-argument or URL, a file that cannot be read); 3 robots.txt could not be
-fetched (429, 5xx, network error); 141 output closed early (as by | head).
+exit status: 0 every URL is allowed; 1 the rules disallow one, or with --tdm
+a TDM reservation reserves one; 2 error (a bad argument or URL, a file that
+cannot be read); 3 robots.txt could not be fetched (429, 5xx, network error);
+141 output closed early (as by | head).
 
 examples:
   {PROG} check robots.txt https://example.com/private/x
@@ -290,6 +298,34 @@ def _page_text(page: Page) -> str:
     return f"; page: {redirect}{shown or 'no page-level rules'}"
 
 
+def _tdm_file(args: argparse.Namespace, err: TextIO) -> tuple[TdmFile | None, str | None]:
+    """With ``--tdm``, the TDMRep file read (T-2: a 4xx is no file, so every
+    URL unset; a 5xx, a network error or a file past the bound is not
+    known, ``None``) and what its fetch found (``None`` for a file)."""
+    source = load(args.tdm, timeout=args.timeout, user_agent=_header(args))
+    outcome = source.outcome if "://" in args.tdm else None
+    if source.state is State.RULES:
+        file = TdmFile.parse(source.body, truncated=source.truncated)
+        for note in file.notes:
+            err.write(f"note: {source.name}: {note}\n")
+        return (file if file.whole else None), outcome
+    if source.state is State.UNREACHABLE or source.truncated:
+        err.write(f"warning: {source.name}: {source.outcome}: TDM reservations not known (T-2)\n")
+        return None, outcome
+    return TdmFile(), outcome  # no file: every URL unset
+
+
+def _tdm_value(file: TdmFile, url: str, page: Page | None) -> TdmValue:
+    """The URL's value: the file's, then (``--page``) its header fields and
+    meta tags (T-1)."""
+    value = file.value(url)
+    if page is not None and page.tdm_header is not None:
+        value = value.superseded(page.tdm_header)
+    if page is not None and page.tdm_meta is not None:
+        value = value.superseded(page.tdm_meta)
+    return value
+
+
 def _header(args: argparse.Namespace) -> str:
     """The User-Agent header of a fetch: ``--user-agent`` (a family's most
     specific name, D-22), or this tool."""
@@ -383,11 +419,19 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     err.writelines(f"{line}\n" for line in (*notes, unreachable) if line is not None)
     found = verdicts(source, args.urls, agent, mode)
     usage = preferences(source, args.urls, agent, mode)
+    tdm: tuple[TdmFile | None, str | None] | None = None
+    if args.tdm is not None:
+        tdm = _tdm_file(args, err)
+    reserved = False
     # The preferences are shown only where robots.txt can state some.
     shown = source.state is State.RULES and bool(_parsed(source.body, mode).usage_rules)
     shared = _shared_members(args, source, names, delay) if args.json else {}
     for verdict, prefs in zip(found, usage, strict=True):
         page = _page(args, verdict, names, err) if unreachable is None else None
+        value: TdmValue | None = None
+        if tdm is not None and tdm[0] is not None and verdict.allowed:
+            value = _tdm_value(tdm[0], verdict.url, page)
+            reserved = reserved or value.reserved
         if args.json:
             record = {
                 "schema": schemas.CHECK,
@@ -398,15 +442,19 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             }
             if page is not None and page.rules is not None:
                 record["page"] = schemas.page_object(page.rules, url=page.url, status=page.status)
+            if value is not None and tdm is not None:
+                record["tdm"] = schemas.tdm_object(value, file=tdm[1])
             out.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
         elif unreachable is None:
             extra = _usage(prefs, verdict.allowed) if shown else ""
             if page is not None and page.rules is not None:
                 extra += _page_text(page)
+            if tdm is not None and verdict.allowed:
+                extra += f"; tdm: {'not known' if value is None else value}"
             out.write(f"{verdict.url}: {verdict}{extra}\n")
     if unreachable is not None:
         return EXIT_UNREACHABLE
-    return EXIT_OK if all(v.allowed for v in found) else EXIT_FOUND
+    return EXIT_OK if all(v.allowed for v in found) and not reserved else EXIT_FOUND
 
 
 # -- lint -----------------------------------------------------------------
@@ -528,6 +576,16 @@ def build_parser() -> argparse.ArgumentParser:
         help=(
             "also fetch each URL robots.txt allows and show its page-level rules for the "
             "crawler (X-Robots-Tag, robots meta tags)"
+        ),
+    )
+    check.add_argument(
+        "--tdm",
+        metavar="TDMREP",
+        help=(
+            "also give each allowed URL's TDM reservation (W3C TDMRep) from this "
+            "tdmrep.json: a file, - (stdin) or an http(s) URL such as "
+            "https://example.com/.well-known/tdmrep.json; with --page, the page's "
+            "tdm-reservation header and meta tags too. A reserved URL exits 1"
         ),
     )
     _common(check)

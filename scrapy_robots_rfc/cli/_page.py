@@ -20,7 +20,8 @@ import urllib.request
 from dataclasses import dataclass
 from typing import IO
 
-from ..pagerules import HEAD_LIMIT, PageRules, html_head, read_page_rules
+from ..pagerules import HEAD_LIMIT, PageRules, html_head, meta_tags, read_page_rules
+from ..tdmrep import TDM_POLICY, TDM_RESERVATION, Statement, header_statement, meta_statement
 from ._robots_file import NoRedirect, network_problem
 
 #: The media types whose head is read for robots meta tags.
@@ -40,6 +41,10 @@ class Page:
     problem: str = ""
     #: Where a redirect points, not followed.
     location: str | None = None
+    #: What its ``tdm-reservation`` / ``tdm-policy`` header fields and meta
+    #: tags say (T-1), for ``check --tdm``; ``None`` when they state nothing.
+    tdm_header: Statement | None = None
+    tdm_meta: Statement | None = None
 
 
 def fetch_page(url: str, names: tuple[str, ...], *, timeout: float, user_agent: str) -> Page:
@@ -71,8 +76,14 @@ def fetch_page(url: str, names: tuple[str, ...], *, timeout: float, user_agent: 
             if content_type or _LOOKS_HTML.match(body):
                 head = html_head(body)
         charset = headers.get_content_charset()
+        reservation = headers.get_all(TDM_RESERVATION) or ()
+        policy = headers.get_all(TDM_POLICY) or ()
     rules = read_page_rules(tags, head, names, encoding=charset)
-    return Page(final, status, rules, location=location)
+    tdm_header = header_statement(reservation, policy) if reservation or policy else None
+    tdm_meta = None
+    if head is not None and b"tdm-" in head.lower():
+        tdm_meta = meta_statement(meta_tags(head, charset))
+    return Page(final, status, rules, location=location, tdm_header=tdm_header, tdm_meta=tdm_meta)
 
 
 def _read_head(response: IO[bytes]) -> bytes:

@@ -43,12 +43,19 @@ from scrapy.http import Request, Response
 
 from .. import schemas
 from .._logging import duration
-from ..crawl import SERVED_FLAG
+from ..crawl import DOCUMENT_KEY, SERVED_FLAG
 from ..crawl.addon import component
-from ..exceptions import ForbiddenByRobotsTxt, ForbiddenByUsagePreference, RobotsTxtUnreachable
+from ..exceptions import (
+    ForbiddenByRobotsTxt,
+    ForbiddenByUsagePreference,
+    RobotsTxtUnreachable,
+    TdmReserved,
+    TdmUnknown,
+)
 from ..pagerules import PAGE_RULES_META_KEY
 from ..policy import State, Verdict
 from ..robotstxt import NO_PREFERENCES
+from ..tdmrep import TDM_META_KEY, TdmValue
 from .text import report_text
 
 if TYPE_CHECKING:
@@ -169,6 +176,13 @@ class _Run:
     #: With ``--page``: the page's response, its URL and status, and its
     #: page-level rules for the crawler (P-1 to P-3).
     page: dict[str, Any] | None = None
+    #: In a run that mines (``ROBOTSTXT_RFC_TDM``, ``--tdm``): the URL's TDM
+    #: value (the file's; with ``--page``, the page's final one), and the
+    #: drop of a URL the file reserves.
+    tdm: TdmValue | None = None
+    tdm_drop: TdmReserved | None = None
+    #: The drop of the URL when its origin's tdmrep.json stayed not known.
+    tdm_unknown: TdmUnknown | None = None
 
     def connect(self, crawler: Crawler) -> None:
         connect = crawler.signals.connect
@@ -197,7 +211,7 @@ class _Run:
         # redirected by Scrapy (the middleware follows redirects itself).
         meta = request.meta
         return bool(meta.get("dont_obey_robotstxt") and meta.get("dont_redirect")) and (
-            PROBE not in meta
+            PROBE not in meta and DOCUMENT_KEY not in meta
         )
 
     def _hop(self, request: Request) -> _Hop:
@@ -233,6 +247,9 @@ class _Run:
         # verdict either way, and the URL was not downloaded again.
         from ..crawl.middleware import usage_preferences
 
+        value = response.meta.get(TDM_META_KEY)
+        if isinstance(value, TdmValue):
+            self.tdm = value
         if NOT_DOWNLOADED in response.flags or SERVED_FLAG in response.flags:
             self.verdict = "allowed"
             self.usage = usage_preferences(response, self._crawler)
@@ -260,6 +277,12 @@ class _Run:
         message = str(error)
         if isinstance(error, ForbiddenByRobotsTxt):
             self.verdict = "forbidden"
+        elif isinstance(error, TdmReserved):
+            self.verdict = "allowed"  # by robots.txt's rules; not downloaded (T-4)
+            self.tdm, self.tdm_drop = error.value, error
+        elif isinstance(error, TdmUnknown):
+            self.verdict = "allowed"  # by robots.txt's rules; the file is not known (T-2)
+            self.tdm_unknown = error
         elif isinstance(error, ForbiddenByUsagePreference):
             self.verdict = "allowed"  # by robots.txt's rules
             self.usage, self.usage_drop = error.preferences, error
@@ -372,6 +395,14 @@ class Command(ScrapyCommand):
             help="also download the page if robots.txt allows it, and show its page-level "
             "rules for the crawler (X-Robots-Tag, robots meta tags)",
         )
+        parser.add_argument(
+            "--tdm",
+            dest="tdm",
+            action="store_true",
+            help="also give the URL's TDM reservation (W3C TDMRep), from its origin's "
+            "tdmrep.json (and with --page its header and meta tags); sets ROBOTSTXT_RFC_TDM "
+            "for the run",
+        )
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         from scrapy.utils.project import inside_project
@@ -394,6 +425,8 @@ class Command(ScrapyCommand):
         settings.set("JOBDIR", None, priority="cmdline")
         if opts.user_agent is not None:
             settings.set("ROBOTSTXT_USER_AGENT", opts.user_agent, priority="cmdline")
+        if opts.tdm:
+            settings.set("ROBOTSTXT_RFC_TDM", True, priority="cmdline")
         from ..crawl.addon import PRIORITY
 
         priority = _our_priority(settings)
@@ -560,6 +593,12 @@ class Command(ScrapyCommand):
         delay = None if line is None else line.seconds
         applied, note = self._delay(delay, config, crawler)
         report.update(_usage(probe, allowed, config))
+        if middleware.mines and allowed:
+            file = middleware.tdm_outcome(url)
+            if probe.tdm is not None:
+                report["tdm"] = schemas.tdm_object(probe.tdm, file=file)
+            else:
+                notes.append(f"TDM reservations not known: tdmrep.json {file or 'not fetched'}")
         report.update(
             sitemaps=sitemaps,
             crawl_delay=delay,
@@ -572,7 +611,12 @@ class Command(ScrapyCommand):
         )
         if allowed is None:
             report["exit_status"] = EXIT_ERROR
-        elif allowed and probe.usage_drop is None:
+        elif (
+            allowed
+            and probe.usage_drop is None
+            and probe.tdm_drop is None
+            and (probe.tdm_unknown is None)
+        ):
             report["exit_status"] = EXIT_ALLOWED
         else:
             report["exit_status"] = EXIT_DISALLOWED

@@ -66,6 +66,14 @@ def report_text(report: dict[str, Any], detail: str = "") -> str:
             agents = ", ".join(repr(agent) for agent in source["agents"])
             where = f"line {source['line']}, for {agents}"
             lines.append(("crawl-delay", f"{delay:g} s ({where}; {report['crawl_delay_note']})"))
+    tdm = report.get("tdm")
+    if tdm is not None:
+        # The URL's value and the source that decided it (T-1, T-3).
+        fetched = "" if tdm["file"] is None else f" (tdmrep.json: {tdm['file']})"
+        dropped = "; a crawl that mines does not download it" if tdm["reserved"] else ""
+        if tdm["reserved"] and tdm["source"] and not tdm["source"].startswith("tdmrep.json"):
+            dropped = "; a crawl that mines keeps its items from the pipeline"
+        lines.append(("tdm", f"{tdm['text']}{fetched}{dropped}"))
     page = report.get("page")
     if page is not None:
         directives = page["directives"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ._announce import Announcer, Outlook
 from ._config import MONITOR_SETTINGS, Config
+from ._fetcher import DOCUMENT_KEY
 from ._holding import (
     DROP_TOLERANCE,
     Adopted,
@@ -32,6 +33,7 @@ from ._robots_loader import RobotsLoader
 from ._tickets import TICKET_KEY, Ticket, carried, carry, wait_once
 
 __all__ = [
+    "DOCUMENT_KEY",
     "DROP_TOLERANCE",
     "MONITOR_SETTINGS",
     "SERVED_FLAG",

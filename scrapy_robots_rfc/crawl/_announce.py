@@ -161,10 +161,12 @@ class Announcer:
         *,
         good: bool = False,
         level: int = logging.WARNING,
+        url: str | None = None,
     ) -> None:
         """The line of a failed fetch (HTTP-4 to HTTP-6): what is in force,
         and what happens next to the requests that wait (``outlook``), so
-        that no wait is silent."""
+        that no wait is silent. ``url``: the document's, when it is not
+        robots.txt (the TDMRep file)."""
         said: Outlook | str = outlook  # worded only if a handler takes the line
         if good and outlook.drop_in is None:
             said = f"the last good copy stays in force; next try in {duration(outlook.retry_in)} s"
@@ -175,21 +177,22 @@ class Announcer:
         logger.log(
             level,
             "%(url)s is unreachable (%(outcome)s): %(policy)s",
-            {"url": key.robots_url, "outcome": outcome, "policy": said},
+            {"url": url or key.robots_url, "outcome": outcome, "policy": said},
             extra=self._runtime.log,
         )
 
-    def dropping(self, key: Origin, reason: str) -> None:
+    def dropping(self, key: Origin, reason: str, title: str = "robots.txt") -> None:
         """The first drop of ``key``'s requests after
-        ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``; said once per origin."""
+        ``ROBOTSTXT_RFC_UNREACHABLE_WAIT`` for its document ``title``; said
+        once per origin."""
         if key in self._warned:
             return
         self._warned.add(key)
         logger.warning(
-            "Dropping requests to %(origin)s: its robots.txt has been unreachable "
+            "Dropping requests to %(origin)s: its %(title)s has been unreachable "
             "(%(reason)s) for ROBOTSTXT_RFC_UNREACHABLE_WAIT (%(wait)s s); more "
             "requests to it will be dropped the same way while it stays unreachable",
-            {"origin": key, "reason": reason, "wait": duration(self._wait)},
+            {"origin": key, "reason": reason, "wait": duration(self._wait), "title": title},
             extra=self._runtime.log,
         )
 

@@ -12,11 +12,11 @@ the parts that hold requests, or ``None`` is.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .. import policy
-from ..policy import ROBOTS_TXT, Origin, Origins
+from ..policy import ROBOTS_TXT, TDMREP_JSON, Origin, Origins
 from ..stores import SharedStore, store_named
 from ._allowance import Allowance
 from ._announce import Announcer
@@ -31,16 +31,22 @@ from ._page_gate import PageGate
 from ._progress import Progress
 from ._report import Report
 from ._robots_loader import RobotsLoader
+from ._tdm_gate import TdmGate
+from ._tdm_loader import TDM_MAX_BYTES, TdmLoader
 from ._usage_gate import UsageGate
 from ._verdicts import Verdicts
 from ._waits import Waits
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from scrapy.crawler import Crawler
 
     from .._runtime import Runtime
+    from ..policy import Document
     from ._config import Config
     from ._holding import Holding
+    from ._lives import Loader
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +62,9 @@ class Parts:
     holding: Holding | None
     usage: UsageGate
     pages: PageGate
+    #: The TDMRep file's verdicts in a crawl that mines
+    #: (``ROBOTSTXT_RFC_TDM``); ``None`` otherwise: nothing built for it.
+    tdm: TdmGate | None
     kept: KeptResponses
     shared: SharedStore
     engine: EngineGate
@@ -129,12 +138,34 @@ def assemble(crawler: Crawler, config: Config, runtime: Runtime) -> Parts:
             cache=cache,
             announcer=announcer,
         )
+    loaders: dict[Document, Loader] = {ROBOTS_TXT: loader}
+    entries: dict[Document, Callable[[Origin], policy.Entry | None]] = {ROBOTS_TXT: cache.get}
+    tdm_cache: policy.LruCache[Origin, policy.TdmEntry] | None = None
+    if config.tdm:
+        # The second document (T-2): its own fetcher (its stats under
+        # robotstxt/tdm/, its fixed size bound) and cache; the same store,
+        # leases, status policy and lives as robots.txt.
+        tdm_cache = policy.LruCache(
+            config.max_origins,
+            max_bytes=config.cache_bytes,
+            weigh=policy.tdm_charge,
+            final=policy.tdm_settled,
+        )
+        loaders[TDMREP_JSON] = TdmLoader(
+            runtime,
+            config,
+            tdm_cache,
+            report,
+            Fetcher(runtime, crawler, replace(config, max_bytes=TDM_MAX_BYTES), TDMREP_JSON),
+            shared,
+        )
+        entries[TDMREP_JSON] = _status_of(tdm_cache)
     lives = Lives(
         runtime,
         config,
         signals=crawler.signals,
-        cache=cache,
-        loaders={ROBOTS_TXT: loader},
+        entries=entries,
+        loaders=loaders,
         kept=kept,
         announcer=announcer,
         engine=engine,
@@ -152,6 +183,11 @@ def assemble(crawler: Crawler, config: Config, runtime: Runtime) -> Parts:
         report=report,
         refresher=lives,
     )
+    tdm = None
+    if tdm_cache is not None:
+        tdm = TdmGate(
+            runtime, config, cache=tdm_cache, origins=origins, report=report, refresher=lives
+        )
     return Parts(
         origins=origins,
         names=names,
@@ -163,15 +199,29 @@ def assemble(crawler: Crawler, config: Config, runtime: Runtime) -> Parts:
             kept=kept,
             report=report,
             holding=holding,
+            tdm=tdm,
         ),
         allowance=Allowance(config, usage, kept, delays),
         lives=lives,
         holding=holding,
         usage=usage,
         pages=PageGate(runtime, config, report, origins),
+        tdm=tdm,
         kept=kept,
         shared=shared,
         engine=engine,
         progress=Progress(runtime, lives, announcer, config.logstats_interval),
         report=report,
     )
+
+
+def _status_of(
+    cache: policy.LruCache[Origin, policy.TdmEntry],
+) -> Callable[[Origin], policy.Entry | None]:
+    """How :class:`.Lives` reads the status part of a TDMRep file's entry."""
+
+    def status(key: Origin) -> policy.Entry | None:
+        found = cache.get(key)
+        return None if found is None else found.entry
+
+    return status

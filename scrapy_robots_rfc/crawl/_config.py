@@ -230,6 +230,9 @@ MONITOR_SETTINGS: dict[str, float] = {
     "ROBOTSTXT_RFC_MONITOR_MAX_WAITING_AT_CLOSE": 0,
     # robots.txt fetches of this crawler per origin decided
     "ROBOTSTXT_RFC_MONITOR_MAX_FETCHES_PER_ORIGIN": 1.0,
+    # requests dropped after waiting for a tdmrep.json that stayed not known
+    # (ROBOTSTXT_RFC_TDM)
+    "ROBOTSTXT_RFC_MONITOR_MAX_TDM_UNKNOWN_DROPPED": 0,
 }
 
 #: ``ROBOTSTXT_RFC_HOLD``'s values.
@@ -446,6 +449,17 @@ def page_rules_asked(settings: BaseSettings) -> bool:
     return _flag(settings, "ROBOTSTXT_RFC_NOFOLLOW", False) or _noindex(settings) == "drop"
 
 
+#: The setting that makes a crawl honour TDM reservations (T-4).
+TDM_SETTING = "ROBOTSTXT_RFC_TDM"
+
+
+def tdm_asked(settings: BaseSettings) -> bool:
+    """``ROBOTSTXT_RFC_TDM``: whether the crawl mines text and data and so
+    honours TDM reservations (T-4). The one reader of the setting, for the
+    downloader middleware's :class:`Config` and the spider middleware."""
+    return _flag(settings, TDM_SETTING, False)
+
+
 def _noindex(settings: BaseSettings) -> NoIndex:
     return _choice(settings, "ROBOTSTXT_RFC_NOINDEX", NOINDEXES)
 
@@ -604,6 +618,12 @@ class Config:
     #: ``ROBOTSTXT_RFC_NOINDEX``: "drop" drops the items a callback yields
     #: from a ``noindex`` page, or one past its ``unavailable_after`` (P-4).
     noindex: NoIndex = "keep"
+    #: ``ROBOTSTXT_RFC_TDM``: this crawl mines text and data, so it honours
+    #: TDM reservations (W3C TDMRep; T-1 to T-5): each origin's
+    #: ``/.well-known/tdmrep.json`` is fetched, the URLs it reserves are not
+    #: downloaded, and the items of pages their header or meta reserves
+    #: never reach the pipeline.
+    tdm: bool = False
 
     @property
     def page_rules(self) -> bool:
@@ -683,6 +703,7 @@ class Config:
             usage_unknown=_usage_unknown(settings, usage),
             nofollow=_flag(settings, "ROBOTSTXT_RFC_NOFOLLOW", default.nofollow),
             noindex=_noindex(settings),
+            tdm=tdm_asked(settings),
             **numbers,
         )
 

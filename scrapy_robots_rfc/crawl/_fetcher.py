@@ -38,7 +38,7 @@ from twisted.internet.defer import Deferred
 from w3lib.url import safe_url_string
 
 from .. import policy
-from ..policy import Answer, State
+from ..policy import ROBOTS_TXT, Answer, State, Target
 from ..robotstxt import cut_at_limit
 from ._content_encoding import DecodedBody
 from ._download_failures import reason
@@ -48,11 +48,15 @@ if TYPE_CHECKING:
     from scrapy.http import Headers, Response
 
     from .._runtime import Runtime
-    from ..policy import Origin
+    from ..policy import Document, Origin
     from ._config import Config
 
 logger = logging.getLogger(__name__)
 
+#: The ``meta`` key that marks the request of a document other than
+#: robots.txt (the TDMRep file), with its title: ``scrapy robots`` tells its
+#: hops from robots.txt's.
+DOCUMENT_KEY = "_robotstxt_rfc_document"
 #: The robots.txt request's priority, as in the built-in.
 DOWNLOAD_PRIORITY = 1000
 #: Response flags of a body that is not all the server sent: the download
@@ -156,6 +160,9 @@ class Fetcher:
     runtime: Runtime
     crawler: Crawler
     config: Config
+    #: The document fetched: robots.txt, or (a second fetcher, with its own
+    #: stats under ``robotstxt/tdm/``) the TDMRep file.
+    document: Document = ROBOTS_TXT
     #: robots.txt requests in flight, as the download signals see them.
     _receiving: dict[Request, _Receiving] = field(default_factory=dict)
     #: Origins already named in a "was not fetched" warning.
@@ -173,8 +180,10 @@ class Fetcher:
         """Fetch ``key``'s robots.txt, following redirects (HTTP-1 to
         HTTP-8, HTTP-12, HTTP-13); ``trigger`` gives the proxy and slot."""
         config = self.config
-        chain = policy.Redirects(key.robots_url, config.max_redirects, clean=safe_url_string)
-        self.runtime.stats.inc_value("robotstxt/fetches")
+        url = Target(key, self.document).url
+        chain = policy.Redirects(url, config.max_redirects, clean=safe_url_string)
+        stat = self._stat
+        self.runtime.stats.inc_value(stat("robotstxt/fetches"))
         while True:
             try:
                 downloaded = await self._download(self._request(chain.url, trigger), key)
@@ -190,19 +199,28 @@ class Fetcher:
                 return Fetched(answer, error=True)
             response = downloaded.response
             status = response.status
-            self.runtime.stats.inc_value("robotstxt/response_count")
-            self.runtime.stats.inc_value(f"robotstxt/response_status_count/{status}")
-            self.runtime.stats.inc_value(f"robotstxt/response_status_class/{status_class(status)}")
+            self.runtime.stats.inc_value(stat("robotstxt/response_count"))
+            self.runtime.stats.inc_value(stat(f"robotstxt/response_status_count/{status}"))
+            self.runtime.stats.inc_value(
+                stat(f"robotstxt/response_status_class/{status_class(status)}")
+            )
             location = response.headers.get(b"Location")
             step = chain.follow(status, location.decode("latin-1") if location else None)
             if isinstance(step, str):
-                self.runtime.stats.inc_value("robotstxt/redirects")
+                self.runtime.stats.inc_value(stat("robotstxt/redirects"))
                 continue
             fetched = self._answered(key, step, downloaded)
             if fetched.cut:
                 del downloaded, response
                 await self._let_go()
             return fetched
+
+    def _stat(self, name: str) -> str:
+        """The stat ``name`` of robots.txt fetches, or its twin under
+        ``robotstxt/tdm/`` for the TDMRep file's."""
+        if self.document is ROBOTS_TXT:
+            return name
+        return "robotstxt/tdm/" + name.removeprefix("robotstxt/")
 
     async def _let_go(self) -> None:
         """Let go of the body as received once the body read is cut from it,
@@ -229,8 +247,8 @@ class Fetcher:
         class, so as many keys as the web has kinds of errors) and in the
         bounded total."""
         stats = self.runtime.stats
-        stats.inc_value(f"robotstxt/exception_count/{type(exc)}")
-        stats.inc_value(EXCEPTION_TOTAL)
+        stats.inc_value(self._stat(f"robotstxt/exception_count/{type(exc)}"))
+        stats.inc_value(self._stat(EXCEPTION_TOTAL))
 
     def _answered(self, key: Origin, answer: Answer, downloaded: _Downloaded) -> Fetched:
         config = self.config
@@ -268,9 +286,10 @@ class Fetcher:
             # may be cut too (HTTP-13).
             body = body[: max(body.rfind(b"\n"), body.rfind(b"\r")) + 1]
         if truncated:
-            self.runtime.stats.inc_value("robotstxt/truncated")
-            self._say_truncated(key, downloaded)
-        elif downloaded.damage is not None:
+            self.runtime.stats.inc_value(self._stat("robotstxt/truncated"))
+            if self.document is ROBOTS_TXT:  # a cut TDMRep file is not read (T-2)
+                self._say_truncated(key, downloaded)
+        elif downloaded.damage is not None and self.document is ROBOTS_TXT:
             self._say_damaged(key, downloaded, len(body))
         if truncated and not cut:
             kept = _without_body(response)
@@ -316,16 +335,25 @@ class Fetcher:
     def _warn_refused(self, key: Origin, url: str, by: str, error: IgnoreRequest) -> None:
         """docs/decisions.md "robots.txt request refused locally": one WARNING
         per origin."""
-        self.runtime.stats.inc_value("robotstxt/refused")
+        self.runtime.stats.inc_value(self._stat("robotstxt/refused"))
         if key in self._warned_refused:
             return
         self._warned_refused.add(key)
         logger.warning(
             "%(url)s was not fetched: %(by)s raised %(error)r for it, so nothing was asked "
-            "of the server and every request to %(origin)s is allowed, as Scrapy's "
-            "built-in allows it. Let robots.txt requests through (their meta has "
+            "of the server and %(means)s. Let %(title)s requests through (their meta has "
             "dont_obey_robotstxt) to obey the site's rules.",
-            {"url": url, "by": by, "error": error, "origin": key},
+            {
+                "url": url,
+                "by": by,
+                "error": error,
+                "means": (
+                    f"every request to {key} is allowed, as Scrapy's built-in allows it"
+                    if self.document is ROBOTS_TXT
+                    else f"the URLs of {key} are unset for TDM (no file known)"
+                ),
+                "title": self.document.title,
+            },
             extra=self.runtime.log,
         )
 
@@ -352,9 +380,11 @@ class Fetcher:
             "download_warnsize": 0,
             "download_slot": downloader.get_slot_key(trigger),
         }
+        if self.document is not ROBOTS_TXT:
+            meta[DOCUMENT_KEY] = self.document.title
         if "proxy" in trigger.meta:
             meta["proxy"] = trigger.meta["proxy"]
-        self.runtime.stats.inc_value("robotstxt/request_count")
+        self.runtime.stats.inc_value(self._stat("robotstxt/request_count"))
         return Request(
             url,
             priority=DOWNLOAD_PRIORITY,

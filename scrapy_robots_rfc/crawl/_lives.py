@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 from collections import deque
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from scrapy import signals
 from scrapy.exceptions import IgnoreRequest
@@ -38,14 +38,14 @@ from ._outcomes import RELEASED, Away, Dropped
 from ._tickets import Ticket, carried, carry, leave
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Container, Mapping
 
     from scrapy.http import Request
     from scrapy.signalmanager import SignalManager
 
     from .._runtime import Runtime
     from .._timers import Timer
-    from ..policy import Document, Entry, LruCache, Origin
+    from ..policy import Document, Entry, Origin
     from ..robotstxt import Token
     from ._announce import Announcer
     from ._config import Config
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from ._kept_responses import KeptResponses
     from ._outcomes import Settled
     from ._report import Report
-    from ._robots_loader import RobotsLoader, Unreachable
+    from ._robots_loader import Loaded, Unreachable
 
 logger = logging.getLogger(__name__)
 
@@ -88,10 +88,26 @@ class _Origins:
         return (key, self._document) in self._lives
 
 
+class Loader(Protocol):
+    """What loads one document of origins (:class:`.RobotsLoader`,
+    :class:`.TdmLoader`): fetched or read from the store, cached, and
+    answered with a :class:`.Loaded`; never raises."""
+
+    async def load(
+        self, key: Origin, trigger: Request, tokens: set[Token], *, keep: Container[Origin]
+    ) -> Loaded: ...
+
+    def answered(self, key: Origin) -> bool:
+        """Whether the load of ``key`` under way has its document's answer,
+        all of it: then its waiters are not parked yet."""
+        ...
+
+
 class Lives:
     """Every undecided target, its waiters and its alarms. The assembly
-    builds it and gives it what the actions need; ``holding`` is the fleet,
-    or ``None`` in a crawl that waits in memory only."""
+    builds it and gives it what the actions need: for each document, its
+    loader and how to read its cache's entry (``entries``); ``holding`` is
+    the fleet, or ``None`` in a crawl that waits in memory only."""
 
     def __init__(
         self,
@@ -99,8 +115,8 @@ class Lives:
         config: Config,
         *,
         signals: SignalManager,
-        cache: LruCache[Origin, Entry],
-        loaders: Mapping[Document, RobotsLoader],
+        entries: Mapping[Document, Callable[[Origin], Entry | None]],
+        loaders: Mapping[Document, Loader],
         kept: KeptResponses,
         announcer: Announcer,
         engine: EngineGate,
@@ -115,7 +131,7 @@ class Lives:
         self._allow_after = config.allow_after
         self._runtime = runtime
         self._signals = signals
-        self._cache = cache
+        self._entries = entries
         self._loaders = loaders
         self._kept = kept
         self._announcer = announcer
@@ -159,8 +175,10 @@ class Lives:
         self._held_all: Deferred[None] | None = None
         #: What the spider's close puts aside (``JOBDIR``, or abandoned).
         self._aside: list[Request] = []
-        #: The origins undecided, for the loaders' cache (never evicted).
-        self.origins = _Origins(self._lives, ROBOTS_TXT)
+        #: The origins undecided, for each loader's cache (never evicted).
+        self._undecided = {document: _Origins(self._lives, document) for document in loaders}
+        #: Those of robots.txt.
+        self.origins = self._undecided[ROBOTS_TXT]
 
     # -- coming in ---------------------------------------------------------------
 
@@ -189,7 +207,7 @@ class Lives:
             if entry is not None and may_not_wait:
                 # Unreachable in its backoff, and it may not wait for the
                 # retry: dropped, with no life made for it.
-                return succeed(Dropped(entry.outcome))
+                return succeed(Dropped(entry.outcome, target.document))
             undecided = self._lives[target] = _Undecided(Life(self._wait, self._grace), request)
         self._want(target, undecided, request, token)
         now = runtime.monotonic()
@@ -251,7 +269,7 @@ class Lives:
     def _in_backoff(self, target: Target) -> Entry | None:
         """The cache's entry of ``target``'s origin if it says robots.txt is
         unreachable and its backoff runs."""
-        entry = self._cache.get(target.origin)
+        entry = self._entries[target.document](target.origin)
         if entry is None or entry.unreachable_since is None:
             return None
         return None if entry.due(self._runtime.clock()) else entry
@@ -397,7 +415,7 @@ class Lives:
         from another (:mod:`.fleet`); the trigger stands for them, and is
         not counted again."""
         target, trigger = event.target, event.trigger
-        entry = self._cache.get(target.origin)
+        entry = self._entries[target.document](target.origin)
         holding = self._holding
         assert holding is not None
         if entry is not None and entry.usable(self._runtime.clock(), self._allow_after):
@@ -480,6 +498,10 @@ class Lives:
         """Whether ``target`` is undecided (a life is kept for it)."""
         return target in self._lives
 
+    def undecided(self, document: Document) -> Container[Origin]:
+        """The origins whose ``document`` is undecided now."""
+        return self._undecided[document]
+
     def waiters(self, target: Target) -> Waiters[Request] | None:
         """Who waits for ``target`` now, if it is undecided."""
         undecided = self._lives.get(target)
@@ -539,12 +561,13 @@ class Lives:
         (:mod:`.crawl._kept_responses`)."""
         loader = self._loaders[target.document]
         origin = target.origin
-        loaded = await loader.load(origin, undecided.trigger, undecided.tokens, keep=self.origins)
+        keep = self._undecided[target.document]
+        loaded = await loader.load(origin, undecided.trigger, undecided.tokens, keep=keep)
         try:
             self._announce(target, loaded.unreachable)
             entry, wall = loaded.entry, self._runtime.clock()
             usable = entry.usable(wall, self._allow_after)
-            if usable:
+            if usable and target.document is ROBOTS_TXT:
                 self._kept.keep(origin, loaded.fetched, loaded.why)
             if self._lives.get(target) is not undecided:
                 return  # the spider closed meanwhile
@@ -681,10 +704,11 @@ class Lives:
         for waiter in action.waiters:
             resume = self._resumes.pop(waiter, None)
             if resume is not None:  # waiting in place, or turned away as it came
-                resume[0].callback(Dropped(reason))
+                resume[0].callback(Dropped(reason, target.document))
                 continue
             copy = waiter.item
-            carry(copy, replace(carried(copy), drop=reason))
+            drop_for = None if target.document is ROBOTS_TXT else target.document.title
+            carry(copy, replace(carried(copy), drop=reason, drop_for=drop_for))
             if waiter.kind is Kind.PARKED:
                 back.append(copy)
             else:  # in transit: dropped when it comes back
@@ -721,18 +745,18 @@ class Lives:
         self, target: Target, undecided: _Undecided, action: life.WarnUnreachable
     ) -> None:
         outlook = self._outlook(undecided, action.retry_in)
-        self._announcer.unreachable(target.origin, action.outcome, outlook)
+        self._announcer.unreachable(target.origin, action.outcome, outlook, url=target.url)
 
     def _warn_dropping(
         self, target: Target, undecided: _Undecided, action: life.WarnDropping
     ) -> None:
-        self._announcer.dropping(target.origin, self._drop_reason(target))
+        self._announcer.dropping(target.origin, self._drop_reason(target), target.document.title)
 
     # -- words --------------------------------------------------------------------------
 
     def _drop_reason(self, target: Target) -> str:
-        entry = self._cache.get(target.origin)
-        return entry.outcome if entry is not None else "robots.txt not fetched"
+        entry = self._entries[target.document](target.origin)
+        return entry.outcome if entry is not None else f"{target.document.title} not fetched"
 
     def _outlook(self, undecided: _Undecided | None, retry_in: float) -> Outlook:
         """What happens next to the requests of an unreachable origin,
@@ -754,6 +778,7 @@ class Lives:
                 self._outlook(self._lives.get(target), retry_in),
                 good=unreachable.good,
                 level=unreachable.level,
+                url=target.url,
             )
 
     #: The event of each alarm, when it fires (GRACE's says whether

@@ -4,7 +4,9 @@
 - :class:`Allowed`: let it through (RFC 9309 §2.2.2), with what an allowed
   request sets going when ``extras`` says so (:mod:`.crawl._allowance`);
 - :class:`Forbidden`: a rule disallows it (:class:`.ForbiddenByRobotsTxt`);
-- :class:`Dropped`: its robots.txt stayed unreachable for as long as it may
+- :class:`Reserved`: the origin's TDMRep file reserves its URL's text and
+  data mining rights, in a crawl that mines (:class:`.TdmReserved`, T-4);
+- :class:`Dropped`: its robots.txt (or TDMRep file) stayed unreachable for as long as it may
   wait (:class:`.RobotsTxtUnreachable`, RFC 9309 §2.3.1.4);
 - :class:`Away`: it waits away from the downloader, as this copy.
 
@@ -18,11 +20,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..policy import ROBOTS_TXT
+
 if TYPE_CHECKING:
     from scrapy.http import Request
 
-    from ..policy import Entry
+    from ..policy import Document, Entry
     from ..robotstxt import AgentRules, Rule
+    from ..tdmrep import TdmValue
     from ._kept_responses import Share
 
 
@@ -52,10 +57,20 @@ class Forbidden:
 
 
 @dataclass(frozen=True, slots=True)
+class Reserved:
+    """The TDMRep file reserves the URL (``tdm-reservation`` 1, T-4):
+    ``value`` says which rule."""
+
+    value: TdmValue
+
+
+@dataclass(frozen=True, slots=True)
 class Dropped:
-    """The request may wait no longer: drop it, for ``reason``."""
+    """The request may wait no longer: drop it, for ``reason``; ``document``:
+    the one it waited for (robots.txt, or the TDMRep file)."""
 
     reason: str
+    document: Document = ROBOTS_TXT
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +82,7 @@ class Away:
 
 
 #: How a request's pass ends.
-Outcome = Allowed | Forbidden | Dropped | Away
+Outcome = Allowed | Forbidden | Reserved | Dropped | Away
 
 
 # -- how a waiter's wait settles (the value of its Deferred) ------------------------

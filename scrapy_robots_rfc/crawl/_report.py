@@ -85,6 +85,18 @@ class Row:
     #: (:func:`.robotstxt.looks_like_html`): the summary counts the origin
     #: apart from those with rules while its state is ``rules``.
     html_page: bool = False
+    #: The TDMRep file in a crawl that mines (``ROBOTSTXT_RFC_TDM``): what
+    #: its last fetch found ("file (3 rules)", "404: no file: unset", "not
+    #: known (HTTP 503)"); ``None`` when it was not fetched.
+    tdm: str | None = None
+    #: Its fetches: a redirect chain is one.
+    tdm_fetches: int = 0
+    #: Requests not downloaded: the file reserves their URL (T-4).
+    tdm_reserved: int = 0
+    #: Pages reserved by their ``tdm-reservation`` header or meta tag.
+    tdm_pages_reserved: int = 0
+    #: Items from such pages kept from the pipeline.
+    tdm_items_dropped: int = 0
 
     def counts(self) -> dict[str, Any]:
         """What happened to the origin's requests, for JSON: every field
@@ -196,7 +208,23 @@ class Report:
             f"robots.txt: {origins} {'origin' if origins == 1 else 'origins'} checked"
             f"{f' ({breakdown})' if breakdown else ''}; {forbidden} "
             f"{'request' if forbidden == 1 else 'requests'} forbidden, {waited} waited, "
-            f"{dropped} dropped{self._usage_summary()}"
+            f"{dropped} dropped{self._usage_summary()}{self._tdm_summary()}"
+        )
+
+    def _tdm_summary(self) -> str:
+        """The summary's suffix in a crawl that fetched TDMRep files: "; TDM:
+        2 requests reserved, 1 page reserved (3 items kept from the
+        pipeline)"."""
+        rows = [*self._rows.values(), self._other]
+        if not any(row.tdm_fetches or row.tdm is not None for row in rows):
+            return ""
+        reserved = sum(row.tdm_reserved for row in rows)
+        pages = sum(row.tdm_pages_reserved for row in rows)
+        items = sum(row.tdm_items_dropped for row in rows)
+        return (
+            f"; TDM: {reserved} {'request' if reserved == 1 else 'requests'} reserved, "
+            f"{pages} {'page' if pages == 1 else 'pages'} reserved "
+            f"({items} {'item' if items == 1 else 'items'} kept from the pipeline)"
         )
 
     def _usage_summary(self) -> str:

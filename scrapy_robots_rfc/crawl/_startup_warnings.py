@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 from scrapy.utils.python import global_object_name
 
-from .addon import OURS, OURS_SPIDER, component
+from ._config import TDM_SETTING, tdm_asked
+from .addon import OURS, OURS_SPIDER, OURS_TDM_SPIDER, TDM_SPIDER_PRIORITY, component
 from .robotparser import RobotParser
 
 if TYPE_CHECKING:
@@ -83,5 +84,41 @@ def warn_about_page_rules(crawler: Crawler, spider: Spider, config: Config) -> N
         'SPIDER_MIDDLEWARES: nothing is dropped. Add "%(ours)s": 950 to '
         'SPIDER_MIDDLEWARES, or use ADDONS = {"scrapy_robots_rfc.Addon": 100}.',
         {"asked": " and ".join(asked), "ours": OURS_SPIDER},
+        extra={"spider": spider},
+    )
+
+
+def warn_about_tdm_without_obey(crawler: Crawler) -> None:
+    """The WARNING of a crawl that says it mines (``ROBOTSTXT_RFC_TDM``)
+    with ``ROBOTSTXT_OBEY`` off: the middleware that honours TDM
+    reservations is not configured, so none is honoured (T-4). Never
+    silently nothing."""
+    if not tdm_asked(crawler.settings):
+        return
+    logger.warning(
+        "TDM reservations are not honoured: %(setting)s is on but ROBOTSTXT_OBEY is off, "
+        "so %(ours)s, which reads /.well-known/tdmrep.json, is not configured: no URL is "
+        "checked and every item reaches the pipeline. Set ROBOTSTXT_OBEY = True to honour "
+        "them (docs/tdmrep.rst)",
+        {"setting": TDM_SETTING, "ours": OURS},
+        extra={"crawler": crawler},
+    )
+
+
+def warn_about_tdm_items(crawler: Crawler, spider: Spider, config: Config) -> None:
+    """Warn when the crawl mines (``ROBOTSTXT_RFC_TDM``) but the spider
+    middleware that keeps the items of reserved pages from the pipeline is
+    not enabled (a project that lists the middlewares itself)."""
+    if not config.tdm:
+        return
+    cls = component(OURS_TDM_SPIDER)
+    if isinstance(cls, type) and crawler.get_spider_middleware(cls) is not None:
+        return
+    logger.warning(
+        "%(setting)s is on, but %(ours)r is not in SPIDER_MIDDLEWARES: URLs that "
+        "tdmrep.json reserves are not downloaded, but the items of pages whose header or "
+        'meta tag reserves them reach the pipeline. Add "%(ours)s": %(priority)d to '
+        'SPIDER_MIDDLEWARES, or use ADDONS = {"scrapy_robots_rfc.Addon": 100}.',
+        {"setting": TDM_SETTING, "ours": OURS_TDM_SPIDER, "priority": TDM_SPIDER_PRIORITY},
         extra={"spider": spider},
     )

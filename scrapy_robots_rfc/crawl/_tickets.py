@@ -56,6 +56,9 @@ class Ticket:
     held: str | None = None
     #: It was sent back to be dropped: why (RFC 9309 §2.3.1.4).
     drop: str | None = None
+    #: The title of the document whose wait dropped it, when it is not
+    #: robots.txt (the TDMRep file, ``ROBOTSTXT_RFC_TDM``).
+    drop_for: str | None = None
     #: It waits for the fetch under way only, not for a retry (``scrapy
     #: robots`` without ``--wait``).
     once: bool = False
@@ -74,6 +77,8 @@ class Ticket:
             found["hold"] = self.held
         if self.drop is not None:
             found["drop"] = self.drop
+        if self.drop_for is not None:
+            found["drop_for"] = self.drop_for
         if self.once:
             found["once"] = True
         return found
@@ -85,11 +90,12 @@ class Ticket:
         error."""
         if not isinstance(value, dict) or not value:
             return _BLANK
-        since, taker, held, drop = (
+        since, taker, held, drop, drop_for = (
             value.get("since"),
             value.get("taker"),
             value.get("hold"),
             value.get("drop"),
+            value.get("drop_for"),
         )
         return cls(
             since=float(since) if _number(since) else None,
@@ -97,6 +103,7 @@ class Ticket:
             taker=taker if isinstance(taker, str) else None,
             held=held if isinstance(held, str) else None,
             drop=drop if isinstance(drop, str) else None,
+            drop_for=drop_for if isinstance(drop_for, str) else None,
             once=value.get("once") is True,
         )
 

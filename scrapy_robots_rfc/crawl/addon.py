@@ -6,7 +6,8 @@ the same priority (100). ``ROBOTSTXT_OBEY`` still decides whether robots.txt
 is obeyed: with it off, the middleware is not configured. It also enables
 the spider middleware :class:`~scrapy_robots_rfc.PageRulesMiddleware` (950),
 which is not configured unless the crawl asks for page-level rules to be
-honoured (P-4).
+honoured (P-4), and :class:`~scrapy_robots_rfc.TdmReservationMiddleware`
+(960), not configured unless the crawl mines (``ROBOTSTXT_RFC_TDM``, T-4).
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ __all__ = [
     "BUILTIN",
     "OURS",
     "OURS_SPIDER",
+    "OURS_TDM_SPIDER",
     "PRIORITY",
     "SPIDER_PRIORITY",
+    "TDM_SPIDER_PRIORITY",
     "Addon",
     "component",
     "refuse_as_addon",
@@ -43,6 +46,11 @@ PRIORITY = 100
 #: The spider middleware of page-level rules, and its place.
 OURS_SPIDER = "scrapy_robots_rfc.PageRulesMiddleware"
 SPIDER_PRIORITY = 950
+#: The spider middleware that keeps the items of TDM-reserved pages from the
+#: pipeline, and its place: closer to the spider still, so that no other
+#: spider middleware sees them.
+OURS_TDM_SPIDER = "scrapy_robots_rfc.TdmReservationMiddleware"
+TDM_SPIDER_PRIORITY = 960
 #: The add-on's own path, as ``ADDONS`` takes it.
 ADDON = "scrapy_robots_rfc.Addon"
 
@@ -111,3 +119,6 @@ class Addon:
         page_rules = load_object(OURS_SPIDER)
         if not any(_refers_to(key, page_rules) for key in spider_middlewares):
             spider_middlewares[OURS_SPIDER] = SPIDER_PRIORITY
+        tdm = load_object(OURS_TDM_SPIDER)
+        if not any(_refers_to(key, tdm) for key in spider_middlewares):
+            spider_middlewares[OURS_TDM_SPIDER] = TDM_SPIDER_PRIORITY

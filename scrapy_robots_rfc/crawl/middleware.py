@@ -18,6 +18,10 @@ How a request travels, top to bottom in :meth:`RobotsTxtMiddleware.process_reque
    something more (usage preferences, the fetch's response for the
    spider's robots.txt request, its crawl-delay turn) gets it from
    :meth:`.Allowance.grant`.
+5. In a crawl that mines (``ROBOTSTXT_RFC_TDM``), an allowed request is
+   checked against its origin's TDMRep file the same way, before that:
+   a hit (:meth:`.TdmGate.decide`) or one ``await`` of :meth:`.Waits.wait`
+   for the file, and one ``match``: reserved (T-4), or on its way.
 
 Every outcome is counted in ``robotstxt/*`` stats and in the crawl report
 (:mod:`.crawl._report`).
@@ -34,22 +38,24 @@ from scrapy.utils.defer import maybe_deferred_to_future
 
 from .. import policy
 from .._runtime import Runtime
-from ..exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable
-from ..policy import Origin, State, Verdict, origin
-from ..robotstxt import NO_PREFERENCES, USAGE_META_KEY
+from ..exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable, TdmReserved, TdmUnknown
+from ..policy import ROBOTS_TXT, TDMREP_JSON, Origin, State, Verdict, origin
+from ..robotstxt import NO_PREFERENCES, ROBOTS_TXT_PATH, USAGE_META_KEY
 from ._assembly import assemble
 from ._config import Config
 from ._fetcher import DOWNLOAD_PRIORITY
 from ._jobdir import put_aside, resume_waiting
 from ._misspelt_settings import warn_about_misspelt_settings
-from ._outcomes import Allowed, Away, Dropped, Forbidden, Outcome
+from ._outcomes import Allowed, Away, Dropped, Forbidden, Outcome, Reserved
 from ._page_gate import PageGate
 from ._startup_warnings import (
     warn_about_builtin,
     warn_about_page_rules,
     warn_about_robotstxt_parser,
+    warn_about_tdm_items,
+    warn_about_tdm_without_obey,
 )
-from ._tickets import LEGACY_KEYS, TICKET_KEY
+from ._tickets import LEGACY_KEYS, TICKET_KEY, carried
 from .addon import OURS, refuse_as_addon
 
 if TYPE_CHECKING:
@@ -62,10 +68,11 @@ if TYPE_CHECKING:
 
     from ..pagerules import PageRules
     from ..policy import Origins
-    from ..robotstxt import AgentRules, Preferences
+    from ..robotstxt import AgentRules, Preferences, Token
     from ._allowance import Allowance
     from ._crawler_names import CrawlerNames
     from ._kept_responses import KeptResponses
+    from ._tdm_gate import TdmGate
     from ._usage_gate import UsageGate
     from ._verdicts import Verdicts
     from ._waits import Waits
@@ -96,6 +103,9 @@ class RobotsTxtMiddleware:
                 {"ours": OURS},
                 extra={"crawler": crawler},
             )
+            # A crawl that says it mines learns that reservations are not
+            # honoured either (T-4): never silently nothing.
+            warn_about_tdm_without_obey(crawler)
             raise NotConfigured
         self.crawler = crawler
         self.config = config = Config.from_settings(crawler.settings)
@@ -119,12 +129,14 @@ class RobotsTxtMiddleware:
         self._usage: UsageGate = parts.usage
         self._pages: PageGate = parts.pages
         self._kept: KeptResponses = parts.kept
+        #: The TDMRep file's verdicts, only in a crawl that mines (T-4).
+        self._tdm: TdmGate | None = parts.tdm
         #: What the crawl reads on each request and response (P-4, U-6
-        #: revised): nothing unless it honours page-level rules or names
-        #: usage categories; ``process_response`` exists only then.
+        #: revised, T-4): nothing unless it honours page-level rules, names
+        #: usage categories or mines; ``process_response`` exists only then.
         self._usage_on = bool(config.usage)
         self._reads_pages = config.page_rules or self._usage.reads_pages
-        if self._usage_on or self._reads_pages:
+        if self._usage_on or self._reads_pages or self._tdm is not None:
             self.process_response = self._process_response
         connect = crawler.signals.connect
         connect(self._spider_idle, signal=signals.spider_idle)
@@ -221,6 +233,23 @@ class RobotsTxtMiddleware:
         with what decides it; ``None`` while the origin is undecided."""
         return self._verdicts.explain(url)
 
+    @property
+    def tdm_gate(self) -> TdmGate | None:
+        """What :class:`.TdmReservationMiddleware` asks about a callback's
+        items (T-4); ``None`` in a crawl that does not mine."""
+        return self._tdm
+
+    @property
+    def mines(self) -> bool:
+        """Whether the crawl honours TDM reservations (``ROBOTSTXT_RFC_TDM``)."""
+        return self._tdm is not None
+
+    def tdm_outcome(self, url: str) -> str | None:
+        """What the last fetch of ``url``'s origin's TDMRep file found, in
+        words ("200", "404: no file: unset", "HTTP 503"...); ``None`` before
+        any, or in a crawl that does not mine."""
+        return None if self._tdm is None else self._tdm.outcome(url)
+
     # -- the verdict -------------------------------------------------------
 
     async def process_request(self, request: Request, spider: Spider | None = None) -> Any:
@@ -234,22 +263,60 @@ class RobotsTxtMiddleware:
         token = self._names.of(request)  # the name it is decided for
         # A request that waited before carries its ticket (or the keys of 0.1).
         returning = TICKET_KEY in meta or not LEGACY_KEYS.isdisjoint(meta)
+        # A request that may wait for one fetch only (scrapy robots) waits
+        # so for the TDMRep file too: robots.txt's wait takes its ticket.
+        once = returning and self._tdm is not None and carried(request).once
         outcome: Outcome | None = None
         if not returning:
             outcome = self._verdicts.decide(key, request, token)
         if outcome is None:  # a miss, or back from a wait
             outcome = await self._waits.wait(key, request, token, returning)
         match outcome:
-            case Allowed(extras=False):
+            case Allowed(extras=False) if self._tdm is None:
                 return None
             case Allowed():
+                # The spider's own robots.txt requests are not mined.
+                if self._tdm is not None and ROBOTS_TXT_PATH not in request.url:
+                    away = await self._mined(key, request, token, once)
+                    if away is not None:
+                        return away
+                if not outcome.extras:
+                    return None
                 return await self._allowance.grant(key, request, outcome)
             case Forbidden():
                 raise ForbiddenByRobotsTxt
+            case Dropped(reason=reason, document=document) if document is not ROBOTS_TXT:
+                raise TdmUnknown(reason)  # a copy back from the file's wait
             case Dropped(reason=reason):
                 raise RobotsTxtUnreachable(reason)
             case Away(copy=copy):
                 return copy
+            case Reserved():  # robots.txt's verdicts never reserve
+                raise AssertionError(outcome)
+
+    async def _mined(
+        self, key: Origin, request: Request, token: Token, once: bool
+    ) -> Request | None:
+        """In a crawl that mines (T-4): ``None`` to let ``request`` go on,
+        with its file's value in its meta; :class:`.TdmReserved` when the
+        origin's TDMRep file reserves its URL; a copy that waits for the
+        file out of the downloader; dropped when the file stays not known
+        (T-2) for ``ROBOTSTXT_RFC_UNREACHABLE_WAIT``."""
+        assert self._tdm is not None
+        outcome: Outcome | None = self._tdm.decide(key, request, token)
+        if outcome is None:
+            outcome = await self._waits.wait(key, request, token, document=TDMREP_JSON, once=once)
+        match outcome:
+            case Allowed():
+                return None
+            case Reserved(value=value):
+                raise TdmReserved(value)
+            case Dropped(reason=reason):
+                raise TdmUnknown(reason)
+            case Away(copy=copy):
+                return copy
+            case Forbidden():  # the file's verdicts never forbid
+                raise AssertionError(outcome)
 
     def _ungoverned(self, request: Request) -> None:
         """A request that robots.txt does not govern (``dont_obey_robotstxt``,
@@ -268,6 +335,8 @@ class RobotsTxtMiddleware:
         A coroutine, as ``process_request`` is: Scrapy awaits what each
         method returns, and would wrap a plain value in a coroutine of its
         own."""
+        if self._tdm is not None:
+            self._tdm.on_response(request, response)
         if self._reads_pages:
             self._pages.on_response(request, response, self._names.of(request))
         if self._usage_on:
@@ -308,6 +377,7 @@ class RobotsTxtMiddleware:
         self._one_off = _one_off(self.crawler, spider)
         warn_about_builtin(self.crawler, spider)
         warn_about_page_rules(self.crawler, spider, self.config)
+        warn_about_tdm_items(self.crawler, spider, self.config)
         if parts.holding is not None:
             await parts.holding.open(spider)
         parts.engine.give_back(resume_waiting(self.config.jobdir, spider))

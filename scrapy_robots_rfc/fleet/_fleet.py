@@ -508,7 +508,10 @@ class Fleet:
         that miss it at once) for a target nobody here waits for (``keep``),
         and what it knows is cached, and said as a fetch's would be; a
         request that was held for as long as it may wait is dropped (RFC
-        9309 §2.3.1.4)."""
+        9309 §2.3.1.4). A TDMRep file (``ROBOTSTXT_RFC_TDM``) is not
+        peeked: its loader reads the store once when its life starts."""
+        if target.document is not ROBOTS_TXT:
+            return None
         key = target.origin
         entry = self._cache.get(key)
         if entry is None and self.holding and key not in keep:
@@ -598,6 +601,8 @@ class Fleet:
         since: then fetch now (the fetch reads the stored record), not at
         the end of the backoff (RFC 9309 §2.3.1.4)."""
         for target in list(self._held):
+            if target.document is not ROBOTS_TXT:
+                continue  # a TDMRep file waits for its own retry
             entry = self._cache.get(target.origin)
             if entry is None or entry.unreachable_since is None:
                 continue

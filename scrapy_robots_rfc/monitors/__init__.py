@@ -25,6 +25,7 @@ except ImportError as exc:  # the extra is optional
 from ._monitors import (
     FetchesPerOriginMonitor,
     StoreErrorsMonitor,
+    TdmUnknownDroppedMonitor,
     UnreachableDroppedMonitor,
     UnreachableOriginsMonitor,
     WaitingAtCloseMonitor,
@@ -37,6 +38,7 @@ __all__ = [
     "FetchesPerOriginMonitor",
     "PeriodicMonitorSuite",
     "StoreErrorsMonitor",
+    "TdmUnknownDroppedMonitor",
     "UnreachableDroppedMonitor",
     "UnreachableOriginsMonitor",
     "WaitingAtCloseMonitor",

@@ -113,6 +113,26 @@ class UnreachableDroppedMonitor(_RobotsTxtMonitor):
 
 
 @_named("robots.txt")
+class TdmUnknownDroppedMonitor(_RobotsTxtMonitor):
+    """Requests dropped in a crawl that mines (``ROBOTSTXT_RFC_TDM``) because
+    their origin's ``tdmrep.json`` stayed not known (429, 5xx, a network
+    error, a file past the bound; T-2): ``robotstxt/tdm/unreachable/dropped``,
+    at most ``ROBOTSTXT_RFC_MONITOR_MAX_TDM_UNKNOWN_DROPPED``. The URLs the
+    file reserves are not counted: they are dropped as asked."""
+
+    @_named("Requests dropped: TDM reservations not known")
+    def test_tdm_unknown_dropped(self) -> None:
+        dropped = self.stat("robotstxt/tdm/unreachable/dropped")
+        limit = self.threshold("ROBOTSTXT_RFC_MONITOR_MAX_TDM_UNKNOWN_DROPPED")
+        self.at_most(
+            dropped,
+            limit,
+            f"{dropped} requests were dropped because their tdmrep.json stayed not known, "
+            f"more than ROBOTSTXT_RFC_MONITOR_MAX_TDM_UNKNOWN_DROPPED ({limit:g})",
+        )
+
+
+@_named("robots.txt")
 class StoreErrorsMonitor(_RobotsTxtMonitor):
     """Store errors the store has not recovered from: switches to memory
     (``robotstxt/store/error``) not followed by a switch back

@@ -8,6 +8,7 @@ from spidermon import MonitorSuite
 from ._monitors import (
     FetchesPerOriginMonitor,
     StoreErrorsMonitor,
+    TdmUnknownDroppedMonitor,
     UnreachableDroppedMonitor,
     UnreachableOriginsMonitor,
     WaitingAtCloseMonitor,
@@ -20,6 +21,7 @@ class CloseMonitorSuite(MonitorSuite):  # type: ignore[misc]
     monitors = [  # noqa: RUF012 (Spidermon's own declaration)
         UnreachableOriginsMonitor,
         UnreachableDroppedMonitor,
+        TdmUnknownDroppedMonitor,
         StoreErrorsMonitor,
         WaitingAtCloseMonitor,
         FetchesPerOriginMonitor,
@@ -34,6 +36,7 @@ class PeriodicMonitorSuite(MonitorSuite):  # type: ignore[misc]
     monitors = [  # noqa: RUF012 (Spidermon's own declaration)
         UnreachableOriginsMonitor,
         UnreachableDroppedMonitor,
+        TdmUnknownDroppedMonitor,
         StoreErrorsMonitor,
         FetchesPerOriginMonitor,
     ]

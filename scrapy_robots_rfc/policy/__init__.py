@@ -13,7 +13,15 @@ in.
 from __future__ import annotations
 
 from . import _origin_life as life
-from ._document import DOCUMENTS, ROBOTS_TXT, Document, Target, target_named
+from ._document import (
+    DOCUMENTS,
+    ROBOTS_TXT,
+    TDMREP_JSON,
+    Document,
+    Target,
+    document_titled,
+    target_named,
+)
 from ._origin import Origin, Origins, origin
 from ._origin_life import OriginLife, Phase
 from ._policy import (
@@ -32,6 +40,7 @@ from ._policy import (
     retry_after,
 )
 from ._standing import Standing, standing
+from ._tdm_entry import TdmEntry, tdm_charge, tdm_entry_for, tdm_settled
 from ._verdict import Verdict
 from ._waiters import Kind, Waiter, Waiters
 
@@ -41,6 +50,7 @@ __all__ = [
     "ITEM_BYTES",
     "MAX_RETRY_DELAY",
     "ROBOTS_TXT",
+    "TDMREP_JSON",
     "Answer",
     "Document",
     "Entry",
@@ -54,11 +64,13 @@ __all__ = [
     "Standing",
     "State",
     "Target",
+    "TdmEntry",
     "Verdict",
     "Waiter",
     "Waiters",
     "charge",
     "classify",
+    "document_titled",
     "entry_for",
     "life",
     "lifetime",
@@ -66,4 +78,7 @@ __all__ = [
     "retry_after",
     "standing",
     "target_named",
+    "tdm_charge",
+    "tdm_entry_for",
+    "tdm_settled",
 ]

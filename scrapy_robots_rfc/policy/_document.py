@@ -8,7 +8,10 @@ goes through the same life, store, lease and status policy as robots.txt,
 by composition: the crawl's assembly gives each document the loader that
 turns its body into a cache entry.
 
-robots.txt (RFC 9309 §2.3) is the only one for now.
+Two documents: robots.txt (RFC 9309 §2.3), and the TDMRep file
+``/.well-known/tdmrep.json`` (W3C TDM Reservation Protocol, "TDM File on
+the Origin Server"), fetched only in a crawl that mines
+(``ROBOTSTXT_RFC_TDM``, T-2).
 
 >>> from scrapy_robots_rfc.policy import Origin
 >>> target = Target(Origin("https", "example.com", 443), ROBOTS_TXT)
@@ -20,6 +23,11 @@ robots.txt (RFC 9309 §2.3) is the only one for now.
 True
 >>> target_named("https://example.com/a") is None
 True
+>>> tdm = Target(Origin("https", "example.com", 443), TDMREP_JSON)
+>>> tdm.url == tdm.name == 'https://example.com/.well-known/tdmrep.json'
+True
+>>> target_named(tdm.name) == tdm
+True
 """
 
 from __future__ import annotations
@@ -28,13 +36,15 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..robotstxt import ROBOTS_TXT_PATH
+from ..tdmrep import TDMREP_PATH
 from ._origin import Origin, origin
 
 
 @dataclass(frozen=True, eq=False, slots=True)
 class Document:
     """A document every origin may have at a fixed ``path``. Documents are
-    singletons (compared and hashed by identity): :data:`ROBOTS_TXT`."""
+    singletons (compared and hashed by identity): :data:`ROBOTS_TXT`,
+    :data:`TDMREP_JSON`."""
 
     #: How log lines name it.
     title: str
@@ -52,8 +62,13 @@ class Document:
 #: RFC 9309 §2.3: the robots.txt file at the root of every origin.
 ROBOTS_TXT = Document("robots.txt", ROBOTS_TXT_PATH)
 
+#: The TDMRep file (W3C TDM Reservation Protocol, "TDM File on the Origin
+#: Server"): its records and held requests are named by its URL, apart
+#: from robots.txt's.
+TDMREP_JSON = Document("tdmrep.json", TDMREP_PATH, suffix=TDMREP_PATH)
+
 #: Every document, the longest suffix first (:func:`target_named`).
-DOCUMENTS: tuple[Document, ...] = (ROBOTS_TXT,)
+DOCUMENTS: tuple[Document, ...] = (TDMREP_JSON, ROBOTS_TXT)
 
 
 class Target(NamedTuple):
@@ -89,3 +104,13 @@ def target_named(name: str) -> Target | None:
             if target is not None and target.name == name:
                 return target
     return None
+
+
+def document_titled(title: str | None) -> Document:
+    """The document whose :attr:`Document.title` is ``title`` (as a
+    request's ticket names it); robots.txt for ``None`` or a title that is
+    none."""
+    for document in DOCUMENTS:
+        if document.title == title:
+            return document
+    return ROBOTS_TXT

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from ..pagerules import PageRules
     from ..policy import State
     from ..robotstxt import CrawlDelay
+    from ..tdmrep import TdmValue
 
 __all__ = [
     "CHECK",
@@ -168,3 +169,22 @@ _FLAGS = (
     "noai",
     "noimageai",
 )
+
+
+def tdm_object(value: TdmValue, *, file: str | None) -> dict[str, Any]:
+    """The ``tdm`` object of ``check --tdm`` and ``scrapy robots --tdm``: a
+    URL's TDM reservation (T-1 to T-3), what decided it, and what the fetch
+    of its origin's ``tdmrep.json`` found (``file``; ``None`` for a file
+    read from disk)."""
+    source = value.source
+    return {
+        "reservation": value.reservation,
+        "reserved": value.reserved,
+        "policy": value.policy,
+        "source": None if source is None else str(source),
+        "rule": None if source is None else source.rule,
+        "location": None if source is None else source.location,
+        "errors": list(value.errors),
+        "text": str(value),
+        "file": file,
+    }

@@ -36,6 +36,7 @@ from __future__ import annotations
 from ._file import LOCATION, MAX_NOTES, NOTE_CODES, TDMREP_PATH, Note, TdmFile, TdmRule
 from ._values import (
     KINDS,
+    TDM_META_KEY,
     TDM_POLICY,
     TDM_RESERVATION,
     UNSET,
@@ -54,6 +55,7 @@ __all__ = [
     "MAX_NOTES",
     "NOTE_CODES",
     "TDMREP_PATH",
+    "TDM_META_KEY",
     "TDM_POLICY",
     "TDM_RESERVATION",
     "UNSET",

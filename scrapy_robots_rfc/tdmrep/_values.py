@@ -199,6 +199,12 @@ class TdmValue:
 #: The value of a URL that no source has spoken for yet: unset.
 UNSET: Final = TdmValue()
 
+#: The ``Request.meta`` / ``Response.meta`` key of a URL's :class:`TdmValue`
+#: in a crawl that mines (``ROBOTSTXT_RFC_TDM``): the file's value before
+#: download, the final value (header and HTML meta read) once the response
+#: is in, for the spider and pipelines.
+TDM_META_KEY: Final = "robotstxt_tdm"
+
 
 def header_statement(
     reservation: Iterable[bytes | str], policy: Iterable[bytes | str] = ()

@@ -1079,9 +1079,10 @@ def test_help_has_examples_and_exit_statuses() -> None:
     text = "\n".join(out)
     assert status == 0
     assert (
-        "exit status: 0 every URL is allowed; 1 the rules disallow one; 2 error (a bad\n"
-        "argument or URL, a file that cannot be read); 3 robots.txt could not be\n"
-        "fetched (429, 5xx, network error); 141 output closed early (as by | head).\n"
+        "exit status: 0 every URL is allowed; 1 the rules disallow one, or with --tdm\n"
+        "a TDM reservation reserves one; 2 error (a bad argument or URL, a file that\n"
+        "cannot be read); 3 robots.txt could not be fetched (429, 5xx, network error);\n"
+        "141 output closed early (as by | head).\n"
     ) in text
     assert "  python -m scrapy_robots_rfc check robots.txt https://example.com/private/x" in text
     assert "  https://example.com/d: allowed ...; usage: train-ai=n (content-usage line 4)" in text

@@ -52,6 +52,12 @@ USAGE_ROBOTS = (
     b"Content-Usage: /no-train/ train-ai=n\n"
 )
 
+#: The TDMRep file of the "tdm" origin: /a/ reserved, with a policy.
+TDM_FILE = (
+    b'[{"location": "/a/", "tdm-reservation": 1, "tdm-policy": "https://p.example/a.json"},'
+    b' {"location": "/other", "tdm-reservation": 0}]'
+)
+
 #: The site's process: prints {origin name: port, "_control": port} once it
 #: listens, then serves until it is terminated.
 SERVER = f"""
@@ -67,7 +73,17 @@ extras = OriginSpec(
 usage = OriginSpec(
     "usage", "usage preferences", 200, {USAGE_ROBOTS!r}, pages={{"/": ()}}
 )
-site = LocalSite(ORIGINS + (extras, usage))
+tdm = OriginSpec(
+    "tdm",
+    "TDM reservations",
+    200,
+    b"User-agent: *\\nDisallow: /private/\\n",
+    pages={{"/": (), "/a/x": (), "/b": (), "/c": (), "/other": ()}},
+    meta={{"/b": (("tdm-reservation", "1"),)}},
+    headers={{"/c": (("tdm-reservation", "1"), ("tdm-policy", "https://p.example/c.json"))}},
+    tdmrep={TDM_FILE!r},
+)
+site = LocalSite(ORIGINS + (extras, usage, tdm))
 site.start()
 
 class Hits(Resource):
@@ -926,3 +942,98 @@ def test_page_dropped_for_its_noai_shows_the_page_rules_that_dropped_it(site: De
     )
     assert report["page_downloaded"] is True
     assert (report["page"]["url"], report["page"]["noai"]) == (url, True)
+
+
+# -- TDM reservations (W3C TDMRep; T-1 to T-4) ------------------------------------
+
+
+@pytest.mark.e2e
+def test_tdm_shows_the_files_rule_for_a_url_it_reserves(site: DemoSite):
+    before = site.hits("tdm")
+    done = robots(site.url("tdm", "/a/x"), "--tdm")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert field(done.stdout, "verdict").startswith("allowed")
+    assert field(done.stdout, "tdm") == (
+        "reserved (tdm-reservation 1 from tdmrep.json[0] (location '/a/')), policy "
+        "https://p.example/a.json (tdmrep.json[0] (location '/a/')) (tdmrep.json: 200); a "
+        "crawl that mines does not download it"
+    )
+    assert site.hits("tdm")[len(before) :] == [
+        ("/robots.txt", 200),
+        ("/.well-known/tdmrep.json", 200),
+    ]
+    report = json.loads(robots(site.url("tdm", "/a/x"), "--tdm", "--json").stdout)
+    assert report["tdm"] == {
+        "reservation": 1,
+        "reserved": True,
+        "policy": "https://p.example/a.json",
+        "source": "tdmrep.json[0] (location '/a/')",
+        "rule": 0,
+        "location": "/a/",
+        "errors": [],
+        "text": report["tdm"]["text"],
+        "file": "200",
+    }
+    assert report["exit_status"] == 1
+    # The chain is robots.txt's alone.
+    assert [hop["url"] for hop in report["chain"]] == [site.url("tdm", "/robots.txt")]
+
+
+@pytest.mark.e2e
+def test_tdm_with_page_shows_the_header_or_meta_that_reserves_it(site: DemoSite):
+    meta = json.loads(robots(site.url("tdm", "/b"), "--tdm", "--page", "--json").stdout)
+    assert (meta["tdm"]["reservation"], meta["tdm"]["source"]) == (1, "HTML meta")
+    assert meta["exit_status"] == 0, "downloaded: its items are kept from the pipeline"
+    header = robots(site.url("tdm", "/c"), "--tdm", "--page")
+    assert field(header.stdout, "tdm") == (
+        "reserved (tdm-reservation 1 from HTTP header), policy https://p.example/c.json "
+        "(HTTP header) (tdmrep.json: 200); a crawl that mines keeps its items from the pipeline"
+    )
+    free = robots(site.url("tdm", "/other"), "--tdm")
+    assert free.returncode == 0
+    assert field(free.stdout, "tdm").startswith(
+        "not reserved (tdm-reservation 0 from tdmrep.json[1] (location '/other'))"
+    )
+
+
+@pytest.mark.e2e
+def test_without_tdm_the_file_is_not_fetched(site: DemoSite):
+    before = site.hits("tdm")
+    report = json.loads(robots(site.url("tdm", "/a/x"), "--json").stdout)
+    assert "tdm" not in report
+    assert report["exit_status"] == 0
+    assert ("/.well-known/tdmrep.json", 200) not in site.hits("tdm")[len(before) :]
+
+
+@pytest.mark.e2e
+def test_check_tdm_reads_the_file_and_with_page_the_page(site: DemoSite):
+    """``check --tdm`` gives each allowed URL's value from the file given,
+    and with ``--page`` the page's header and meta on top (T-1)."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "scrapy_robots_rfc",
+            "check",
+            site.url("tdm", "/robots.txt"),
+            site.url("tdm", "/a/x"),
+            site.url("tdm", "/b"),
+            site.url("tdm", "/private/y"),
+            "--tdm",
+            site.url("tdm", "/.well-known/tdmrep.json"),
+            "--page",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    lines = [valid("check", json.loads(line)) for line in done.stdout.splitlines()]
+    by_url = {line["url"]: line for line in lines}
+    reserved = by_url[site.url("tdm", "/a/x")]["tdm"]
+    assert (reserved["reservation"], reserved["rule"], reserved["file"]) == (1, 0, "200")
+    meta = by_url[site.url("tdm", "/b")]["tdm"]
+    assert (meta["reservation"], meta["source"]) == (1, "HTML meta")
+    assert "tdm" not in by_url[site.url("tdm", "/private/y")], "disallowed: no value"

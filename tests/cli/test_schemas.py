@@ -67,6 +67,7 @@ def test_a_shared_piece_is_the_same_in_every_schema_that_has_it() -> None:
         "count": ["robots", "report"],
         "page": ["check", "robots"],
         "crawl_delay_from": ["check", "robots"],
+        "tdm": ["check", "robots"],
     }
     for where in shared.values():
         assert all(definition == where[0][1] for _, definition in where)
@@ -202,6 +203,11 @@ def test_the_report_schema_takes_an_origin_row_or_the_totals() -> None:
         "usage_categories": None,
         "page_nofollow": 0,
         "page_noindex": 1,
+        "tdm": "file (3 rules)",
+        "tdm_fetches": 1,
+        "tdm_reserved": 2,
+        "tdm_pages_reserved": 1,
+        "tdm_items_dropped": 1,
     }
     row = {
         "schema": schemas.REPORT,

@@ -297,7 +297,7 @@ def test_a_download_maxsize_below_500_kib_is_refused_naming_both():
 
 # -- booleans: one rule, Scrapy's getbool -----------------------------------------
 
-BOOLEANS = ["ROBOTSTXT_RFC_CRAWL_DELAY", "ROBOTSTXT_RFC_NOFOLLOW"]
+BOOLEANS = ["ROBOTSTXT_RFC_CRAWL_DELAY", "ROBOTSTXT_RFC_NOFOLLOW", "ROBOTSTXT_RFC_TDM"]
 
 
 def test_the_boolean_settings_are_these():

@@ -37,6 +37,14 @@ SLOW = 0.3
 NO_USAGE = {"usage_forbidden": 0, "usage_dropped": 0, "usage_categories": None}
 #: A row's page-level counts when the crawl honours no page-level rules.
 NO_PAGE = {"page_nofollow": 0, "page_noindex": 0}
+#: A crawl that does not mine (ROBOTSTXT_RFC_TDM off): the TDM columns are empty.
+NO_TDM = {
+    "tdm": None,
+    "tdm_fetches": 0,
+    "tdm_reserved": 0,
+    "tdm_pages_reserved": 0,
+    "tdm_items_dropped": 0,
+}
 #: The ``schema`` member of every line.
 SCHEMA = {"schema": "scrapy_robots_rfc/report/1"}
 
@@ -114,6 +122,7 @@ def test_summary_and_report_of_four_kinds_of_origin(server, activation, caplog, 
         "crawl_delay_applied": None,
         **NO_USAGE,
         **NO_PAGE,
+        **NO_TDM,
     }
     common = {
         **SCHEMA,
@@ -124,6 +133,7 @@ def test_summary_and_report_of_four_kinds_of_origin(server, activation, caplog, 
         "crawl_delay_applied": None,
         **NO_USAGE,
         **NO_PAGE,
+        **NO_TDM,
     }
     ruled_robots = with_rules.url("/robots.txt", host="localhost")
     missing_robots = missing.url("/robots.txt")
@@ -195,6 +205,7 @@ def test_a_good_copy_kept_in_force_is_its_own_kind(server, activation, caplog, t
             "crawl_delay_applied": None,
             **NO_USAGE,
             **NO_PAGE,
+            **NO_TDM,
         }
     }
 
@@ -234,6 +245,7 @@ def test_origins_past_max_origins_are_added_up_in_one_row(server, activation, ca
         "dropped": 0,
         **NO_USAGE,
         **NO_PAGE,
+        **NO_TDM,
     }
 
 

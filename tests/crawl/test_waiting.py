@@ -123,8 +123,8 @@ class Room:
             runtime,
             self.config,
             signals=self.signals,  # type: ignore[arg-type]
-            cache=self.cache,
-            loaders={ROBOTS_TXT: self.loader},  # type: ignore[dict-item]
+            entries={ROBOTS_TXT: self.cache.get},
+            loaders={ROBOTS_TXT: self.loader},
             kept=KeptResponses(runtime, follows_redirects=True),
             announcer=Announcer(runtime, self.config.unreachable_wait),
             engine=EngineGate(runtime, self.released.append),

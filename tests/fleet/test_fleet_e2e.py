@@ -671,3 +671,55 @@ def _reactor() -> Any:
     from twisted.internet import reactor
 
     return reactor
+
+
+# -- TDM reservations in a fleet (ROBOTSTXT_RFC_TDM, issue 44) ---------------------------
+
+#: Every origin's tdmrep.json: /p1 reserved.
+TDM_FILE = b'[{"location": "/p1$", "tdm-reservation": 1}]'
+
+
+@pytest.mark.e2e
+@pytest_twisted.inlineCallbacks
+def test_a_fleet_fetches_each_tdmrep_json_once_per_origin(
+    server: MockServer, redis_server: RedisServer, client: Any, workers: list[Worker], tmp_path
+):
+    """Three workers crawl four origins whose robots.txt and tdmrep.json
+    answer slowly, so that the workers may meet on each (which worker
+    fetches, and whether another waits for its fetch, is the scheduler's
+    timing): the file is fetched once per origin across the fleet (the
+    store's lease, as robots.txt's), the URL it reserves is never
+    downloaded, and every other page is crawled once."""
+    origins = [
+        server.add_origin(
+            {
+                "/robots.txt": Reply(body=ROBOTS, delay=0.3),
+                "/.well-known/tdmrep.json": Reply(body=TDM_FILE, delay=1.5),
+            }
+        )
+        for _ in range(4)
+    ]
+    urls = [url for o in origins for url in pages(o, 6)]
+    seed(client, [(url, 0) for url in urls])
+    for name in ("w0", "w1", "w2"):
+        workers.append(Worker(name, tmp_path, redis_server.url, ROBOTSTXT_RFC_TDM=True))
+    yield until(lambda: all(w.done for w in workers), 90, lambda: "the workers still run")
+    results = [w.result() for w in workers]
+    for o in origins:
+        paths = server.paths(o)
+        assert paths.count("/.well-known/tdmrep.json") == 1, (o, paths)
+        assert paths.count("/robots.txt") == 1, (o, paths)
+        assert "/p1" not in paths
+    page_hits = Counter(
+        f"http://127.0.0.1:{h.port}{h.path}"
+        for h in server.hits
+        if h.path not in ("/robots.txt", "/.well-known/tdmrep.json")
+    )
+    assert page_hits == Counter(u for u in urls if not u.endswith("/p1"))
+    assert total(results, "robotstxt/tdm/fetches") == len(origins)
+    assert total(results, "robotstxt/tdm/file") == len(origins)
+    assert total(results, "robotstxt/tdm/reserved") == len(origins)
+    failed = [e for w in workers for e in w.recorded() if e["ev"] == "fail"]
+    assert sorted(e["url"] for e in failed) == sorted(o.url("/p1") for o in origins)
+    assert all(e["why"].startswith("TDM rights reserved: reserved") for e in failed)
+    assert keys(client, "held") == []

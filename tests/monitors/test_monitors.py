@@ -45,6 +45,7 @@ RESULTS: dict[int, list[dict[str, str]]] = {}
 ALL = (
     monitors.UnreachableOriginsMonitor,
     monitors.UnreachableDroppedMonitor,
+    monitors.TdmUnknownDroppedMonitor,
     monitors.StoreErrorsMonitor,
     monitors.WaitingAtCloseMonitor,
     monitors.FetchesPerOriginMonitor,
@@ -177,6 +178,34 @@ async def test_a_network_error_counts_in_the_bounded_exception_total(
     assert stat(crawler, "robotstxt/exception_count/total") == 1
     assert stat(crawler, "robotstxt/origins/unreachable") == 1
     assert results["UnreachableOriginsMonitor"] == "FAIL"
+
+
+# -- TDM reservations not known (ROBOTSTXT_RFC_TDM) --------------------------------------
+
+
+@pytest.mark.e2e
+@pytest_twisted.ensureDeferred
+async def test_a_tdmrep_json_not_known_fails_its_monitor(
+    server: MockServer, activation: Any
+) -> None:
+    origin = server.add_origin(
+        {"/robots.txt": Reply(body=ROBOTS), "/.well-known/tdmrep.json": Reply(status=503)}
+    )
+    specs = pages(origin, "/a", "/b")
+    crawler, results = await monitored(
+        activation, specs, ROBOTSTXT_RFC_TDM=True, ROBOTSTXT_RFC_UNREACHABLE_WAIT=0
+    )
+    assert stat(crawler, "robotstxt/tdm/unreachable/dropped") == 2
+    assert stat(crawler, "robotstxt/unreachable/dropped") is None
+    outcome(results, failing=(monitors.TdmUnknownDroppedMonitor,))
+    _, results = await monitored(
+        activation,
+        specs,
+        ROBOTSTXT_RFC_TDM=True,
+        ROBOTSTXT_RFC_UNREACHABLE_WAIT=0,
+        ROBOTSTXT_RFC_MONITOR_MAX_TDM_UNKNOWN_DROPPED=2,
+    )
+    outcome(results, failing=())
 
 
 # -- a store that fails ---------------------------------------------------------------------
@@ -370,8 +399,8 @@ def test_the_docs_page_lists_every_setting_and_bounded_stat() -> None:
 
 def test_the_suites_are_spidermon_suites() -> None:
     assert issubclass(CloseMonitorSuite, MonitorSuite)
-    assert CloseMonitorSuite().number_of_monitors == 5
-    assert PeriodicMonitorSuite().number_of_monitors == 4
+    assert CloseMonitorSuite().number_of_monitors == 6
+    assert PeriodicMonitorSuite().number_of_monitors == 5
 
 
 # -- without Spidermon ----------------------------------------------------------------------------

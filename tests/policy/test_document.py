@@ -49,3 +49,15 @@ def test_a_name_that_names_no_target_reads_as_none(name: str) -> None:
 def test_a_port_and_a_host_read_back() -> None:
     target = Target(Origin("http", "127.0.0.1", 8080), ROBOTS_TXT)
     assert target_named("http://127.0.0.1:8080") == target
+
+
+def test_the_tdmrep_file_reads_back_from_its_name() -> None:
+    from scrapy_robots_rfc.policy import TDMREP_JSON, document_titled
+
+    target = Target(Origin("http", "127.0.0.1", 8080), TDMREP_JSON)
+    assert target.name == "http://127.0.0.1:8080/.well-known/tdmrep.json"
+    assert target_named(target.name) == target
+    assert target_named("http://127.0.0.1:8080") == Target(target.origin, ROBOTS_TXT)
+    assert document_titled("tdmrep.json") is TDMREP_JSON
+    assert document_titled(None) is ROBOTS_TXT
+    assert document_titled("nothing") is ROBOTS_TXT
