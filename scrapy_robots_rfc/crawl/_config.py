@@ -33,6 +33,7 @@ from ..stores import (
     sqlite_url,
     url_problem,
 )
+from ._config_errors import stop_crawl
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -432,12 +433,25 @@ def _hold(settings: BaseSettings) -> Hold:
     return _choice(settings, "ROBOTSTXT_RFC_HOLD", HOLDS)
 
 
+def obeys(settings: BaseSettings) -> bool:
+    """``ROBOTSTXT_OBEY``, read as Scrapy reads it; a value that Scrapy's
+    ``getbool`` cannot read stops the crawl as any bad setting does
+    (:func:`.stop_crawl`), rather than with ``getbool``'s ``ValueError``."""
+    try:
+        return _flag(settings, "ROBOTSTXT_OBEY", False)
+    except ConfigError as exc:
+        stop_crawl(exc, logger)
+
+
 def page_rules_asked(settings: BaseSettings) -> bool:
     """Whether the crawl asks for page-level rules to be honoured (P-4):
     ``ROBOTSTXT_RFC_NOFOLLOW`` or ``ROBOTSTXT_RFC_NOINDEX = "drop"``. Reads
     those two settings only, for the spider middleware: the downloader
     middleware reads them all once, with their warnings."""
-    return _flag(settings, "ROBOTSTXT_RFC_NOFOLLOW", False) or _noindex(settings) == "drop"
+    try:
+        return _flag(settings, "ROBOTSTXT_RFC_NOFOLLOW", False) or _noindex(settings) == "drop"
+    except ConfigError as exc:
+        stop_crawl(exc, logger)
 
 
 def _noindex(settings: BaseSettings) -> NoIndex:
@@ -633,15 +647,12 @@ class Config:
         """Read and check the settings; :class:`~.exceptions.ConfigError`
         (a ``ValueError``) names the first bad one.
 
-        Its message is also logged at CRITICAL first: ``scrapy crawl``
-        shows an exception raised while the crawl starts only as asyncio's
-        "Task exception was never retrieved" and a traceback, after other
-        lines, so the message would otherwise come last."""
+        Its message is logged at CRITICAL, once, and nothing reports the
+        exception again (:func:`.stop_crawl`)."""
         try:
             return cls._read(settings)
         except ConfigError as exc:
-            logger.critical("%(error)s", {"error": exc})
-            raise
+            stop_crawl(exc, logger)
 
     @classmethod
     def _read(cls, settings: BaseSettings) -> Config:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from scrapy.utils.misc import load_object
 
 from ..exceptions import ConfigError
+from ._config_errors import stop_crawl
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -64,8 +65,7 @@ def refuse_as_addon(crawler: Crawler, middleware: str) -> None:
         f'the add-on {ADDON}, which installs the middleware: ADDONS = {{"{ADDON}": 100}}',
         f"{middleware} is a middleware, not an add-on",
     )
-    logger.critical("%(error)s", {"error": error})
-    raise error
+    stop_crawl(error, logger)
 
 
 def component(key: object) -> object | None:

@@ -38,7 +38,7 @@ from ..exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable
 from ..policy import Origin, State, Verdict, origin
 from ..robotstxt import NO_PREFERENCES, USAGE_META_KEY
 from ._assembly import assemble
-from ._config import Config
+from ._config import Config, obeys
 from ._fetcher import DOWNLOAD_PRIORITY
 from ._jobdir import put_aside, resume_waiting
 from ._misspelt_settings import warn_about_misspelt_settings
@@ -86,7 +86,7 @@ class RobotsTxtMiddleware:
         refuse_as_addon(crawler, OURS)
         # Before ROBOTSTXT_OBEY is read: "ROBOTSTXT_OBAY = True" is a slip too.
         warn_about_misspelt_settings(crawler.settings)
-        if not crawler.settings.getbool("ROBOTSTXT_OBEY"):
+        if not obeys(crawler.settings):
             # Scrapy says nothing of a component that is not configured: a
             # project that enabled this one and forgot ROBOTSTXT_OBEY learns
             # why nothing is obeyed.
