@@ -41,6 +41,7 @@ from ._assembly import assemble
 from ._config import Config, obeys
 from ._fetcher import DOWNLOAD_PRIORITY
 from ._jobdir import put_aside, resume_waiting
+from ._log_count import counted
 from ._misspelt_settings import warn_about_misspelt_settings
 from ._outcomes import Allowed, Away, Dropped, Forbidden, Outcome
 from ._page_gate import PageGate
@@ -318,7 +319,10 @@ class RobotsTxtMiddleware:
 
     async def _spider_closed(self, spider: Spider, reason: str) -> None:
         try:
-            await self._close(spider, reason)
+            # What the close logs is counted in log_count/* (Scrapy 2.14+'s
+            # LogCount has stopped counting by now).
+            with counted(self.crawler):
+                await self._close(spider, reason)
         finally:  # nothing holds the middleware once the crawl is over
             self._parts.progress.stop()
 
