@@ -633,14 +633,22 @@ class Config:
         for name, setting in setting_names().items():
             if setting.startswith(PREFIX):
                 values[setting] = getattr(self, name)
+        values[SETTING] = self.store_shown
+        return values
+
+    @property
+    def store_shown(self) -> str:
+        """The store in force, as a log line shows it: "memory", an SQLite
+        URL (``JOBDIR``'s file when ``ROBOTSTXT_RFC_STORE`` is unset), a
+        Redis URL with its password hidden, or a store class's path."""
         store = self.store
         if store is None:  # the store in force, not "unset"
-            values[SETTING] = MEMORY if not self.jobdir else sqlite_url(jobdir_path(self.jobdir))
-        elif isinstance(store, str) and store.startswith(REDIS_SCHEMES):
-            values[SETTING] = redact(store)
-        elif isinstance(store, type):
-            values[SETTING] = f"{store.__module__}.{store.__qualname__}"
-        return values
+            return MEMORY if not self.jobdir else sqlite_url(jobdir_path(self.jobdir))
+        if isinstance(store, type):
+            return f"{store.__module__}.{store.__qualname__}"
+        if store.startswith(REDIS_SCHEMES):
+            return redact(store)
+        return store
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Config:

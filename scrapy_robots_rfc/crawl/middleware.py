@@ -45,6 +45,7 @@ from ._log_count import counted
 from ._misspelt_settings import warn_about_misspelt_settings
 from ._outcomes import Allowed, Away, Dropped, Forbidden, Outcome
 from ._page_gate import PageGate
+from ._startup_line import log_startup_line
 from ._startup_warnings import (
     warn_about_builtin,
     warn_about_page_rules,
@@ -112,6 +113,7 @@ class RobotsTxtMiddleware:
         # The parts, each built once and given what it needs; the request
         # path's four at hand.
         self._parts = parts = assemble(crawler, config, runtime)
+        log_startup_line(crawler, config, parts.names)
         self._origins: Origins = parts.origins
         self._verdicts: Verdicts = parts.verdicts
         self._waits: Waits = parts.waits

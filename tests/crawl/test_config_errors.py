@@ -28,9 +28,7 @@ def test_said_once_at_critical_and_raised(caplog):
     assert said(error)
     with pytest.raises(ConfigError):
         stop_crawl(error)  # raised again, not said again
-    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
-        ("CRITICAL", str(error))
-    ]
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [("CRITICAL", str(error))]
     assert not said(_error())
     assert not said(ValueError("x"))
 
