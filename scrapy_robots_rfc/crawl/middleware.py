@@ -109,6 +109,8 @@ class RobotsTxtMiddleware:
         #: Whether the crawl is a command's one-off run (set when the spider
         #: opens): no JOBDIR advice then.
         self._one_off = False
+        #: Whether Scrapy's built-in runs beside (found when the spider opens).
+        self._builtin_beside = False
         warn_about_robotstxt_parser(crawler, config.mode)
         # The parts, each built once and given what it needs; the request
         # path's four at hand.
@@ -309,7 +311,7 @@ class RobotsTxtMiddleware:
         parts.progress.start()
         self._runtime.spider = spider
         self._one_off = _one_off(self.crawler, spider)
-        warn_about_builtin(self.crawler, spider)
+        self._builtin_beside = warn_about_builtin(self.crawler, spider)
         warn_about_page_rules(self.crawler, spider, self.config)
         if parts.holding is not None:
             await parts.holding.open(spider)
@@ -354,7 +356,7 @@ class RobotsTxtMiddleware:
                 reason,
                 one_off=self._one_off,
             )
-        parts.report.close(spider, self.config.report)
+        parts.report.close(spider, self.config.report, builtin=self._builtin_beside)
 
 
 def _middleware(crawler: Crawler) -> RobotsTxtMiddleware:
