@@ -125,12 +125,12 @@ class RobotsTxtMiddleware:
         self._pages: PageGate = parts.pages
         self._kept: KeptResponses = parts.kept
         #: What the crawl reads on each request and response (P-4, U-6
-        #: revised): nothing unless it honours page-level rules or names
-        #: usage categories; ``process_response`` exists only then.
+        #: revised): page-level rules and usage preferences when it honours
+        #: them or names usage categories; otherwise only whether a page
+        #: asks for page-level rules it leaves off (:meth:`.PageGate.notice`:
+        #: a header lookup, and for HTML the search of its head).
         self._usage_on = bool(config.usage)
         self._reads_pages = config.page_rules or self._usage.reads_pages
-        if self._usage_on or self._reads_pages:
-            self.process_response = self._process_response
         connect = crawler.signals.connect
         connect(self._spider_idle, signal=signals.spider_idle)
         connect(self._spider_opened, signal=signals.spider_opened)
@@ -263,18 +263,21 @@ class RobotsTxtMiddleware:
         if self._usage_on:
             request.meta[USAGE_META_KEY] = NO_PREFERENCES
 
-    async def _process_response(
+    async def process_response(
         self, request: Request, response: Response, spider: Spider | None = None
     ) -> Response:
-        """``process_response``, only in a crawl that honours page-level
-        rules or names usage categories (P-4, U-6 revised): the response's
-        page-level rules (:mod:`.crawl._page_gate`) and usage preferences
-        (:mod:`.crawl._usage_gate`) in its meta, and the drops they ask for.
-        A coroutine, as ``process_request`` is: Scrapy awaits what each
+        """The response's page-level rules (:mod:`.crawl._page_gate`) and
+        usage preferences (:mod:`.crawl._usage_gate`) in its meta, and the
+        drops they ask for, in a crawl that honours page-level rules or
+        names usage categories (P-4, U-6 revised); in any other, whether
+        the page asks for page-level rules the crawl leaves off. A
+        coroutine, as ``process_request`` is: Scrapy awaits what each
         method returns, and would wrap a plain value in a coroutine of its
         own."""
         if self._reads_pages:
             self._pages.on_response(request, response, self._names.of(request))
+        else:
+            self._pages.notice(request, response, self._names)
         if self._usage_on:
             return self._usage.on_response(request, response)
         return response
