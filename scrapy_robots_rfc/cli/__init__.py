@@ -100,6 +100,10 @@ with the usage preferences they state for the URL (none for a disallowed
 one; they never change the verdict or the exit status):
   https://example.com/d: allowed ...; usage: train-ai=n (content-usage line 4)
   https://example.com/e: disallowed ...; usage: none (disallowed)
+Notes go to stderr: what the file is as a whole (larger than 512,000
+bytes and cut there, an HTML page, lines with bytes that are not UTF-8,
+lines ignored; the words of lint and scrapy robots), redirects, the
+crawl-delay, a --user-agent that is not a product token.
 --json prints one JSON object per URL, one per line (JSON Lines), with the
 keys schema ({schemas.CHECK}), url, mode, user_agent (names, given,
 from), robots (url, source, status, state: rules, allow_all or unreachable,
