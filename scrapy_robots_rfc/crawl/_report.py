@@ -212,8 +212,8 @@ class Report:
         total = forbidden if stats is None else int(stats.get_value("robotstxt/forbidden", 0))
         theirs = total - forbidden
         return (
-            f"; Scrapy's built-in RobotsTxtMiddleware ran too: {theirs} more "
-            f"{'request' if theirs == 1 else 'requests'} forbidden by it "
+            f"; Scrapy's built-in RobotsTxtMiddleware ran too: {theirs} "
+            f"{'request' if theirs == 1 else 'requests'} forbidden by it, not by this package "
             f"(robotstxt/forbidden: {total}), its robots.txt requests counted in "
             "robotstxt/request_count"
         )

@@ -313,7 +313,7 @@ def test_ours_alone_the_stats_and_the_summary_agree(server, caplog, settings):
 BESIDE_SUMMARY = re.compile(
     r"robots\.txt: 1 origin checked \(1 with rules\); (?P<ours>\d+) requests? forbidden, "
     r"\d+ waited, 0 dropped; Scrapy's built-in RobotsTxtMiddleware ran too: (?P<theirs>\d+) "
-    r"more requests? forbidden by it \(robotstxt/forbidden: (?P<total>\d+)\), its "
+    r"requests? forbidden by it, not by this package \(robotstxt/forbidden: (?P<total>\d+)\), its "
     r"robots\.txt requests counted in robotstxt/request_count"
 )
 
