@@ -66,8 +66,9 @@ def said(error: BaseException | None) -> bool:
 
 
 def _quiet_asyncio() -> None:
-    """Wrap the running (or current) event loop's exception handler, once,
-    so that a task that ends in an error already said is not reported."""
+    """Wrap the running event loop's exception handler, once, so that a
+    task that ends in an error already said is not reported; every other
+    context goes to the handler that was there (or asyncio's default)."""
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
@@ -105,6 +106,10 @@ class _SaidFilter(logging.Filter):
 
 
 def _quiet_twisted() -> None:
+    """Put :class:`_SaidFilter` on the ``twisted`` logger, once. While an
+    error said is alive and its report has not come, Twisted's words
+    "Unhandled error in Deferred:" of another failure are dropped too; its
+    traceback, which says what it is, is not."""
     twisted = logging.getLogger("twisted")
     if not any(isinstance(existing, _SaidFilter) for existing in twisted.filters):
         twisted.addFilter(_SaidFilter())
