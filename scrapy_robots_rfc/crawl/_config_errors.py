@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import weakref
+from collections import deque
 from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
@@ -42,9 +42,12 @@ logger = logging.getLogger(__name__)
 _SAID = "_scrapy_robots_rfc_said"
 #: Twisted's words before the traceback of a Deferred collected failed.
 _UNHANDLED = "Unhandled error in Deferred:"
-#: The errors said whose report, if any comes, has not come yet: Twisted's
-#: words come before the traceback that shows which error they are about.
-_PENDING: weakref.WeakSet[BaseException] = weakref.WeakSet()
+#: The errors said whose report by Twisted, if any comes, has not come yet:
+#: Twisted's words come before the traceback that shows which error they
+#: are about. Not a weak set: Twisted reports a Deferred when the cyclic
+#: garbage collector finalizes it, after it has cleared the weak references
+#: to the error. A process whose crawl stops on one has few: at most 8 kept.
+_PENDING: deque[BaseException] = deque(maxlen=8)
 
 
 def stop_crawl(error: ConfigError, log: logging.Logger | None = None) -> NoReturn:
@@ -54,7 +57,7 @@ def stop_crawl(error: ConfigError, log: logging.Logger | None = None) -> NoRetur
     if not said(error):
         (log or logger).critical("%(error)s", {"error": str(error)})
         setattr(error, _SAID, True)
-        _PENDING.add(error)
+        _PENDING.append(error)
         _quiet_asyncio()
         _quiet_twisted()
     raise error
@@ -78,9 +81,9 @@ def _quiet_asyncio() -> None:
         return
 
     def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-        error = context.get("exception")
-        if error is not None and said(error):
-            _PENDING.discard(error)
+        # Twisted may report it too (a Deferred over the task): it stays
+        # pending for _SaidFilter.
+        if said(context.get("exception")):
             return
         if previous is None:
             loop.default_exception_handler(context)
@@ -100,16 +103,17 @@ class _SaidFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         error = None if record.exc_info is None else record.exc_info[1]
         if error is not None and said(error):
-            _PENDING.discard(error)
+            if error in _PENDING:
+                _PENDING.remove(error)
             return False
         return not (_PENDING and record.getMessage().strip() == _UNHANDLED)
 
 
 def _quiet_twisted() -> None:
     """Put :class:`_SaidFilter` on the ``twisted`` logger, once. While an
-    error said is alive and its report has not come, Twisted's words
-    "Unhandled error in Deferred:" of another failure are dropped too; its
-    traceback, which says what it is, is not."""
+    error said is pending, Twisted's words "Unhandled error in Deferred:"
+    of another failure are dropped too; its traceback, which says what it
+    is, is not."""
     twisted = logging.getLogger("twisted")
     if not any(isinstance(existing, _SaidFilter) for existing in twisted.filters):
         twisted.addFilter(_SaidFilter())

@@ -6,13 +6,12 @@ are in tests/crawl/test_startup.py."""
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 
 import pytest
 import pytest_twisted
 
-from scrapy_robots_rfc.crawl._config_errors import said, stop_crawl
+from scrapy_robots_rfc.crawl._config_errors import _PENDING, said, stop_crawl
 from scrapy_robots_rfc.exceptions import ConfigError
 
 
@@ -56,7 +55,7 @@ async def test_asyncio_reports_other_errors_of_tasks_nobody_awaited():
 
 
 def test_twisted_logger_drops_only_the_report_of_an_error_said():
-    gc.collect()  # the errors of the tests before, which their tracebacks held
+    _PENDING.clear()  # the errors of the tests before, which Twisted never reported
     twisted = logging.getLogger("twisted")
     seen: list[str] = []
 
