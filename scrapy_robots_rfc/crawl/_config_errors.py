@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING, Any, NoReturn
 if TYPE_CHECKING:
     from ..exceptions import ConfigError
 
-__all__ = ["stop_crawl"]
 
 logger = logging.getLogger(__name__)
 

@@ -22,8 +22,6 @@ if TYPE_CHECKING:
 
     from scrapy.crawler import Crawler
 
-__all__ = ["counted"]
-
 
 @contextmanager
 def counted(crawler: Crawler) -> Iterator[None]:

@@ -14,9 +14,9 @@ and the crawler's names; one more feature is one more function there.
 from __future__ import annotations
 
 import logging
+from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
-from .. import __version__
 from ..robotstxt import build
 
 if TYPE_CHECKING:
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from ._config import Config
     from ._crawler_names import CrawlerNames
 
-__all__ = ["PARTS", "log_startup_line", "startup_line"]
 
 logger = logging.getLogger(__name__)
 
@@ -88,10 +87,20 @@ PARTS: tuple[Callable[[Config, CrawlerNames], str], ...] = (
 )
 
 
+def _version() -> str:
+    """The package's version, from its installed metadata: the package root
+    (``scrapy_robots_rfc.__version__``, which ``setup.cfg`` reads) imports
+    the crawl layer lazily, so importing it here would be a cycle."""
+    try:
+        return version("scrapy-robots-rfc")
+    except PackageNotFoundError:  # run from a copy that is not installed
+        return "(version unknown)"
+
+
 def startup_line(config: Config, names: CrawlerNames) -> str:
     """The start-up line's text."""
     parts = "; ".join(part(config, names) for part in PARTS)
-    return f"scrapy_robots_rfc {__version__} ({build()} build) obeys robots.txt: {parts}"
+    return f"scrapy_robots_rfc {_version()} ({build()} build) obeys robots.txt: {parts}"
 
 
 def log_startup_line(crawler: Crawler, config: Config, names: CrawlerNames) -> None:
