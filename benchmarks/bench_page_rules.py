@@ -10,9 +10,14 @@ header. Each is a Scrapy ``HtmlResponse``, built fresh for every pass
 
 Per response, the best of several passes over all the pages:
 
-* **not asked**: what the middleware does on every response
-  (``PageGate.on_response``: the ``X-Robots-Tag`` lookup, the search for
-  the end of the head, the on-demand object in ``response.meta``);
+* **not asked**: what the middleware does on every response of a crawl
+  that honours them (``PageGate.on_response``: the ``X-Robots-Tag``
+  lookup, the search for the end of the head, the on-demand object in
+  ``response.meta``);
+* **rules off, none on the page**: what a crawl that leaves page-level
+  rules off (the default) does on every response (``PageGate.notice``:
+  the same lookup and search, nothing kept), on the same pages without
+  their robots meta tag and header, and on a plain-text response;
 * **asked**: the same, then one question (``.nofollow``), which reads the
   rules (the head parsed with parsel);
 * **LinkExtractor**: ``scrapy.linkextractors.LinkExtractor().extract_links``,
@@ -38,11 +43,12 @@ from collections.abc import Callable
 from typing import Any
 
 import harness
-from scrapy.http import HtmlResponse, Request
+from scrapy.http import HtmlResponse, Request, TextResponse
 from scrapy.linkextractors import LinkExtractor
 
 from scrapy_robots_rfc._runtime import Runtime
 from scrapy_robots_rfc.crawl._config import Config
+from scrapy_robots_rfc.crawl._crawler_names import CrawlerNames
 from scrapy_robots_rfc.crawl._page_gate import PageGate
 from scrapy_robots_rfc.crawl._report import Report
 from scrapy_robots_rfc.pagerules import PAGE_RULES_META_KEY
@@ -59,8 +65,9 @@ class _Stats:
         pass
 
 
-def page_html(rng: random.Random, n: int) -> bytes:
-    """One page: a realistic head and a body of about 40 KB."""
+def page_html(rng: random.Random, n: int, robots_tag: bool = True) -> bytes:
+    """One page: a realistic head and a body of about 40 KB; ``robots_tag``:
+    with a robots meta tag."""
     metas = "".join(
         f'<meta property="og:{k}" content="{k} of page {n}">'
         for k in ("title", "type", "url", "image", "site_name")
@@ -78,7 +85,9 @@ def page_html(rng: random.Random, n: int) -> bytes:
         f'{n}</title><meta name="viewport" content="width=device-width">'
         f'<meta name="description" content="The page number {n} of the bench site.">'
         f"{metas}{links}<script>window.dataLayer = window.dataLayer || [];</script>"
-        f'<script>var page = {n};</script><meta name="robots" content="{robots}"></head>'
+        f"<script>var page = {n};</script>"
+        + (f'<meta name="robots" content="{robots}">' if robots_tag else "")
+        + "</head>"
     )
     paragraphs = "".join(
         f"<p>Paragraph {i} of page {n}: "
@@ -93,29 +102,35 @@ def page_html(rng: random.Random, n: int) -> bytes:
     return f"<!DOCTYPE html><html>{head}{body}</html>".encode()
 
 
-def responses(bodies: list[tuple[bytes, dict[str, str]]]) -> list[HtmlResponse]:
+def responses(
+    bodies: list[tuple[bytes, dict[str, str]]], cls: type[TextResponse] = HtmlResponse
+) -> list[HtmlResponse]:
     found = []
+    kind = "text/html" if cls is HtmlResponse else "text/plain"
     for n, (body, headers) in enumerate(bodies):
         request = Request(f"https://example.com/page/{n}")
         found.append(
-            HtmlResponse(
+            cls(
                 request.url,
                 body=body,
-                headers={"Content-Type": "text/html; charset=utf-8", **headers},
+                headers={"Content-Type": f"{kind}; charset=utf-8", **headers},
                 request=request,
             )
         )
-    return found
+    return found  # type: ignore[return-value]
 
 
 def per_response(
-    bodies: list[tuple[bytes, dict[str, str]]], passes: int, work: Callable[[HtmlResponse], Any]
+    bodies: list[tuple[bytes, dict[str, str]]],
+    passes: int,
+    work: Callable[[HtmlResponse], Any],
+    cls: type[TextResponse] = HtmlResponse,
 ) -> float:
     """The best pass's seconds per response, each pass on fresh responses."""
     batch: list[HtmlResponse] = []
 
     def setup() -> None:
-        batch[:] = responses(bodies)
+        batch[:] = responses(bodies, cls)
 
     def run() -> None:
         for response in batch:
@@ -140,10 +155,18 @@ def main() -> None:
         bodies.append((page_html(rng, n), headers))
     size = sum(len(body) for body, _ in bodies) / count
     print(f"{count} HTML pages of {size / 1024:.1f} KiB on average, best of {passes} passes")
-    gate = PageGate(Runtime(_Stats()), Config(), Report(10), Origins())  # type: ignore[arg-type]
+    # A crawl that honours them (on_response), and one that leaves them off.
+    honours = Config(nofollow=True)
+    gate = PageGate(Runtime(_Stats()), honours, Report(10), Origins())  # type: ignore[arg-type]
+    off = PageGate(Runtime(_Stats()), Config(), Report(10), Origins())  # type: ignore[arg-type]
+    names = CrawlerNames(Config(user_agent="BenchBot/1.0"), Runtime(_Stats()))  # type: ignore[arg-type]
+    plain = [(page_html(rng, n, robots_tag=False), {}) for n in range(count)]
 
     def not_asked(response: HtmlResponse) -> None:
         gate.on_response(response.request, response, "benchbot")  # type: ignore[arg-type]
+
+    def noticed(response: HtmlResponse) -> None:
+        off.notice(response.request, response, names)  # type: ignore[arg-type]
 
     def asked(response: HtmlResponse) -> None:
         not_asked(response)
@@ -153,6 +176,8 @@ def main() -> None:
     rows = {
         "not asked (every response)": per_response(bodies, passes, not_asked),
         "asked (the rules read)": per_response(bodies, passes, asked),
+        "rules off, none on the page (HTML)": per_response(plain, passes, noticed),
+        "rules off, a text/plain response": per_response(plain, passes, noticed, TextResponse),
         "LinkExtractor().extract_links": per_response(bodies, passes, extractor.extract_links),
         "css a::attr(href)": per_response(
             bodies, passes, lambda r: r.css("a::attr(href)").getall()

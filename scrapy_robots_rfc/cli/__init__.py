@@ -39,12 +39,13 @@ from ..robotstxt import (
     MODES,
     NO_PREFERENCES,
     CrawlDelay,
+    FileNote,
     Mode,
     Preferences,
     RobotsTxt,
     crawler_name,
     crawler_names,
-    html_page,
+    file_notes,
     lint,
     name_problem,
 )
@@ -105,6 +106,10 @@ line ends with its TDM reservation (W3C TDMRep) and the source that decided
 it; with --page too, the page's tdm-reservation header and meta tags
 supersede the file's value:
   https://example.com/a/x: allowed ...; tdm: reserved (tdm-reservation 1 from tdmrep.json[0] ...)
+Notes go to stderr: what the file is as a whole (larger than 512,000
+bytes and cut there, an HTML page, lines with bytes that are not UTF-8,
+lines ignored; the words of lint and scrapy robots), redirects, the
+crawl-delay, a --user-agent that is not a product token.
 --json prints one JSON object per URL, one per line (JSON Lines), with the
 keys schema ({schemas.CHECK}), url, mode, user_agent (names, given,
 from), robots (url, source, status, state: rules, allow_all or unreachable,
@@ -380,6 +385,17 @@ def _shared_members(
     }
 
 
+#: The file notes that ``lint`` lists line by line as findings instead.
+_LINTED = frozenset({"size-cut", "non-utf8", "ignored-lines"})
+
+
+def _file_notes(source: Source, mode: Mode) -> tuple[FileNote, ...]:
+    """What to say about the file as a whole (:func:`.robotstxt.file_notes`:
+    cut at the limit, an HTML page, bytes that are not UTF-8, lines
+    ignored), as every tool and the crawl say it."""
+    return file_notes(source.body, source.content_type, mode, truncated=source.truncated)
+
+
 def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``check``: exit 0 when every URL is allowed, 1 when the rules
     disallow one, 3 when robots.txt could not be fetched."""
@@ -398,8 +414,8 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     notes = [_redirect_note(source, robots)]
     if source.state not in (State.RULES, State.UNREACHABLE):
         notes.append(f"note: {source.name}: {source.outcome} ({source.state.value})")
-    if source.truncated:
-        notes.append(f"note: {source.name} is larger than {MAX_BYTES:,} bytes; the rest is ignored")
+    if source.state is State.RULES:
+        notes += [f"note: {source.name}: {note}" for note in _file_notes(source, mode)]
     if robots is not None:
         notes += _other_origins(args.urls, robots, args.robots)
     for name in names:
@@ -473,10 +489,13 @@ def run_lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if source.state is not State.RULES:
         raise CliError(f"{source.name}: {source.outcome} ({source.state.value}): nothing to lint")
     found = lint(source.body, mode, truncated=source.truncated)
-    html = html_page(source.body, source.content_type, mode)
-    if html is not None:
-        (err if args.json else out).write(f"{source.name}: {html}\n")
-    shown = found if args.json or args.all or html is None else found[:HTML_SHOWN]
+    about = _file_notes(source, mode)
+    # The size cut, bytes that are not UTF-8 and ignored lines are findings
+    # of their own, line by line: what is left is said first (an HTML page).
+    said = [note for note in about if note.code not in _LINTED]
+    (err if args.json else out).writelines(f"{source.name}: {note}\n" for note in said)
+    html = any(note.code == "html-page" for note in about)
+    shown = found if args.json or args.all or not html else found[:HTML_SHOWN]
     for finding in shown:
         if args.json:
             record = {

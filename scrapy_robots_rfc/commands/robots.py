@@ -68,7 +68,7 @@ if TYPE_CHECKING:
     from ..crawl import Config
     from ..crawl.middleware import RobotsTxtMiddleware
     from ..policy import Entry, Origin
-    from ..robotstxt import Preferences, RobotsTxt
+    from ..robotstxt import FileNote, Preferences, RobotsTxt
 
 __all__ = [
     "EXIT_ALLOWED",
@@ -161,6 +161,8 @@ class _Run:
     #: The last 2xx robots.txt body, for Scrapy before 2.18 (no
     #: ``robots_parsed`` signal).
     body: bytes | None = None
+    #: Its media type (``text/plain``), for :func:`.robotstxt.file_notes`.
+    content_type: str = ""
     robots: RobotsTxt | None = None
     #: "allowed", "forbidden", "unreachable" or "error".
     verdict: str | None = None
@@ -233,6 +235,8 @@ class _Run:
         hop.location = location.decode("latin-1") if location else None
         if 200 <= response.status < 300:
             self.body = response.body
+            content_type = response.headers.get(b"Content-Type") or b""
+            self.content_type = content_type.decode("latin-1").partition(";")[0].strip()
 
     def _parsed(self, robotparser: Any, request: Request) -> None:
         robots = getattr(robotparser, "robots", None)
@@ -547,6 +551,8 @@ class Command(ScrapyCommand):
         from_store = bool(stats.get_value("robotstxt/store/hit"))
         if from_store:
             notes.append("robots.txt came from ROBOTSTXT_RFC_STORE, not from a fetch")
+        about = _file_notes(probe, robots, config, bool(stats.get_value("robotstxt/truncated")))
+        notes.extend(f"robots.txt: {note}" for note in about)
 
         state = middleware.state(url)
         robots_url = probe.key.robots_url
@@ -607,6 +613,7 @@ class Command(ScrapyCommand):
             crawl_delay_note=note,
             page_downloaded=probe.page is not None,
             page=probe.page,
+            file_notes=[note.as_dict() for note in about],
             notes=notes,
         )
         if allowed is None:
@@ -699,6 +706,28 @@ class Command(ScrapyCommand):
                 "(ROBOTSTXT_RFC_CRAWL_DELAY_MAX)"
             )
         return delay, "applied to the download slot"
+
+
+def _file_notes(
+    probe: _Run, robots: RobotsTxt | None, config: Config, truncated: bool
+) -> tuple[FileNote, ...]:
+    """What ``check`` and ``lint`` say about the fetched file as a whole
+    (:func:`.robotstxt.file_notes`: cut at ``ROBOTSTXT_RFC_MAX_BYTES``, an
+    HTML page, bytes that are not UTF-8, lines ignored); nothing when no
+    2xx body was fetched (a 4xx, unreachable, from the store)."""
+    from ..robotstxt import cut_at_limit, file_notes
+
+    if probe.body is None:
+        return ()
+    body, cut = cut_at_limit(probe.body, config.max_bytes)
+    return file_notes(
+        body,
+        probe.content_type,
+        config.mode,
+        truncated=cut or truncated,
+        max_bytes=config.max_bytes,
+        robots=robots,
+    )
 
 
 def _usage(probe: _Run, allowed: bool | None, config: Config) -> dict[str, Any]:

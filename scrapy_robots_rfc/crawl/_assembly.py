@@ -93,7 +93,9 @@ def assemble(crawler: Crawler, config: Config, runtime: Runtime) -> Parts:
         fetch_bound=config.fetch_bound,
     )
     shared = SharedStore(store, runtime)
-    kept = KeptResponses(runtime, follows_redirects=config.redirect_enabled)
+    kept = KeptResponses(
+        runtime, follows_redirects=config.redirect_enabled, maxsize=config.download_maxsize
+    )
 
     def downloader() -> Any:
         return crawler.engine.downloader

@@ -33,6 +33,7 @@ from ..stores import (
     sqlite_url,
     url_problem,
 )
+from ._config_errors import stop_crawl
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -148,7 +149,8 @@ _NUMBERS: tuple[_Range, ...] = (
     _Range("max_redirects", "ROBOTSTXT_RFC_MAX_REDIRECTS", int, 0, 20, "redirect hops"),
     # RFC 9309 §2.5: at least 500 KiB. The fetch holds about twice the
     # limit at its peak (docs/performance.rst): 32 MiB, Scrapy's
-    # DOWNLOAD_WARNSIZE, is 64 times the RFC's minimum.
+    # DOWNLOAD_WARNSIZE, is 64 times the RFC's minimum. Not bound by
+    # DOWNLOAD_MAXSIZE: the robots.txt request carries its own limit.
     _Range(
         "max_bytes",
         "ROBOTSTXT_RFC_MAX_BYTES",
@@ -156,7 +158,7 @@ _NUMBERS: tuple[_Range, ...] = (
         MAX_BYTES,
         32 * 1024 * 1024,
         "bytes; RFC 9309 §2.5 requires at least 500 KiB",
-        "32 MiB, and no more than DOWNLOAD_MAXSIZE",
+        "32 MiB",
     ),
     # RFC 9309 §2.4: a copy SHOULD NOT be used for more than 24 hours.
     _Range("cache_ttl", "ROBOTSTXT_RFC_CACHE_TTL", float, 1, _YEAR, "seconds", "365 days"),
@@ -395,36 +397,17 @@ def _store_ttl(
     return ttl
 
 
-def _max_bytes(settings: BaseSettings, max_bytes: int) -> int:
-    """``ROBOTSTXT_RFC_MAX_BYTES`` (already in its range) against Scrapy's
-    ``DOWNLOAD_MAXSIZE``: the robots.txt request never holds more of a
-    body than the user lets any response hold (0: no limit). A
-    ``DOWNLOAD_MAXSIZE`` below what RFC 9309 §2.5 requires of robots.txt is
-    the setting to change; otherwise ``ROBOTSTXT_RFC_MAX_BYTES`` is."""
+def _download_maxsize(settings: BaseSettings) -> int:
+    """Scrapy's ``DOWNLOAD_MAXSIZE`` (0: no limit), for the spider's own
+    robots.txt requests (:mod:`.crawl._kept_responses`): pages keep the
+    user's limit, whatever it is. The robots.txt fetch has its own,
+    ``ROBOTSTXT_RFC_MAX_BYTES`` (RFC 9309 §2.5), in its request's meta, which
+    Scrapy honours per request."""
     value = settings.get("DOWNLOAD_MAXSIZE")
     try:
-        download_maxsize = int(value or 0)
+        return max(0, int(value or 0))
     except (TypeError, ValueError):
         raise ConfigError("DOWNLOAD_MAXSIZE", value, "an integer of bytes (0: no limit)") from None
-    if not 0 < download_maxsize < max_bytes:
-        return max_bytes
-    limits = RANGES["max_bytes"]
-    least = _shown(limits.minimum)
-    if download_maxsize < limits.minimum:
-        raise ConfigError(
-            "DOWNLOAD_MAXSIZE",
-            value,
-            f"0 (no limit) or at least ROBOTSTXT_RFC_MAX_BYTES ({max_bytes}) while "
-            "ROBOTSTXT_OBEY is on",
-            f"the robots.txt fetch reads up to ROBOTSTXT_RFC_MAX_BYTES ({max_bytes}) bytes, "
-            f"and RFC 9309 §2.5 requires at least {least}",
-        )
-    raise ConfigError(
-        limits.setting,
-        settings.get(limits.setting, max_bytes),
-        f"an integer from {least} to {download_maxsize} (bytes; at most DOWNLOAD_MAXSIZE)",
-        f"DOWNLOAD_MAXSIZE ({download_maxsize}) is lower",
-    )
 
 
 def _choice(settings: BaseSettings, name: str, choices: tuple[C, ...]) -> C:
@@ -441,12 +424,25 @@ def _hold(settings: BaseSettings) -> Hold:
     return _choice(settings, "ROBOTSTXT_RFC_HOLD", HOLDS)
 
 
+def obeys(settings: BaseSettings) -> bool:
+    """``ROBOTSTXT_OBEY``, read as Scrapy reads it; a value that Scrapy's
+    ``getbool`` cannot read stops the crawl as any bad setting does
+    (:func:`.stop_crawl`), rather than with ``getbool``'s ``ValueError``."""
+    try:
+        return _flag(settings, "ROBOTSTXT_OBEY", False)
+    except ConfigError as exc:
+        stop_crawl(exc, logger)
+
+
 def page_rules_asked(settings: BaseSettings) -> bool:
     """Whether the crawl asks for page-level rules to be honoured (P-4):
     ``ROBOTSTXT_RFC_NOFOLLOW`` or ``ROBOTSTXT_RFC_NOINDEX = "drop"``. Reads
     those two settings only, for the spider middleware: the downloader
     middleware reads them all once, with their warnings."""
-    return _flag(settings, "ROBOTSTXT_RFC_NOFOLLOW", False) or _noindex(settings) == "drop"
+    try:
+        return _flag(settings, "ROBOTSTXT_RFC_NOFOLLOW", False) or _noindex(settings) == "drop"
+    except ConfigError as exc:
+        stop_crawl(exc, logger)
 
 
 #: The setting that makes a crawl honour TDM reservations (T-4).
@@ -584,6 +580,9 @@ class Config:
     #: redirects, which a response kept for the spider's own robots.txt
     #: request must not hide (:mod:`.crawl._kept_responses`).
     redirect_enabled: bool = field(default=True, metadata={_FROM: "REDIRECT_ENABLED"})
+    #: ``DOWNLOAD_MAXSIZE``: the most bytes of a response's body Scrapy
+    #: reads (0: no limit); a page's limit, never robots.txt's.
+    download_maxsize: int = field(default=1024**3, metadata={_FROM: "DOWNLOAD_MAXSIZE"})
     #: ``LOGSTATS_INTERVAL``: seconds between the progress lines of requests
     #: waiting for an unreachable robots.txt (:mod:`.crawl._progress`); 0:
     #: none, as Scrapy's own.
@@ -651,29 +650,34 @@ class Config:
         for name, setting in setting_names().items():
             if setting.startswith(PREFIX):
                 values[setting] = getattr(self, name)
+        values[SETTING] = self.store_shown
+        return values
+
+    @property
+    def store_shown(self) -> str:
+        """The store in force, as a log line shows it: "memory", an SQLite
+        URL (``JOBDIR``'s file when ``ROBOTSTXT_RFC_STORE`` is unset), a
+        Redis URL with its password hidden, or a store class's path."""
         store = self.store
         if store is None:  # the store in force, not "unset"
-            values[SETTING] = MEMORY if not self.jobdir else sqlite_url(jobdir_path(self.jobdir))
-        elif isinstance(store, str) and store.startswith(REDIS_SCHEMES):
-            values[SETTING] = redact(store)
-        elif isinstance(store, type):
-            values[SETTING] = f"{store.__module__}.{store.__qualname__}"
-        return values
+            return MEMORY if not self.jobdir else sqlite_url(jobdir_path(self.jobdir))
+        if isinstance(store, type):
+            return f"{store.__module__}.{store.__qualname__}"
+        if store.startswith(REDIS_SCHEMES):
+            return redact(store)
+        return store
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Config:
         """Read and check the settings; :class:`~.exceptions.ConfigError`
         (a ``ValueError``) names the first bad one.
 
-        Its message is also logged at CRITICAL first: ``scrapy crawl``
-        shows an exception raised while the crawl starts only as asyncio's
-        "Task exception was never retrieved" and a traceback, after other
-        lines, so the message would otherwise come last."""
+        Its message is logged at CRITICAL, once, and nothing reports the
+        exception again (:func:`.stop_crawl`)."""
         try:
             return cls._read(settings)
         except ConfigError as exc:
-            logger.critical("%(error)s", {"error": exc})
-            raise
+            stop_crawl(exc, logger)
 
     @classmethod
     def _read(cls, settings: BaseSettings) -> Config:
@@ -683,7 +687,6 @@ class Config:
             limits.field: limits.read(settings, getattr(default, limits.field))
             for limits in _NUMBERS
         }
-        numbers["max_bytes"] = _max_bytes(settings, numbers["max_bytes"])
         store = _store(settings)
         usage = _usage(settings)
         return cls(
@@ -696,6 +699,7 @@ class Config:
             jobdir=settings.get("JOBDIR") or None,
             redirect_enabled=settings.getbool("REDIRECT_ENABLED", True),
             logstats_interval=settings.getfloat("LOGSTATS_INTERVAL", 60.0),
+            download_maxsize=_download_maxsize(settings),
             report=_report(settings),
             store_ttl=_store_ttl(settings, numbers, store),
             hold=_hold(settings),

@@ -16,8 +16,10 @@ the bytes come). So the fetch holds at most about twice the limit: the
 bytes received, and the body decoded from them or cut from them. The
 request has no ``download_maxsize`` (a ``Content-Length`` above it would
 cancel the download instead of reading its first bytes) nor
-``download_warnsize`` (the body read is never more than the limit, which
-is at most ``DOWNLOAD_MAXSIZE``), so that Scrapy logs neither for it.
+``download_warnsize`` (the body read is never more than the limit), so that
+Scrapy logs neither for it, and ``DOWNLOAD_MAXSIZE`` and
+``DOWNLOAD_WARNSIZE``, whatever their values, apply to pages only: Scrapy
+reads both from a request's meta first.
 """
 
 from __future__ import annotations
@@ -374,9 +376,8 @@ class Fetcher:
             # the limit once the handler has read it, for a coding that
             # HttpCompressionMiddleware decodes instead of this module.
             "download_maxsize": 0,
-            # Nor a warning size: the body read is at most the limit, never
-            # more than DOWNLOAD_MAXSIZE (Config), and the INFO line of a
-            # larger body says how much was read.
+            # Nor a warning size: the body read is at most the limit, and
+            # the INFO line of a larger body says how much was read.
             "download_warnsize": 0,
             "download_slot": downloader.get_slot_key(trigger),
         }

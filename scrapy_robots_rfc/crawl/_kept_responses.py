@@ -22,7 +22,10 @@ else than the fetch asked, and is downloaded.
 
 What the spider gets is what the server sent, never less: a response whose
 body was cut at ``ROBOTSTXT_RFC_MAX_BYTES`` (RFC 9309 §2.5) is not handed
-out, and the request downloads the whole file itself.
+out, and the request downloads the whole file itself. Nor more than the
+request may receive: a body over its ``download_maxsize`` (by default
+``DOWNLOAD_MAXSIZE``) is not handed out either, and Scrapy cancels the
+request's own download as it would have.
 """
 
 from __future__ import annotations
@@ -131,7 +134,10 @@ class KeptResponses:
 
     ``follows_redirects`` is ``REDIRECT_ENABLED``: a request that would not
     follow a redirect must see the 3xx, so it never gets a response the
-    fetch reached through one. ``call_later`` is the reactor's (tests pass
+    fetch reached through one. ``maxsize`` is ``DOWNLOAD_MAXSIZE`` (0: no
+    limit): a request whose limit (its ``download_maxsize`` meta, or that)
+    the fetch's body exceeds is downloaded, and Scrapy cancels it as it
+    would have. ``call_later`` is the reactor's (tests pass
     ``twisted.internet.task.Clock``'s).
     """
 
@@ -140,9 +146,11 @@ class KeptResponses:
         runtime: Runtime,
         *,
         follows_redirects: bool,
+        maxsize: int = 0,
     ) -> None:
         self._runtime = runtime
         self._follows_redirects = follows_redirects
+        self._maxsize = maxsize
         self._kept: dict[Origin, _Kept] = {}
         #: Per origin, the takers that wait for its next fetch.
         self._waiting: dict[Origin, set[str]] = {}
@@ -236,6 +244,8 @@ class KeptResponses:
                     pass
                 elif kept.redirected and not self._follows(request):
                     why = "the fetch was redirected, and the request does not follow redirects"
+                elif (too_large := self._too_large(kept.response, request)) is not None:
+                    why = too_large
                 else:
                     served = self._copy(kept.response, request, kept.redirected)
         if served is None:
@@ -270,6 +280,17 @@ class KeptResponses:
         kept.timer = None
         if self._kept.get(key) is kept:
             del self._kept[key]
+
+    def _too_large(self, response: Response, request: Request) -> str | None:
+        """Why ``response`` is larger than ``request`` may receive (its
+        ``download_maxsize``, else ``DOWNLOAD_MAXSIZE``; 0: no limit), or
+        ``None``: the fetch reads robots.txt to ``ROBOTSTXT_RFC_MAX_BYTES``
+        whatever the pages' limit."""
+        limit = request.meta.get("download_maxsize", self._maxsize)
+        size = len(response.body)
+        if not limit or size <= limit:
+            return None
+        return f"the fetch's body ({size} bytes) is larger than its download_maxsize ({limit})"
 
     def _follows(self, request: Request) -> bool:
         """Whether Scrapy's ``RedirectMiddleware`` would follow a redirect

@@ -53,11 +53,30 @@ if TYPE_CHECKING:
     from ..policy import Origins
     from ..robotstxt import Token
     from ._config import Config
+    from ._crawler_names import CrawlerNames
     from ._report import Report
 
 logger = logging.getLogger(__name__)
 
 _HEADER = header_name(b"X-Robots-Tag")
+#: The stats of the pages whose rules a crawl with page-level rules off
+#: leaves unhonoured, one per kind.
+IGNORED = {
+    "nofollow": "robotstxt/page/ignored/nofollow",
+    "noindex": "robotstxt/page/ignored/noindex",
+    "unavailable_after": "robotstxt/page/ignored/unavailable_after",
+}
+#: The setting that would honour each kind.
+_HONOURED_BY = {
+    "nofollow": "ROBOTSTXT_RFC_NOFOLLOW = True",
+    "noindex": 'ROBOTSTXT_RFC_NOINDEX = "drop"',
+    "unavailable_after": 'ROBOTSTXT_RFC_NOINDEX = "drop"',
+}
+_WHAT = {
+    "nofollow": "follow its links",
+    "noindex": "index it",
+    "unavailable_after": "index it any more",
+}
 #: On a request a callback yields that is not a link followed (an API
 #: call, a form): ``ROBOTSTXT_RFC_NOFOLLOW`` lets it through, robots.txt
 #: still decides it.
@@ -216,6 +235,8 @@ class PageGate:
         #: What :meth:`read` read, per response (never in the meta, which
         #: a callback may copy into the next request).
         self._read: weakref.WeakKeyDictionary[Response, PageRules] = weakref.WeakKeyDictionary()
+        #: Whether the INFO line of a page's rules left unhonoured is said.
+        self._said = False
 
     def read(self, response: Response, token: Token) -> PageRules:
         """``response``'s page-level rules for the crawler's name ``token``
@@ -236,9 +257,62 @@ class PageGate:
     def on_response(self, request: Request, response: Response, token: Token) -> None:
         """Set ``response``'s page-level rules for the crawler's name
         ``token`` (P-2: the name robots.txt uses, D-21; a family's names,
-        D-22), in a crawl that honours them. Always set, so that meta copied
-        from another response never carries that page's rules."""
-        request.meta[PAGE_RULES_META_KEY] = self._rules_of(response, token)
+        D-22), in a crawl that reads them (it honours them, or its usage
+        categories read ``noai``). Always set, so that meta copied from
+        another response never carries that page's rules. A page that asks
+        for what the crawl does not honour is noticed (:meth:`notice`)."""
+        found = request.meta[PAGE_RULES_META_KEY] = self._rules_of(response, token)
+        if not self._config.page_rules and isinstance(found, PageRulesOnDemand):
+            self._noticed(response, found.rules)
+
+    def notice(self, request: Request, response: Response, names: CrawlerNames) -> None:
+        """In a crawl that leaves page-level rules off (the default, P-4):
+        whether ``response`` asks for what a setting would honour
+        (``nofollow``, ``noindex``, a past ``unavailable_after``), counted
+        in ``robotstxt/page/ignored/<kind>``, and said once per crawl at
+        INFO with the setting. A page without an ``X-Robots-Tag`` header
+        costs one header lookup, and if it is HTML the search of its head
+        for a robots meta tag (what :meth:`on_response` does for every
+        page of a crawl that reads them); its rules are read only when
+        found."""
+        values = header_values(response.headers, _HEADER)
+        if not values and not isinstance(response, HtmlResponse):
+            return
+        if request.meta.get("dont_obey_robotstxt"):
+            return
+        found = self._rules_of(response, names.of(request))
+        if isinstance(found, PageRulesOnDemand):
+            self._noticed(response, found.rules)
+
+    def _noticed(self, response: Response, rules: PageRules) -> None:
+        """``rules``, of ``response``, left unhonoured: a stat per kind it
+        asks for, and the INFO line the first time in the crawl."""
+        asked = [kind for kind in ("nofollow", "noindex") if getattr(rules, kind)]
+        now = datetime.fromtimestamp(self._runtime.clock(), UTC)
+        if not rules.noindex and rules.unavailable_after is not None and rules.expired(now):
+            asked.append("unavailable_after")
+        if not asked:
+            return
+        stats = self._runtime.stats
+        for kind in asked:
+            stats.inc_value(IGNORED[kind])
+        if self._said:
+            return
+        self._said = True
+        said = ", ".join(str(rules.deciding(kind) or kind) for kind in asked)
+        settings = sorted({_HONOURED_BY[kind] for kind in asked})
+        logger.info(
+            "%(page)s asks this crawler not to %(what)s: %(said)s. Page-level rules are off, "
+            "so the crawl does not honour it; set %(settings)s to honour it (said once; "
+            "robotstxt/page/ignored/* counts the pages that ask)",
+            {
+                "page": response.url,
+                "what": " or ".join(_WHAT[kind] for kind in asked),
+                "said": said,
+                "settings": " and ".join(settings),
+            },
+            extra=self._runtime.log,
+        )
 
     @staticmethod
     def _rules_of(response: Response, token: Token) -> PageRules | PageRulesOnDemand:

@@ -188,8 +188,11 @@ class Report:
         for category in categories:
             counts[category] = counts.get(category, 0) + 1
 
-    def summary(self) -> str:
-        """The INFO line."""
+    def summary(self, *, builtin: bool = False) -> str:
+        """The INFO line. ``builtin``: Scrapy's built-in robots.txt
+        middleware ran beside this package's; it writes the same
+        ``robotstxt/*`` stats, so the line says how much of
+        ``robotstxt/forbidden`` is its (:meth:`_builtin_summary`)."""
         rows = self._rows.values()
         other = self._other
         # Past max_origins an origin is counted by its state alone.
@@ -209,6 +212,22 @@ class Report:
             f"{f' ({breakdown})' if breakdown else ''}; {forbidden} "
             f"{'request' if forbidden == 1 else 'requests'} forbidden, {waited} waited, "
             f"{dropped} dropped{self._usage_summary()}{self._tdm_summary()}"
+            f"{self._builtin_summary(forbidden) if builtin else ''}"
+        )
+
+    def _builtin_summary(self, forbidden: int) -> str:
+        """The summary's suffix when Scrapy's built-in ran beside: the
+        requests it forbade, which ``robotstxt/forbidden`` counts with this
+        package's ``forbidden``, and the stats its robots.txt requests are
+        in."""
+        stats = self._stats
+        total = forbidden if stats is None else int(stats.get_value("robotstxt/forbidden", 0))
+        theirs = total - forbidden
+        return (
+            f"; Scrapy's built-in RobotsTxtMiddleware ran too: {theirs} "
+            f"{'request' if theirs == 1 else 'requests'} forbidden by it, not by this package "
+            f"(robotstxt/forbidden: {total}), its robots.txt requests counted in "
+            "robotstxt/request_count"
         )
 
     def _tdm_summary(self) -> str:
@@ -278,9 +297,11 @@ class Report:
         )
         return {"schema": schemas.REPORT, "origin": str(key), "robots": robots, **row.counts()}
 
-    def close(self, spider: Spider, path: str | None) -> None:
-        """Log the summary and write the file of ``ROBOTSTXT_RFC_REPORT``."""
-        logger.info("%(summary)s", {"summary": self.summary()}, extra={"spider": spider})
+    def close(self, spider: Spider, path: str | None, *, builtin: bool = False) -> None:
+        """Log the summary and write the file of ``ROBOTSTXT_RFC_REPORT``;
+        ``builtin``: Scrapy's built-in ran beside (:meth:`summary`)."""
+        summary = self.summary(builtin=builtin)
+        logger.info("%(summary)s", {"summary": summary}, extra={"spider": spider})
         if path is None:
             return
         try:

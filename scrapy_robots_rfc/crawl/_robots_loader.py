@@ -22,8 +22,9 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
 from .. import policy
+from .._logging import reaches_a_handler
 from ..policy import ROBOTS_TXT, Answer, State, Target
-from ..robotstxt import RobotsTxt, cut_at_limit, looks_like_html
+from ..robotstxt import RobotsTxt, cut_at_limit, file_notes, looks_like_html
 from ..stores import InForce, Ours, Unshared, entry_from_record, record_for
 from ._fetcher import Fetched
 from ._parsing import Parses
@@ -43,6 +44,10 @@ if TYPE_CHECKING:
     from ._report import Report
 
 logger = logging.getLogger(__name__)
+
+#: The file notes the crawl says in lines of its own: the size cut (the
+#: fetcher's INFO line) and an HTML page (a WARNING).
+_SAID_APART = frozenset({"size-cut", "html-page"})
 
 #: Why :meth:`RobotsLoader.load` has no fetch of this crawler's to show: the
 #: entry came from ``ROBOTSTXT_RFC_STORE`` (the DEBUG line of :mod:`.crawl._kept_responses`).
@@ -223,6 +228,8 @@ class RobotsLoader:
             sitemaps = robots.sitemaps
             # An HTML page is counted apart from the files with rules.
             row.html_page = self._html_page(key, fetched, robots, rules[self.token])
+            if not row.html_page:
+                self._say_file_notes(key, fetched, robots)
             self.runtime.stats.inc_value(
                 "robotstxt/html_page" if row.html_page else "robotstxt/rules"
             )
@@ -386,6 +393,22 @@ class RobotsLoader:
             extra=self.runtime.log,
         )
         return True
+
+    def _say_file_notes(self, key: Origin, fetched: Fetched, robots: RobotsTxt) -> None:
+        """At DEBUG, what ``check`` and ``lint`` say of the file besides
+        its size cut and an HTML page, which the crawl says in lines of its
+        own (INFO, WARNING): bytes that are not UTF-8, lines ignored
+        (:func:`.robotstxt.file_notes`, the same words). Read only when a
+        DEBUG line reaches a handler: a file's notes are explained when
+        asked."""
+        if not reaches_a_handler(logger, logging.DEBUG):
+            return
+        assert fetched.body is not None
+        url = fetched.answer.url or key.robots_url
+        for note in file_notes(fetched.body, mode=self.config.mode, robots=robots):
+            if note.code in _SAID_APART:
+                continue
+            logger.debug("%(url)s: %(note)s", {"url": url, "note": note}, extra=self.runtime.log)
 
     def _say_allow_all(self, key: Origin, answer: Answer) -> None:
         """The line of a fetch that found no robots.txt: DEBUG for a 4xx

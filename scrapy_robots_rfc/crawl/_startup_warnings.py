@@ -22,28 +22,31 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-def warn_about_builtin(crawler: Crawler, spider: Spider) -> None:
+def warn_about_builtin(crawler: Crawler, spider: Spider) -> bool:
     """Warn when Scrapy's built-in robots.txt middleware runs beside this
-    one. Read off the middlewares the engine built, so that it holds
-    whichever way the project named them."""
+    one, and say whether it does. Read off the middlewares the engine
+    built, so that it holds whichever way the project named them."""
     from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as Builtin
 
     engine = crawler.engine
     if engine is None:
-        return
+        return False
     for found in engine.downloader.middleware.middlewares:
         if isinstance(found, Builtin):
             path = global_object_name(type(found))
             logger.warning(
                 "Scrapy's built-in robots.txt middleware (%(path)r) is enabled beside "
                 "%(ours)r: robots.txt is fetched twice per origin, and the built-in drops "
-                "requests by its own rules, which this package's stats and report do not "
-                'count. Add "%(path)s": None to DOWNLOADER_MIDDLEWARES, or use ADDONS = '
-                '{"scrapy_robots_rfc.Addon": 100} instead, which does that for you.',
+                "requests by its own rules; it writes the same robotstxt/* stats (forbidden, "
+                "request_count...), so they count its requests with this package's, and the "
+                'summary line says which are its. Add "%(path)s": None to '
+                'DOWNLOADER_MIDDLEWARES, or use ADDONS = {"scrapy_robots_rfc.Addon": 100} '
+                "instead, which does that for you.",
                 {"path": path, "ours": OURS},
                 extra={"spider": spider},
             )
-            return
+            return True
+    return False
 
 
 def warn_about_robotstxt_parser(crawler: Crawler, mode: Mode) -> None:

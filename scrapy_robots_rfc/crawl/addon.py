@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from scrapy.utils.misc import load_object
 
 from ..exceptions import ConfigError
+from ._config_errors import stop_crawl
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -72,8 +73,7 @@ def refuse_as_addon(crawler: Crawler, middleware: str) -> None:
         f'the add-on {ADDON}, which installs the middleware: ADDONS = {{"{ADDON}": 100}}',
         f"{middleware} is a middleware, not an add-on",
     )
-    logger.critical("%(error)s", {"error": error})
-    raise error
+    stop_crawl(error, logger)
 
 
 def component(key: object) -> object | None:
@@ -113,8 +113,19 @@ class Addon:
         # DOWNLOADER_MIDDLEWARES_BASE (docs/dev/scrapy-internals.md §5).
         if not found or not hasattr(settings, "get_component_priority_dict_with_base"):
             middlewares[BUILTIN] = None
-        if not any(_refers_to(key, ours) for key in middlewares):
+        ours_keys = [key for key in middlewares if _refers_to(key, ours)]
+        if not ours_keys:
             middlewares[OURS] = PRIORITY
+        elif all(middlewares[key] is None for key in ours_keys):
+            # The project switched this package's middleware off by hand
+            # while listing the add-on, which switched the built-in off.
+            logger.warning(
+                "%(addon)s is in ADDONS, but DOWNLOADER_MIDDLEWARES sets %(ours)s to None: "
+                "no middleware obeys robots.txt in this crawl (the add-on switched Scrapy's "
+                "built-in off). Remove the None entry, or remove the add-on to use the "
+                "built-in.",
+                {"addon": ADDON, "ours": OURS},
+            )
         spider_middlewares = settings["SPIDER_MIDDLEWARES"]
         page_rules = load_object(OURS_SPIDER)
         if not any(_refers_to(key, page_rules) for key in spider_middlewares):

@@ -42,12 +42,14 @@ from ..exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable, TdmReserved
 from ..policy import ROBOTS_TXT, TDMREP_JSON, Origin, State, Verdict, origin
 from ..robotstxt import NO_PREFERENCES, ROBOTS_TXT_PATH, USAGE_META_KEY
 from ._assembly import assemble
-from ._config import Config
+from ._config import Config, obeys
 from ._fetcher import DOWNLOAD_PRIORITY
 from ._jobdir import put_aside, resume_waiting
+from ._log_count import counted
 from ._misspelt_settings import warn_about_misspelt_settings
 from ._outcomes import Allowed, Away, Dropped, Forbidden, Outcome, Reserved
 from ._page_gate import PageGate
+from ._startup_line import log_startup_line
 from ._startup_warnings import (
     warn_about_builtin,
     warn_about_page_rules,
@@ -93,7 +95,7 @@ class RobotsTxtMiddleware:
         refuse_as_addon(crawler, OURS)
         # Before ROBOTSTXT_OBEY is read: "ROBOTSTXT_OBAY = True" is a slip too.
         warn_about_misspelt_settings(crawler.settings)
-        if not crawler.settings.getbool("ROBOTSTXT_OBEY"):
+        if not obeys(crawler.settings):
             # Scrapy says nothing of a component that is not configured: a
             # project that enabled this one and forgot ROBOTSTXT_OBEY learns
             # why nothing is obeyed.
@@ -117,10 +119,13 @@ class RobotsTxtMiddleware:
         #: Whether the crawl is a command's one-off run (set when the spider
         #: opens): no JOBDIR advice then.
         self._one_off = False
+        #: Whether Scrapy's built-in runs beside (found when the spider opens).
+        self._builtin_beside = False
         warn_about_robotstxt_parser(crawler, config.mode)
         # The parts, each built once and given what it needs; the request
         # path's four at hand.
         self._parts = parts = assemble(crawler, config, runtime)
+        log_startup_line(crawler, config, parts.names)
         self._origins: Origins = parts.origins
         self._verdicts: Verdicts = parts.verdicts
         self._waits: Waits = parts.waits
@@ -132,12 +137,13 @@ class RobotsTxtMiddleware:
         #: The TDMRep file's verdicts, only in a crawl that mines (T-4).
         self._tdm: TdmGate | None = parts.tdm
         #: What the crawl reads on each request and response (P-4, U-6
-        #: revised, T-4): nothing unless it honours page-level rules, names
-        #: usage categories or mines; ``process_response`` exists only then.
+        #: revised, T-4): page-level rules and usage preferences when it
+        #: honours them or names usage categories, TDM reservations when it
+        #: mines; otherwise only whether a page asks for page-level rules it
+        #: leaves off (:meth:`.PageGate.notice`: a header lookup, and for HTML
+        #: the search of its head).
         self._usage_on = bool(config.usage)
         self._reads_pages = config.page_rules or self._usage.reads_pages
-        if self._usage_on or self._reads_pages or self._tdm is not None:
-            self.process_response = self._process_response
         connect = crawler.signals.connect
         connect(self._spider_idle, signal=signals.spider_idle)
         connect(self._spider_opened, signal=signals.spider_opened)
@@ -325,20 +331,23 @@ class RobotsTxtMiddleware:
         if self._usage_on:
             request.meta[USAGE_META_KEY] = NO_PREFERENCES
 
-    async def _process_response(
+    async def process_response(
         self, request: Request, response: Response, spider: Spider | None = None
     ) -> Response:
-        """``process_response``, only in a crawl that honours page-level
-        rules or names usage categories (P-4, U-6 revised): the response's
-        page-level rules (:mod:`.crawl._page_gate`) and usage preferences
-        (:mod:`.crawl._usage_gate`) in its meta, and the drops they ask for.
-        A coroutine, as ``process_request`` is: Scrapy awaits what each
+        """The response's page-level rules (:mod:`.crawl._page_gate`) and
+        usage preferences (:mod:`.crawl._usage_gate`) in its meta, and the
+        drops they ask for, in a crawl that honours page-level rules or
+        names usage categories (P-4, U-6 revised); in any other, whether
+        the page asks for page-level rules the crawl leaves off. A
+        coroutine, as ``process_request`` is: Scrapy awaits what each
         method returns, and would wrap a plain value in a coroutine of its
         own."""
         if self._tdm is not None:
             self._tdm.on_response(request, response)
         if self._reads_pages:
             self._pages.on_response(request, response, self._names.of(request))
+        else:
+            self._pages.notice(request, response, self._names)
         if self._usage_on:
             return self._usage.on_response(request, response)
         return response
@@ -375,7 +384,7 @@ class RobotsTxtMiddleware:
         parts.progress.start()
         self._runtime.spider = spider
         self._one_off = _one_off(self.crawler, spider)
-        warn_about_builtin(self.crawler, spider)
+        self._builtin_beside = warn_about_builtin(self.crawler, spider)
         warn_about_page_rules(self.crawler, spider, self.config)
         warn_about_tdm_items(self.crawler, spider, self.config)
         if parts.holding is not None:
@@ -388,7 +397,10 @@ class RobotsTxtMiddleware:
 
     async def _spider_closed(self, spider: Spider, reason: str) -> None:
         try:
-            await self._close(spider, reason)
+            # What the close logs is counted in log_count/* (Scrapy 2.14+'s
+            # LogCount has stopped counting by now).
+            with counted(self.crawler):
+                await self._close(spider, reason)
         finally:  # nothing holds the middleware once the crawl is over
             self._parts.progress.stop()
 
@@ -418,7 +430,7 @@ class RobotsTxtMiddleware:
                 reason,
                 one_off=self._one_off,
             )
-        parts.report.close(spider, self.config.report)
+        parts.report.close(spider, self.config.report, builtin=self._builtin_beside)
 
 
 def _middleware(crawler: Crawler) -> RobotsTxtMiddleware:

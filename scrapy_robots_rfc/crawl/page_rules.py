@@ -20,7 +20,7 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
-from ._config import page_rules_asked
+from ._config import obeys, page_rules_asked
 from .addon import OURS_SPIDER, refuse_as_addon
 from .middleware import RobotsTxtMiddleware
 
@@ -47,7 +47,7 @@ class PageRulesMiddleware(BaseSpiderMiddleware):
         refuse_as_addon(crawler, OURS_SPIDER)
         super().__init__(crawler)
         settings = crawler.settings
-        if not settings.getbool("ROBOTSTXT_OBEY"):
+        if not obeys(settings):
             raise NotConfigured
         if not page_rules_asked(settings):
             raise NotConfigured

@@ -8,12 +8,15 @@ cache); ``scrapy_robots_rfc.RobotsTxtMiddleware`` replaces that as well.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from scrapy.robotstxt import RobotParser as _ScrapyRobotParser
 
+from ..exceptions import ConfigError
 from ..robotstxt import Mode, Name, RobotsTxt, caller_name
 from ._config import mode_of, robots_names
+from ._config_errors import stop_crawl
 from ._crawler_names import names_for
 
 if TYPE_CHECKING:
@@ -23,6 +26,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
 __all__ = ["RobotParser"]
+
+logger = logging.getLogger(__name__)
 
 
 class RobotParser(_ScrapyRobotParser):
@@ -56,8 +61,13 @@ class RobotParser(_ScrapyRobotParser):
         mode: Mode = "rfc"
         names = None
         if crawler is not None:
-            mode = mode_of(crawler.settings)
-            names = robots_names(crawler.settings)[1]
+            # The built-in builds one at start-up, to check the parser:
+            # a bad setting stops the crawl there, in one line.
+            try:
+                mode = mode_of(crawler.settings)
+                names = robots_names(crawler.settings)[1]
+            except ConfigError as exc:
+                stop_crawl(exc, logger)
         return cls(RobotsTxt.parse(robotstxt_body, mode), names)
 
     def name(self, user_agent: str | bytes) -> Name:

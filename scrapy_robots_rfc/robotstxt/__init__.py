@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ._build import COMPILED, build
 from ._canonical import MODES, Mode, canonical_match_string, escape_pattern
-from ._lint import CODES, HtmlPage, html_page, lint, looks_like_html
+from ._lint import CODES, FileNote, HtmlPage, file_notes, html_page, lint, looks_like_html
 from ._matcher import ROBOTS_TXT_PATH, AgentRules
 from ._names import (
     GLOBAL_NAME,
@@ -59,6 +59,7 @@ __all__ = [
     "AgentRules",
     "CrawlDelay",
     "Explanation",
+    "FileNote",
     "HtmlPage",
     "Mode",
     "Name",
@@ -75,6 +76,7 @@ __all__ = [
     "crawler_names",
     "cut_at_limit",
     "escape_pattern",
+    "file_notes",
     "header_preferences",
     "header_source",
     "html_page",

@@ -209,6 +209,96 @@ def html_page(body: bytes, content_type: str = "", mode: Mode = "rfc") -> str | 
     return None if found is None else str(found)
 
 
+#: The parser's notes of a line it ignores (:data:`NOTE_CODES`).
+IGNORED_LINE_CODES = frozenset(
+    {
+        "unknown-key",
+        "missing-value",
+        "syntax",
+        "before-user-agent",
+        "bad-sitemap",
+        "bad-crawl-delay",
+        "no-token",
+    }
+)
+
+
+@dataclass(frozen=True)
+class FileNote:
+    """One thing to know about a robots.txt file as a whole, the same words
+    in ``check``, ``lint``, ``scrapy robots`` and the crawl's log
+    (:func:`file_notes`): ``code`` is ``size-cut``, ``html-page``,
+    ``non-utf8`` or ``ignored-lines``."""
+
+    code: str
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+    def as_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}
+
+
+def _lines(count: int) -> str:
+    return f"{count:,} line" if count == 1 else f"{count:,} lines"
+
+
+def file_notes(
+    body: bytes,
+    content_type: str = "",
+    mode: Mode = "rfc",
+    *,
+    truncated: bool = False,
+    max_bytes: int = MAX_BYTES,
+    robots: RobotsTxt | None = None,
+) -> tuple[FileNote, ...]:
+    """What to say about the robots.txt ``body`` as a whole, in this order:
+    cut at the size limit (RFC 9309 §2.5; ``truncated``: the caller cut it
+    already, at ``max_bytes``), an HTML page rather than a robots.txt
+    (:func:`looks_like_html`, with its ``content_type``), lines with bytes
+    that are not UTF-8 (RFC 9309 §2.3), lines ignored. The one source of
+    these words for every tool and the crawl. ``robots`` is ``body`` parsed
+    when the caller has it; else it is parsed in ``mode``. The lines of an
+    HTML page are not counted: the page's note says what is read of it."""
+    if robots is None:
+        robots = RobotsTxt.parse(body, mode, max_bytes=max_bytes, truncated=truncated)
+    notes = robots.notes
+    found: list[FileNote] = []
+    if truncated or any(note.code == "past-limit" for note in notes):
+        found.append(
+            FileNote(
+                "size-cut",
+                f"it is larger than {max_bytes:,} bytes: the rules in its first {max_bytes:,} "
+                "bytes are used, the rest is ignored (RFC 9309 §2.5)",
+            )
+        )
+    html = looks_like_html(body, content_type, mode, robots=robots)
+    if html is not None:
+        found.append(FileNote("html-page", str(html)))
+        return tuple(found)
+    utf8 = [note for note in notes if note.code == "non-utf8"]
+    if utf8:
+        found.append(
+            FileNote(
+                "non-utf8",
+                f"{_lines(len(utf8))} with bytes that are not UTF-8 (first: line {utf8[0].line}); "
+                "in a path such a byte is %-escaped and matches no UTF-8 URL (RFC 9309 §2.3)",
+            )
+        )
+    ignored = [note for note in notes if note.code in IGNORED_LINE_CODES]
+    if ignored:
+        first = ignored[0]
+        found.append(
+            FileNote(
+                "ignored-lines",
+                f"{_lines(len(ignored))} ignored, the first at line {first.line}: "
+                f"{first.text}; lint lists them all",
+            )
+        )
+    return tuple(found)
+
+
 def _never_matches(pattern: str) -> bool:
     """PATH-10, D-6: every match string starts with ``/`` (URL-1), so a
     pattern whose first character is neither ``/`` nor ``*`` matches none

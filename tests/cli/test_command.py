@@ -57,6 +57,17 @@ TDM_FILE = (
     b'[{"location": "/a/", "tdm-reservation": 1, "tdm-policy": "https://p.example/a.json"},'
     b' {"location": "/other", "tdm-reservation": 0}]'
 )
+#: What check, lint and this command say of a file as a whole (issue 43):
+#: 2 MB (rules at the start, cut at 500 KiB), an HTML page served as
+#: robots.txt, bytes that are not UTF-8 and lines ignored.
+#: (The 2 MB body is built by the site's process: an argument holds 128 KiB.)
+BIG_CODE = 'b"User-agent: *\\nDisallow: /private/\\n" + (b"#" * 999 + b"\\n") * 2000'
+BIG_ROBOTS = b"User-agent: *\nDisallow: /private/\n" + (b"#" * 999 + b"\n") * 2000
+HTML_ROBOTS = (
+    b"<!DOCTYPE html>\n<html><head><title>Not found</title></head><body>No</body></html>\n"
+)
+LATIN_ROBOTS = b"User-agent: *\nHost: example.com\nDisallow: /caf\xe9/\nDisallow: /private/\n"
+FILE_NOTES = {"big": BIG_ROBOTS, "html": HTML_ROBOTS, "latin": LATIN_ROBOTS}
 
 #: The site's process: prints {origin name: port, "_control": port} once it
 #: listens, then serves until it is terminated.
@@ -83,7 +94,13 @@ tdm = OriginSpec(
     headers={{"/c": (("tdm-reservation", "1"), ("tdm-policy", "https://p.example/c.json"))}},
     tdmrep={TDM_FILE!r},
 )
-site = LocalSite(ORIGINS + (extras, usage, tdm))
+noted = tuple(
+    OriginSpec(name, "file notes", 200, body, pages={{"/": ()}})
+    for name, body in {{
+        "big": {BIG_CODE}, "html": {HTML_ROBOTS!r}, "latin": {LATIN_ROBOTS!r}
+    }}.items()
+)
+site = LocalSite(ORIGINS + (extras, usage, tdm) + noted)
 site.start()
 
 class Hits(Resource):
@@ -1037,3 +1054,53 @@ def test_check_tdm_reads_the_file_and_with_page_the_page(site: DemoSite):
     meta = by_url[site.url("tdm", "/b")]["tdm"]
     assert (meta["reservation"], meta["source"]) == (1, "HTML meta")
     assert "tdm" not in by_url[site.url("tdm", "/private/y")], "disallowed: no value"
+
+
+# -- the file's notes, as check and lint say them (issue 43) --------------------
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(
+    ("origin", "codes"),
+    [
+        ("big", ["size-cut"]),
+        ("html", ["html-page"]),
+        ("latin", ["non-utf8", "ignored-lines"]),
+    ],
+)
+def test_the_file_notes_are_those_of_check(site: DemoSite, origin: str, codes: list[str]):
+    """``scrapy robots`` (text and ``--json``) and ``check`` say the same
+    notes of the file, in the same words (:func:`.robotstxt.file_notes`):
+    a 2 MB robots.txt is cut (the command said only "200: rules"), an HTML
+    page is one, non-UTF-8 bytes and ignored lines are said."""
+    from scrapy_robots_rfc.robotstxt import file_notes
+
+    expected = file_notes(FILE_NOTES[origin], "text/plain", truncated=origin == "big")
+    assert [note.code for note in expected] == codes
+    url = site.url(origin, "/a")
+    text = robots(url)
+    notes = [line.removeprefix("note").strip() for line in text.stdout.splitlines()]
+    for note in expected:
+        assert f"robots.txt: {note}" in notes, text.stdout
+    report = json.loads(robots(url, "--json").stdout)
+    assert report["file_notes"] == [note.as_dict() for note in expected]
+    assert [n for n in report["notes"] if n.startswith("robots.txt: ")] == [
+        f"robots.txt: {note}" for note in expected
+    ]
+    robots_url = site.url(origin, "/robots.txt")
+    checked = subprocess.run(
+        [sys.executable, "-m", "scrapy_robots_rfc", "check", robots_url, url],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    for note in expected:
+        assert f"note: {robots_url}: {note}" in checked.stderr.splitlines(), checked.stderr
+
+
+@pytest.mark.e2e
+def test_a_file_without_notes_has_none(site: DemoSite):
+    report = json.loads(robots(site.url("extras", "/a"), "--json").stdout)
+    assert report["file_notes"] == []
+    assert not [n for n in report["notes"] if n.startswith("robots.txt: ")]

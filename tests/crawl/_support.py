@@ -13,7 +13,7 @@ from scrapy_robots_rfc.crawl._config import RANGES
 REDIRECTS = "an integer from 0 to 20 (redirect hops)"
 MAX_BYTES_ALLOWED = (
     "an integer from 512000 to 33554432 (bytes; RFC 9309 §2.5 requires at least 500 KiB; "
-    "at most 32 MiB, and no more than DOWNLOAD_MAXSIZE)"
+    "at most 32 MiB)"
 )
 CACHE_TTL = "a number from 1 to 31536000 (seconds; at most 365 days)"
 ORIGINS = "an integer from 1 to 10000000 (origins)"

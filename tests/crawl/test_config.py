@@ -215,8 +215,9 @@ def test_settings_from_the_command_line_are_strings(name, value, attribute, expe
 
 
 def test_every_numeric_setting_has_a_maximum():
-    # crawl_delay is a boolean; logstats_interval is Scrapy's LOGSTATS_INTERVAL.
-    other = {"crawl_delay", "logstats_interval"}
+    # crawl_delay is a boolean; logstats_interval and download_maxsize are
+    # Scrapy's LOGSTATS_INTERVAL and DOWNLOAD_MAXSIZE.
+    other = {"crawl_delay", "logstats_interval", "download_maxsize"}
     numeric = {f.name for f in fields(Config) if f.type in ("int", "float") and f.name not in other}
     assert numeric == {attribute for _, attribute, _, _ in MAXIMA}
     assert {name: r.maximum for name, r in RANGES.items()} == {
@@ -265,31 +266,17 @@ def test_the_largest_durations_fit_what_redis_takes():
 # -- ROBOTSTXT_RFC_MAX_BYTES and DOWNLOAD_MAXSIZE -----------------------------------
 
 
-def test_max_bytes_up_to_download_maxsize():
-    settings = {"DOWNLOAD_MAXSIZE": 1_000_000, "ROBOTSTXT_RFC_MAX_BYTES": 1_000_000}
-    assert Config.from_settings(Settings(settings)).max_bytes == 1_000_000
-    settings["ROBOTSTXT_RFC_MAX_BYTES"] = 1_000_001
-    assert error_of(settings) == (
-        f"{invalid('ROBOTSTXT_RFC_MAX_BYTES', 1_000_001, 'DOWNLOAD_MAXSIZE (1000000) is lower')} "
-        "It must be an integer from 512000 to 1000000 (bytes; at most DOWNLOAD_MAXSIZE)."
-    )
-    # 0 is no limit; Scrapy's default is 1 GiB.
-    for maxsize in (0, 1024**3, None):
+def test_max_bytes_and_download_maxsize_are_apart():
+    """Any DOWNLOAD_MAXSIZE starts the crawl (issue 43): the robots.txt
+    request carries its own limit, ROBOTSTXT_RFC_MAX_BYTES, and pages keep
+    the user's."""
+    for maxsize in (0, 1, 100_000, 511_999, 1_000_000, 1024**3, None):
         config = Config.from_settings(
             Settings({"DOWNLOAD_MAXSIZE": maxsize, "ROBOTSTXT_RFC_MAX_BYTES": 32 * 1024 * 1024})
         )
         assert config.max_bytes == 32 * 1024 * 1024
-
-
-def test_a_download_maxsize_below_500_kib_is_refused_naming_both():
-    reason = (
-        "the robots.txt fetch reads up to ROBOTSTXT_RFC_MAX_BYTES (512000) bytes, and RFC 9309 "
-        "§2.5 requires at least 512000"
-    )
-    assert error_of({"DOWNLOAD_MAXSIZE": 100_000}) == (
-        f"{invalid('DOWNLOAD_MAXSIZE', 100_000, reason)} It must be 0 (no limit) or at least "
-        "ROBOTSTXT_RFC_MAX_BYTES (512000) while ROBOTSTXT_OBEY is on."
-    )
+        assert config.download_maxsize == (maxsize or 0)
+    assert Config.from_settings(Settings({"DOWNLOAD_MAXSIZE": 100_000})).max_bytes == 512_000
     assert error_of({"DOWNLOAD_MAXSIZE": "big"}) == (
         f"{invalid('DOWNLOAD_MAXSIZE', 'big')} It must be an integer of bytes (0: no limit)."
     )

@@ -469,3 +469,45 @@ def test_headers_cut_off_by_the_server_are_said_alike(activation, caplog):
     assert unreachable_said(caplog, f"{base}/robots.txt") == HEADERS_CUT
     assert stat(crawler, "robotstxt/unreachable") == 1
     no_failure_repr(caplog)
+
+
+# -- DOWNLOAD_MAXSIZE is the pages' limit, not robots.txt's (issue 43) --------------
+
+
+@pytest.mark.e2e
+@pytest_twisted.inlineCallbacks
+def test_a_small_download_maxsize_leaves_robots_txt_its_own_limit(server, activation, caplog):
+    """A broad crawl's ``DOWNLOAD_MAXSIZE = 100_000`` starts (it stopped the
+    crawl at start-up), reads a 300 KB robots.txt whole, to its last rule,
+    and leaves the pages at 100,000 bytes: a 200 KB page, and the spider's
+    own request for the 300 KB robots.txt, are cancelled by Scrapy as
+    usual."""
+    robots = HEAD + LINE * 300 + LATE  # 300 KB, its last rule at the end
+    big = b"x" * 200_000
+    origin = server.add_origin({"/robots.txt": Reply(body=robots), "/big": Reply(body=big)})
+    with caplog.at_level(logging.INFO):
+        crawler = yield crawl(
+            activation,
+            [Stage(pages(origin, "/late", "/early", "/a", "/big", "/robots.txt"))],
+            DOWNLOAD_MAXSIZE=100_000,
+        )
+    # The rules at the end of the 300 KB file are honoured.
+    assert sorted(crawler.spider.failed_with("Forbidden by robots.txt")) == pages(
+        origin, "/early", "/late"
+    )
+    assert stat(crawler, "robotstxt/rules") == 1
+    assert stat(crawler, "robotstxt/truncated") is None
+    assert server.paths(origin).count("/late") == 0
+    # Pages keep the user's limit: Scrapy cancels the 200 KB page, and the
+    # spider's own request for robots.txt is not answered with the fetch's
+    # 300 KB body but downloaded, and cancelled too.
+    assert crawler.spider.seen == [origin.url("/a")]
+    assert sorted(crawler.spider.failed) == pages(origin, "/big", "/early", "/late", "/robots.txt")
+    assert stat(crawler, "robotstxt/spider_request/downloaded") == 1
+    assert server.paths(origin).count("/robots.txt") == 2
+    # Scrapy's own warning (its words vary by version), for these two only.
+    cancelled = [m for m in lines(caplog, logging.WARNING) if "max size (100000)" in m]
+    assert len(cancelled) == 2, lines(caplog, logging.WARNING)
+    for url in pages(origin, "/big", "/robots.txt"):
+        assert len([m for m in cancelled if f"{url}>" in m or f"{url}:" in m]) == 1, cancelled
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]

@@ -200,3 +200,38 @@ def test_a_404_asked_for_stays_at_debug(server, activation, caplog):
     assert not [m for m in ours(caplog, logging.INFO) if m.startswith(robots)]
     assert crawler.spider.seen == pages(origin, "/a")
     assert stat(crawler, "robotstxt/allow_all") == 1
+
+
+# -- the file's notes, as check and lint say them (issue 43) --------------------
+
+LATIN = b"User-agent: *\nHost: example.com\nDisallow: /caf\xe9/\nDisallow: /private\n"
+
+
+@pytest.mark.e2e
+@pytest_twisted.inlineCallbacks
+def test_the_file_notes_of_check_are_in_the_crawl_log_at_debug(
+    server: MockServer, activation, caplog
+):
+    """Bytes that are not UTF-8 and ignored lines, in the words of
+    ``check`` (:func:`.robotstxt.file_notes`), at DEBUG: a broad crawl
+    meets them in many files (``Host:`` is an unknown key)."""
+    from scrapy_robots_rfc.robotstxt import file_notes
+
+    origin = robots_origin(server, Reply(body=LATIN))
+    with caplog.at_level(logging.DEBUG, logger=LOGGER_NAME):
+        crawler = yield crawl(activation, [Stage(pages(origin, "/a", "/private"))])
+    assert crawler.spider.seen == [origin.url("/a")]
+    robots = origin.url("/robots.txt")
+    expected = [f"{robots}: {note}" for note in file_notes(LATIN)]
+    assert len(expected) == 2
+    said = [r for r in caplog.records if r.getMessage() in expected]
+    assert [(r.levelname, r.getMessage()) for r in said] == [("DEBUG", m) for m in expected]
+
+
+@pytest.mark.e2e
+@pytest_twisted.inlineCallbacks
+def test_the_file_notes_are_not_read_without_debug(server: MockServer, activation, caplog):
+    origin = robots_origin(server, Reply(body=LATIN))
+    with caplog.at_level(logging.INFO, logger=LOGGER_NAME):
+        yield crawl(activation, [Stage(pages(origin, "/a"))])
+    assert not [r for r in caplog.records if "not UTF-8" in r.getMessage()]

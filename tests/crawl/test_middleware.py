@@ -306,6 +306,9 @@ def test_with_default_settings_the_warning_gives_the_deadline_and_the_next_try(
         closing
     ]
     assert stat(crawler, "robotstxt/waiting/abandoned") == count
+    # Counted as every WARNING of the crawl, the close-time one too (issue 43).
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert stat(crawler, "log_count/WARNING") == len(warnings) == 2
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ log records and the stats.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import pytest
@@ -241,10 +242,11 @@ BESIDE = (
     "Scrapy's built-in robots.txt middleware "
     "('scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware') is enabled beside "
     "'scrapy_robots_rfc.RobotsTxtMiddleware': robots.txt is fetched twice per origin, and the "
-    "built-in drops requests by its own rules, which this package's stats and report do not "
-    'count. Add "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None to '
-    'DOWNLOADER_MIDDLEWARES, or use ADDONS = {"scrapy_robots_rfc.Addon": 100} instead, which '
-    "does that for you."
+    "built-in drops requests by its own rules; it writes the same robotstxt/* stats (forbidden, "
+    "request_count...), so they count its requests with this package's, and the summary line "
+    'says which are its. Add "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": '
+    'None to DOWNLOADER_MIDDLEWARES, or use ADDONS = {"scrapy_robots_rfc.Addon": 100} instead, '
+    "which does that for you."
 )
 
 
@@ -257,6 +259,141 @@ def test_the_builtin_beside_ours_is_warned_about(server, caplog):
     # What the warning is about: both middlewares fetched robots.txt.
     assert server.paths(origin).count("/robots.txt") == 2
     assert crawler.spider.seen == [origin.url("/a")]
+
+
+# -- the stats and the summary line in every combination (issue 43) ---------------
+
+
+def _summary(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == "scrapy_robots_rfc.crawl._report" and r.getMessage().startswith("robots.txt:")
+    ]
+
+
+SUMMARY = "robots.txt: 1 origin checked (1 with rules); 1 request forbidden, 2 waited, 0 dropped"
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        pytest.param({"ADDONS": {"scrapy_robots_rfc.Addon": 100}}, id="addon"),
+        pytest.param({"DOWNLOADER_MIDDLEWARES": {BUILTIN: None, OURS: 100}}, id="manual"),
+        # The add-on switches the built-in off even where the project lists it.
+        pytest.param(
+            {
+                "ADDONS": {"scrapy_robots_rfc.Addon": 100},
+                "DOWNLOADER_MIDDLEWARES": {BUILTIN: 100},
+            },
+            id="addon-and-builtin-listed",
+        ),
+        pytest.param(
+            {
+                "ADDONS": {"scrapy_robots_rfc.Addon": 100},
+                "DOWNLOADER_MIDDLEWARES": {BuiltinMiddleware: 543},
+            },
+            id="addon-and-builtin-class-listed",
+        ),
+    ],
+)
+@pytest_twisted.inlineCallbacks
+def test_ours_alone_the_stats_and_the_summary_agree(server, caplog, settings):
+    origin = robots_origin(server, Reply(body=ROBOTS))
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        crawler = yield crawl({}, [Stage(pages(origin, "/a", "/private"))], **settings)
+    assert server.paths(origin).count("/robots.txt") == 1
+    assert crawler.spider.failed_with("Forbidden by robots.txt") == [origin.url("/private")]
+    assert _summary(caplog) == [SUMMARY]
+    # One request forbidden, one robots.txt request: one fetch.
+    assert stat(crawler, "robotstxt/forbidden") == 1
+    assert stat(crawler, "robotstxt/request_count") == stat(crawler, "robotstxt/fetches") == 1
+
+
+BESIDE_SUMMARY = re.compile(
+    r"robots\.txt: 1 origin checked \(1 with rules\); (?P<ours>\d+) requests? forbidden, "
+    r"\d+ waited, 0 dropped; Scrapy's built-in RobotsTxtMiddleware ran too: (?P<theirs>\d+) "
+    r"requests? forbidden by it, not by this package \(robotstxt/forbidden: (?P<total>\d+)\), its "
+    r"robots\.txt requests counted in robotstxt/request_count"
+)
+
+
+@pytest_twisted.inlineCallbacks
+def test_with_the_builtin_beside_the_summary_says_which_stats_are_its(server, caplog):
+    """Both middlewares: the built-in writes the same robotstxt/* stats; the
+    summary line says how many of robotstxt/forbidden are its, and that its
+    robots.txt requests are in robotstxt/request_count. Both are at
+    priority 100: which one forbids /private first is not fixed."""
+    origin = robots_origin(server, Reply(body=ROBOTS))
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        crawler = yield crawl(
+            {}, [Stage(pages(origin, "/a", "/private"))], DOWNLOADER_MIDDLEWARES={OURS: 100}
+        )
+    assert messages(caplog) == [BESIDE]
+    assert server.paths(origin).count("/robots.txt") == 2
+    assert crawler.spider.failed_with("Forbidden by robots.txt") == [origin.url("/private")]
+    [summary] = _summary(caplog)
+    said = BESIDE_SUMMARY.fullmatch(summary)
+    assert said is not None, summary
+    ours, theirs, total = int(said["ours"]), int(said["theirs"]), int(said["total"])
+    assert ours + theirs == total == stat(crawler, "robotstxt/forbidden") == 1
+    # Two robots.txt requests, one fetch of ours.
+    assert stat(crawler, "robotstxt/request_count") == 2
+    assert stat(crawler, "robotstxt/fetches") == 1
+
+
+@pytest_twisted.inlineCallbacks
+def test_the_builtin_forbids_what_ours_lets_through_and_the_summary_counts_it(server, caplog):
+    """The built-in (Protego) takes a group whose name is part of the
+    User-Agent header ("Test" in "TestBot/1.0 ..."); this package, the
+    group of the crawler's name, TestBot, exactly (RFC 9309 §2.2.1): none
+    here, so /private is allowed by ours and forbidden by the built-in."""
+    body = b"User-agent: Test\nDisallow: /private\n"
+    origin = robots_origin(server, Reply(body=body))
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        crawler = yield crawl(
+            {}, [Stage(pages(origin, "/a", "/private"))], DOWNLOADER_MIDDLEWARES={OURS: 100}
+        )
+    assert crawler.spider.failed_with("Forbidden by robots.txt") == [origin.url("/private")]
+    assert stat(crawler, "robotstxt/forbidden") == 1
+    [summary] = _summary(caplog)
+    said = BESIDE_SUMMARY.fullmatch(summary)
+    assert said is not None, summary
+    assert (int(said["ours"]), int(said["theirs"]), int(said["total"])) == (0, 1, 1)
+
+
+@pytest_twisted.inlineCallbacks
+def test_the_addon_with_ours_switched_off_says_nothing_obeys(server, caplog):
+    """``ADDONS`` lists the add-on (which switches the built-in off) and
+    ``DOWNLOADER_MIDDLEWARES`` switches this package's middleware off: no
+    middleware obeys robots.txt, and a WARNING says so."""
+    origin = robots_origin(server, Reply(body=ROBOTS))
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        crawler = yield crawl(
+            {},
+            [Stage(pages(origin, "/a", "/private"))],
+            ADDONS={"scrapy_robots_rfc.Addon": 100},
+            DOWNLOADER_MIDDLEWARES={OURS: None},
+        )
+    assert sorted(crawler.spider.seen) == pages(origin, "/a", "/private")
+    assert stat(crawler, "robotstxt/forbidden") is None
+    assert messages(caplog) == [
+        "scrapy_robots_rfc.Addon is in ADDONS, but DOWNLOADER_MIDDLEWARES sets "
+        "scrapy_robots_rfc.RobotsTxtMiddleware to None: no middleware obeys robots.txt in this "
+        "crawl (the add-on switched Scrapy's built-in off). Remove the None entry, or remove "
+        "the add-on to use the built-in."
+    ]
+
+
+@pytest_twisted.inlineCallbacks
+def test_the_builtin_alone_writes_its_stats_and_ours_says_nothing(server, caplog):
+    origin = robots_origin(server, Reply(body=ROBOTS))
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        crawler = yield crawl({}, [Stage(pages(origin, "/a", "/private"))])
+    assert crawler.spider.failed_with("Forbidden by robots.txt") == [origin.url("/private")]
+    assert stat(crawler, "robotstxt/forbidden") == stat(crawler, "robotstxt/request_count") == 1
+    assert stat(crawler, "robotstxt/fetches") is None
+    assert [r.getMessage() for r in caplog.records if _ours(r)] == []
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from pathlib import Path
 from typing import Any
 
@@ -161,7 +162,12 @@ def test_by_default_every_page_is_followed_and_kept_and_its_rules_are_exposed(
     assert sorted(item["url"] for item in crawler.collected) == sorted(
         site.url(p) for p in ALL_PAGES
     )
-    assert page_stats(crawler) == {}
+    # What the pages asked for, and the crawl did not honour (issue 43).
+    assert page_stats(crawler) == {
+        "robotstxt/page/ignored/nofollow": len(NOFOLLOW),
+        "robotstxt/page/ignored/noindex": len(NOINDEX - {"/expired"}),
+        "robotstxt/page/ignored/unavailable_after": 1,
+    }
     rules = crawler.spider.rules
     assert {p for p in PAGES if rules[site.url(p)].nofollow} == NOFOLLOW
     assert {p for p in PAGES if rules[site.url(p)].noindex} == {"/none", "/noindex"}
@@ -172,6 +178,67 @@ def test_by_default_every_page_is_followed_and_kept_and_its_rules_are_exposed(
     assert rules[site.url("/expired")].unavailable_after.year == 2001
     assert not rules[site.url("/all")].noindex
     assert not rules[site.url("/all")].nofollow
+
+
+IGNORED_LINE = re.compile(
+    r"(?P<page>\S+) asks this crawler not to (?P<what>.+): (?P<said>.+)\. Page-level rules "
+    r"are off, so the crawl does not honour it; set (?P<settings>.+) to honour it \(said "
+    r"once; robotstxt/page/ignored/\* counts the pages that ask\)"
+)
+#: The setting each page asks for, in the INFO line of the first to ask.
+SETTINGS_ASKED = {
+    "/meta-nofollow": "ROBOTSTXT_RFC_NOFOLLOW = True",
+    "/header-nofollow": "ROBOTSTXT_RFC_NOFOLLOW = True",
+    "/ours-nofollow": "ROBOTSTXT_RFC_NOFOLLOW = True",
+    "/headers": "ROBOTSTXT_RFC_NOFOLLOW = True",
+    "/none": 'ROBOTSTXT_RFC_NOFOLLOW = True and ROBOTSTXT_RFC_NOINDEX = "drop"',
+    "/noindex": 'ROBOTSTXT_RFC_NOINDEX = "drop"',
+    "/expired": 'ROBOTSTXT_RFC_NOINDEX = "drop"',
+}
+
+
+@pytest.mark.e2e
+@pytest_twisted.inlineCallbacks
+def test_rules_left_off_are_said_once_at_the_first_page_that_asks(
+    server: MockServer, activated: str, caplog: pytest.LogCaptureFixture
+):
+    """Page-level rules off (the default): one INFO line, at the first page
+    that asks for what a setting would honour, naming that setting; the
+    stats count every such page (issue 43)."""
+    site = Site(server)
+    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc"):
+        crawler = yield crawl(site, settings_for(activated))
+    said = [r for r in caplog.records if r.name == "scrapy_robots_rfc.crawl._page_gate"]
+    assert [r.levelname for r in said] == ["INFO"]
+    found = IGNORED_LINE.fullmatch(said[0].getMessage())
+    assert found is not None, said[0].getMessage()
+    path = found["page"].removeprefix(site.url(""))
+    assert found["settings"] == SETTINGS_ASKED["/" + path.lstrip("/")]
+    assert page_stats(crawler)["robotstxt/page/ignored/nofollow"] == len(NOFOLLOW)
+
+
+@pytest.mark.e2e
+@pytest_twisted.inlineCallbacks
+def test_rules_of_other_crawlers_or_none_are_not_said(
+    server: MockServer, activated: str, caplog: pytest.LogCaptureFixture
+):
+    """Only pages that ask this crawler; ``noarchive`` and another
+    crawler's rules ask nothing a setting would honour."""
+    routes: dict[str, Any] = {"/robots.txt": Reply(body=ROBOTS)}
+    routes["/"] = Reply(body=page(links=("/theirs", "/archive")), html=True)
+    routes["/theirs"] = Reply(
+        body=page(meta("otherbot", "nofollow, noindex")),
+        html=True,
+        headers={"X-Robots-Tag": "otherbot: noindex"},
+    )
+    routes["/archive"] = Reply(body=page(meta("robots", "noarchive")), html=True)
+    origin = server.add_origin(routes)
+    crawler = get_crawler(Follower, settings_for(activated))
+    with caplog.at_level(logging.INFO, logger="scrapy_robots_rfc"):
+        yield crawler.crawl(start_url=origin.url("/"))
+    assert len(crawler.spider.rules) == 3
+    assert page_stats(crawler) == {}
+    assert not [r for r in caplog.records if r.name == "scrapy_robots_rfc.crawl._page_gate"]
 
 
 @pytest.mark.e2e
@@ -497,14 +564,14 @@ class Asker(Follower):
 def test_a_crawl_reads_each_response_only_when_it_asked(
     server: MockServer, activated: str, settings: dict[str, Any], reads: bool
 ):
-    """Without a setting that honours them, the middleware has no
-    process_response and puts nothing in the meta: a callback's call reads
-    the rules, once per response (the same object again)."""
+    """Without a setting that honours them, the middleware puts nothing in
+    the meta (its process_response only notices the pages that ask for
+    rules it leaves off): a callback's call reads the rules, once per
+    response (the same object again)."""
     site = Site(server)
     crawler = get_crawler(Asker, settings_for(activated, **settings))
     yield crawler.crawl(start_url=site.url("/"))
-    middleware = middleware_of(crawler)
-    assert hasattr(middleware, "process_response") is reads
+    assert middleware_of(crawler) is not None
     spider = crawler.spider
     assert spider.twice
     assert all(spider.twice.values())

@@ -1,8 +1,9 @@
 """A bad setting as a user meets it: ``scrapy crawl`` in a project of its
 own, in a subprocess. The crawl stops before anything is fetched, exits
-non-zero, and the first ERROR or CRITICAL line is the one message that names
-the setting, the value and what is allowed, before Scrapy's "Task exception
-was never retrieved" and its traceback (which ends in the same message)."""
+non-zero, and says it in one CRITICAL line that names the setting, the value
+and what is allowed: no other ERROR or CRITICAL line, no traceback, the
+message once (issue 43), on Scrapy 2.14+ (the crawl an asyncio task) as on
+2.13 (a Deferred): ``make test-oldest`` runs these."""
 
 from __future__ import annotations
 
@@ -73,21 +74,22 @@ def crawl(
     )
 
 
-def first_error(stderr: str) -> tuple[str, str, str]:
-    """(logger, level, message) of the first ERROR or CRITICAL log line."""
-    for line in stderr.splitlines():
-        match = LOG_LINE.match(line)
-        if match and match["level"] in ("ERROR", "CRITICAL"):
-            return match["logger"], match["level"], match["message"]
-    raise AssertionError(f"no ERROR or CRITICAL line in:\n{stderr}")
-
-
-def assert_stopped_with(done: subprocess.CompletedProcess[str], message: str) -> None:
-    assert done.returncode != 0, done.stderr
-    assert first_error(done.stderr) == ("scrapy_robots_rfc.crawl._config", "CRITICAL", message)
-    lines = done.stderr.rstrip().splitlines()
-    assert lines[-1] == f"scrapy_robots_rfc.exceptions.ConfigError: {message}"
+def assert_stopped_with(
+    done: subprocess.CompletedProcess[str],
+    message: str,
+    logger: str = "scrapy_robots_rfc.crawl._config",
+) -> None:
+    """Exit status 1, and the message once, in the one ERROR or CRITICAL
+    line; no traceback, no second report of the error."""
+    assert done.returncode == 1, done.stderr
+    lines = [m.groups() for m in map(LOG_LINE.match, done.stderr.splitlines()) if m]
+    errors = [line for line in lines if line[1] in ("ERROR", "CRITICAL")]
+    assert errors == [(logger, "CRITICAL", message)], done.stderr
     assert "Spider opened" not in done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.count(message) == 1, done.stderr
+    assert "never retrieved" not in done.stderr
+    assert "Unhandled error" not in done.stderr
 
 
 @pytest.mark.parametrize("activation", [ADDON, MANUAL], ids=["addon", "manual"])
@@ -247,16 +249,33 @@ def test_a_middleware_in_addons_names_the_addon(tmp_path, path):
     stops the crawl with a message that names the add-on, not Scrapy's
     "Crawler.stats is not set yet"."""
     done = crawl(project(tmp_path, f'ADDONS = {{"{path}": 100}}\n'), "LOG_LEVEL=INFO")
-    assert done.returncode != 0, done.stderr
     message = (
         f"The value of the ADDONS setting ({{'{path}': 100}}) is invalid: {path} is a "
         "middleware, not an add-on. It must be the add-on scrapy_robots_rfc.Addon, which "
         'installs the middleware: ADDONS = {"scrapy_robots_rfc.Addon": 100}.'
     )
-    assert first_error(done.stderr) == ("scrapy_robots_rfc.crawl.addon", "CRITICAL", message)
+    assert_stopped_with(done, message, "scrapy_robots_rfc.crawl.addon")
     assert "Crawler.stats is not set yet" not in done.stderr
-    assert done.stderr.rstrip().splitlines()[-1] == (
-        f"scrapy_robots_rfc.exceptions.ConfigError: {message}"
+
+
+@pytest.mark.parametrize("activation", [ADDON, MANUAL], ids=["addon", "manual"])
+@pytest.mark.parametrize(
+    "setting", ["ROBOTSTXT_OBEY=yes", "ROBOTSTXT_RFC_NOINDEX=yes", "ROBOTSTXT_RFC_CRAWL_DELAY=yes"]
+)
+def test_a_bad_boolean_is_one_line_too(tmp_path, activation, setting):
+    """``ROBOTSTXT_OBEY``, which Scrapy's ``getbool`` would refuse with a
+    ``ValueError`` and a traceback, and the settings of the spider
+    middleware too."""
+    name, value = setting.split("=")
+    allowed = (
+        '"keep" or "drop"'
+        if name == "ROBOTSTXT_RFC_NOINDEX"
+        else "True or False, or what Scrapy reads as one for any boolean setting: an "
+        "integer (0 is False) or the strings '0', '1', 'True', 'true', 'False', 'false'"
+    )
+    done = crawl(project(tmp_path, activation), setting)
+    assert_stopped_with(
+        done, f"The value of the {name} setting ({value!r}) is invalid. It must be {allowed}."
     )
 
 
@@ -276,3 +295,18 @@ def test_robotstxt_obey_off_says_so_once_at_start_up(tmp_path, activation):
         )
     ]
     assert "Spider closed (finished)" in done.stderr
+
+
+def test_the_parser_of_the_builtin_stops_a_bad_mode_in_one_line(tmp_path):
+    """``ROBOTSTXT_PARSER = "scrapy_robots_rfc.RobotParser"`` with Scrapy's
+    built-in middleware, which builds one parser at start-up to check it."""
+    done = crawl(
+        project(tmp_path, 'ROBOTSTXT_PARSER = "scrapy_robots_rfc.RobotParser"\n'),
+        "ROBOTSTXT_RFC_MODE=strict",
+    )
+    assert_stopped_with(
+        done,
+        "The value of the ROBOTSTXT_RFC_MODE setting ('strict') is invalid. It must be one "
+        "of: 'rfc', 'google'.",
+        "scrapy_robots_rfc.crawl.robotparser",
+    )

@@ -264,7 +264,10 @@ def test_lint_says_a_local_file_was_cut(big_source: tuple[str, str, bytes | None
 def test_check_says_a_local_file_was_cut(big_source: tuple[str, str, bytes | None]) -> None:
     robots, name, stdin = big_source
     status, out, err = run("check", robots, f"{URL}/late", f"{URL}/x", stdin=stdin)
-    assert err == f"note: {name} is larger than 512,000 bytes; the rest is ignored\n"
+    assert err == (
+        f"note: {name}: it is larger than 512,000 bytes: the rules in its first 512,000 bytes "
+        "are used, the rest is ignored (RFC 9309 §2.5)\n"
+    )
     assert out[0] == f"{URL}/late: allowed: no rule of the group for '*' matches '/late'"
     assert out[1].startswith(f"{URL}/x: disallowed")
     assert status == 1
