@@ -123,8 +123,10 @@ class RobotsLoader:
     def answered(self, key: Origin) -> bool:
         """Whether the load of ``key`` under way has robots.txt's answer, all
         of it: the response has come whole (:meth:`.Fetcher.downloaded`),
-        or the fetch is over and its answer is being read and stored. What
-        is left is this crawler's own work, done in a moment."""
+        or the fetch is over and its answer is being read (parsed, its
+        signal sent). What is left is this crawler's own work, done in a
+        moment; not the store's write of it, which may hang, and which its
+        waiters are parked for as for a fetch."""
         return key in self._answered or self.fetcher.downloaded(key)
 
     async def load(
@@ -266,6 +268,9 @@ class RobotsLoader:
                     raise
                 now = self.runtime.clock()
                 status = fetched.answer.status
+                # Not answered any more while the store writes: a store that
+                # hangs must not hold the waiters in the downloader's places.
+                self._answered.discard(key)
                 await lease.keep(
                     record_for(entry, body=fetched.body, status=status, old=record, now=now)
                 )

@@ -34,7 +34,7 @@ def test_our_names_are_the_config_fields_read_from_settings():
     assert names["cache_bytes"] == "ROBOTSTXT_RFC_CACHE_BYTES"
     assert "ROBOTSTXT_RFC_ROBOTS_NAMES" not in KNOWN
     assert "ROBOTSTXT_RFC_USER_AGENT" not in KNOWN
-    assert len(OURS) == 22
+    assert len(OURS) == 23
 
 
 @pytest.mark.parametrize("name", OURS)

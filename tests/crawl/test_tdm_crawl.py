@@ -229,16 +229,29 @@ def test_reservations_are_honoured_by_file_header_and_meta(
 
 @pytest.mark.e2e
 @pytest_twisted.inlineCallbacks
-def test_with_the_setting_off_nothing_is_fetched_or_read(server: MockServer, activated: str):
+def test_with_the_setting_off_nothing_is_fetched_or_read(
+    server: MockServer, activated: str, monkeypatch: pytest.MonkeyPatch
+):
+    """No file fetched, no TDM gate built (so no TDM work per response: the
+    response hook left in every crawl notices page-level rules left off,
+    issue 43), no spider middleware."""
+    from scrapy_robots_rfc.crawl import _tdm_gate
+
+    built: list[object] = []
+    init = _tdm_gate.TdmGate.__init__
+
+    def counted(self: object, *args: Any, **kwargs: Any) -> None:
+        built.append(self)
+        init(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_tdm_gate.TdmGate, "__init__", counted)
     origin = site(server, Reply(body=FILE))
     crawler = yield crawl(origin, settings_for(activated))
     assert TDMREP_PATH not in server.paths(origin)
     assert set(kept(crawler, origin)) == {"/", *PAGES}
     assert all(value is None for value in kept(crawler, origin).values())
     assert tdm_stats(crawler) == {}
-    middleware = crawler.engine.downloader.middleware
-    ours = [m for m in middleware.middlewares if type(m).__name__ == "RobotsTxtMiddleware"]
-    assert not hasattr(ours[0], "process_response"), "no per-response work"
+    assert built == [], "no TDM gate, no TDM work per response"
     assert not any(
         type(m).__name__ == "TdmReservationMiddleware"
         for m in crawler.engine.scraper.spidermw.middlewares
