@@ -76,7 +76,11 @@ by 10 to 35 %, so a difference of a few percent needs more rounds
 per mode under cProfile instead, and gives per page the calls of the whole
 crawl process and of each mode's robots.txt code: calls are counted
 exactly, so that the cost of a change per request shows without the noise
-of timings (its times are the profiler's, inflated by it).
+of timings (its times are the profiler's, inflated by it). How many
+requests the add-on parks (each a second trip through Scrapy, some 360 to
+550 calls) varies with the machine's load, and with it the calls per page;
+``--park-after 60`` sets ``ROBOTSTXT_RFC_PARK_AFTER`` so that none is, for
+the calls of a crawl whose requests all wait in place.
 
 Run it directly::
 
@@ -86,6 +90,7 @@ Run it directly::
     .venv/bin/python benchmarks/bench_crawl.py --rounds 9  # more rounds, less noise
     .venv/bin/python benchmarks/bench_crawl.py --only deep-100  # one crawl (or more, by name)
     .venv/bin/python benchmarks/bench_crawl.py --profile --only deep-100  # calls per page
+    .venv/bin/python benchmarks/bench_crawl.py --profile --only wide --park-after 60
     .venv/bin/python benchmarks/bench_crawl.py --page-rules  # also mode d
     .venv/bin/python benchmarks/bench_crawl.py --against /tmp/before  # also mode o: the add-on
     # from another checkout (git worktree add /tmp/before <commit>), in the same rounds
@@ -203,7 +208,7 @@ def profile(runner: harness.CrawlRunner, specs: Sequence[Crawl], modes: Sequence
         with tempfile.TemporaryDirectory() as folder:
             for mode in modes:
                 out = os.path.join(folder, f"{mode}.prof")
-                runner.crawl(mode, spec, 0, profile_out=out)
+                run = runner.crawl(mode, spec, 0, profile_out=out)
                 stats = pstats.Stats(out, stream=sys.stdout)
                 found[mode] = _per_page(stats, spec.total, ROBOTS_CODE.get(mode, ()))
                 calls, seconds, files = found[mode]
@@ -220,13 +225,14 @@ def profile(runner: harness.CrawlRunner, specs: Sequence[Crawl], modes: Sequence
                         f"{seconds * 1e6:,.0f}",
                         code,
                         code_us,
+                        f"{run.parked:,}",
                     ]
                 )
             print(
                 f"\n{spec.title} under cProfile, per page ({spec.total:,} pages, one crawl a mode;"
                 " the whole process.start())"
             )
-            headers = ["mode", "calls", "µs", "robots.txt code: calls", "µs"]
+            headers = ["mode", "calls", "µs", "robots.txt code: calls", "µs", "parked"]
             print(harness.table(headers, rows))
             if "b" in found and "c" in found:
                 extra = found["c"][0] - found["b"][0]
@@ -235,7 +241,8 @@ def profile(runner: harness.CrawlRunner, specs: Sequence[Crawl], modes: Sequence
                 "   robots.txt code: the functions of Scrapy's built-in middleware and Protego"
                 " (b), or of\n   this package (c, d); the calls they make into Scrapy and"
                 " the standard library count\n   in the whole process only. Calls are"
-                " counted exactly; times are inflated by the profiler."
+                " counted exactly; times are inflated by the profiler. parked:\n   the"
+                " requests parked (robotstxt/waiting/parked), each a second trip through Scrapy."
             )
             ours = "c" if "c" in found else modes[-1]
             if ours in ROBOTS_CODE:
@@ -274,6 +281,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         action="store_true",
         help="also mode d: the add-on with every page's page-level rules read",
     )
+    parser.add_argument(
+        "--park-after",
+        type=float,
+        metavar="SECONDS",
+        help="ROBOTSTXT_RFC_PARK_AFTER of the add-on's modes (60: none parked, to count the"
+        " calls of a crawl whose requests all wait in place)",
+    )
     # Internal: the server and crawl child processes.
     parser.add_argument("--serve", type=int, metavar="ORIGINS", help=argparse.SUPPRESS)
     harness.against_argument(parser)
@@ -286,6 +300,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.crawl is not None:
         on_page = read_page_rules if args.crawl == PAGE_MODE else None
         settings = crawl_settings(args.crawl)
+        if args.park_after is not None and "ADDONS" in settings:
+            settings["ROBOTSTXT_RFC_PARK_AFTER"] = args.park_after
         harness.run_crawl(settings, harness.crawl_child_urls(args), args.profile_out, on_page)
         return
 
@@ -310,8 +326,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         " order"
     )
     site = harness.Site([__file__, "--serve", str(max(spec.origins for spec in crawls))])
+    child_args = () if args.park_after is None else ("--park-after", str(args.park_after))
+    if child_args:
+        print(f"The add-on with ROBOTSTXT_RFC_PARK_AFTER = {args.park_after}")
     runner = harness.CrawlRunner(
-        __file__, site.origins, MODE_NAMES, CRAWL_TIMEOUT_S, against=args.against
+        __file__, site.origins, MODE_NAMES, CRAWL_TIMEOUT_S, child_args, against=args.against
     )
     try:
         if args.profile:

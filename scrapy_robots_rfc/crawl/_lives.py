@@ -642,10 +642,12 @@ class Lives:
                 graces.popleft()
                 self._fired(key)  # may arm a grace again: at the end of the line
         finally:
+            # Armed for the next even if a grace's actions raised (a bug):
+            # the others still fall due.
             self._firing_graces = False
-        if graces and self._grace_timer is None:
-            delay = max(0.0, graces[0][1] - now)
-            self._grace_timer = self._runtime.call_later(delay, self._graces_due)
+            if graces and self._grace_timer is None:
+                delay = max(0.0, graces[0][1] - now)
+                self._grace_timer = self._runtime.call_later(delay, self._graces_due)
 
     def _fired(self, key: tuple[Target, life.Alarm]) -> None:
         self._quiet()

@@ -1335,6 +1335,33 @@ def test_a_fast_robots_txt_parks_nothing(server, activation):
     assert stat(crawler, "robotstxt/forbidden") == 1
 
 
+@pytest_twisted.inlineCallbacks
+def test_a_robots_txt_that_answered_parks_nothing_while_it_is_read(server, activation):
+    """robots.txt answers at once, and the crawl takes 0.3 s to read it (a
+    ``robots_parsed`` handler that waits, as a slow store would): at the end
+    of the 0.05 s grace it has answered, so the requests wait in place,
+    grace after grace, and none is parked."""
+    if not hasattr(signals, "robots_parsed"):
+        pytest.skip("the robots_parsed signal is Scrapy 2.18+")
+    from twisted.internet import reactor
+    from twisted.internet.task import deferLater
+
+    origin = robots_origin(server, Reply(body=ROBOTS))
+    crawler = make_crawler(activation, {"ROBOTSTXT_RFC_PARK_AFTER": 0.05})
+
+    async def on_parsed(robotparser: Any, request: Any) -> None:
+        await maybe_deferred_to_future(deferLater(reactor, 0.3, lambda: None))
+
+    crawler.signals.connect(on_parsed, signal=signals.robots_parsed)
+    yield crawler.crawl(stages=[Stage(pages(origin, "/a", "/b", "/private/c"))])
+    assert sorted(crawler.spider.seen) == pages(origin, "/a", "/b")
+    times = {hit.path: hit.time for hit in server.hits_for(origin)}
+    assert times["/a"] - times["/robots.txt"] >= 0.25, "the pages waited for the reading"
+    assert stat(crawler, "robotstxt/waiting") >= 1
+    assert stat(crawler, "robotstxt/waiting/parked") is None
+    assert stat(crawler, "robotstxt/forbidden") == 1
+
+
 @pytest.mark.parametrize("park_after", [0, 0.2])
 @pytest_twisted.inlineCallbacks
 def test_behind_a_slow_robots_txt_requests_are_parked_and_nothing_stalls(
