@@ -40,11 +40,12 @@ from .. import policy
 from .._runtime import Runtime
 from ..exceptions import ForbiddenByRobotsTxt, RobotsTxtUnreachable, TdmReserved, TdmUnknown
 from ..policy import ROBOTS_TXT, TDMREP_JSON, Origin, State, Verdict, origin
-from ..robotstxt import NO_PREFERENCES, ROBOTS_TXT_PATH, USAGE_META_KEY
+from ..robotstxt import NO_PREFERENCES, USAGE_META_KEY
 from ._assembly import assemble
 from ._config import Config, obeys
 from ._fetcher import DOWNLOAD_PRIORITY
 from ._jobdir import put_aside, resume_waiting
+from ._kept_responses import asks_for_robots_txt
 from ._log_count import counted
 from ._misspelt_settings import warn_about_misspelt_settings
 from ._outcomes import Allowed, Away, Dropped, Forbidden, Outcome, Reserved
@@ -282,7 +283,7 @@ class RobotsTxtMiddleware:
                 return None
             case Allowed():
                 # The spider's own robots.txt requests are not mined.
-                if self._tdm is not None and ROBOTS_TXT_PATH not in request.url:
+                if self._tdm is not None and not asks_for_robots_txt(request.url):
                     away = await self._mined(key, request, token, once)
                     if away is not None:
                         return away
