@@ -44,7 +44,6 @@ import json
 import os
 import random
 import resource
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -179,22 +178,7 @@ def crawl(origins: list[str], tree: Path | None) -> dict[str, Any]:
     }
     if tree is not None:
         env["BENCH_TREE"] = str(tree)
-    done = subprocess.run(
-        [sys.executable, "-c", CRAWL],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=3600,
-        check=False,
-    )
-    for line in done.stdout.splitlines():
-        if line.startswith("RESULT "):
-            result: dict[str, Any] = json.loads(line[len("RESULT ") :])
-            result["log"] = [
-                line for line in done.stderr.splitlines() if "WARNING" in line or "ERROR" in line
-            ]
-            return result
-    raise RuntimeError(f"the crawl failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return harness.run_child(CRAWL, env, timeout=3600)
 
 
 def main() -> None:

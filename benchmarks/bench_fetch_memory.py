@@ -59,9 +59,7 @@ script, not a test: it asserts nothing about sizes.
 from __future__ import annotations
 
 import http.server
-import json
 import socketserver
-import subprocess
 import sys
 import textwrap
 import threading
@@ -317,22 +315,7 @@ def crawl(source: Path, url: str, limit: int, *, trace: bool = False) -> dict[st
     }
     if trace:
         env["BENCH_TRACE"] = "1"
-    done = subprocess.run(
-        [sys.executable, "-c", CRAWL],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    for line in done.stdout.splitlines():
-        if line.startswith("RESULT "):
-            result: dict[str, Any] = json.loads(line[len("RESULT ") :])
-            result["log"] = [
-                line for line in done.stderr.splitlines() if "WARNING" in line or "ERROR" in line
-            ]
-            return result
-    raise RuntimeError(f"the crawl failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return harness.run_child(CRAWL, env, timeout=600)
 
 
 def main() -> None:

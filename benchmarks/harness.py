@@ -384,6 +384,29 @@ def against(
 # --- redis-server -------------------------------------------------------------
 
 
+def run_child(code: str, env: dict[str, str], timeout: float) -> dict[str, Any]:
+    """Run ``code`` with ``python -c`` in a fresh process with ``env`` and
+    return the JSON of the one ``RESULT {json}`` line it prints, with its
+    WARNING and ERROR lines under ``log``; a child that prints none fails
+    with the end of its stderr."""
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    for line in done.stdout.splitlines():
+        if line.startswith("RESULT "):
+            result: dict[str, Any] = json.loads(line[len("RESULT ") :])
+            result["log"] = [
+                line for line in done.stderr.splitlines() if "WARNING" in line or "ERROR" in line
+            ]
+            return result
+    raise RuntimeError(f"the crawl failed ({done.returncode}):\n{done.stderr[-3000:]}")
+
+
 def redis_executable() -> str | None:
     return shutil.which("redis-server")
 
